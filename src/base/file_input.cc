@@ -1,0 +1,216 @@
+#include "base/file_input.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace gpuwhy {
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+StatusOr<size_t> ReadSome(int fd, char* dst, size_t capacity) {
+  while (true) {
+    ssize_t n = ::read(fd, dst, capacity);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    return IoError("read failed: {}", std::strerror(errno));
+  }
+}
+
+class PlainSource : public ByteSource {
+ public:
+  PlainSource(std::unique_ptr<FileDescriptor> fd, uint64_t size, std::string prefix)
+      : fd_(std::move(fd)), prefix_(std::move(prefix)) {
+    file_size_ = size;
+  }
+  StatusOr<size_t> Read(char* dst, size_t capacity) override {
+    size_t copied = 0;
+    if (prefix_pos_ < prefix_.size()) {
+      copied = std::min(capacity, prefix_.size() - prefix_pos_);
+      std::memcpy(dst, prefix_.data() + prefix_pos_, copied);
+      prefix_pos_ += copied;
+      offset_ += copied;
+      return copied;
+    }
+    auto n = ReadSome(fd_->get(), dst, capacity);
+    if (n.ok()) offset_ += *n;
+    return n;
+  }
+  Compression compression() const override { return Compression::kNone; }
+  uint64_t file_offset() const override { return offset_; }
+
+ private:
+  std::unique_ptr<FileDescriptor> fd_;
+  std::string prefix_;  // bytes already read to sniff the magic
+  size_t prefix_pos_ = 0;
+  uint64_t offset_ = 0;
+};
+
+class GzipSource : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<FileDescriptor> fd, uint64_t size, std::string prefix)
+      : fd_(std::move(fd)), input_(kInputSize) {
+    file_size_ = size;
+    std::memcpy(input_.data(), prefix.data(), prefix.size());
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+    stream_.avail_in = static_cast<uInt>(prefix.size());
+    offset_ = prefix.size();
+    // 15 + 32: zlib or gzip header, auto-detected.
+    init_ok_ = inflateInit2(&stream_, 15 + 32) == Z_OK;
+  }
+  ~GzipSource() override { inflateEnd(&stream_); }
+
+  StatusOr<size_t> Read(char* dst, size_t capacity) override {
+    if (!init_ok_) return Internal("zlib initialisation failed");
+    if (finished_) {
+      if (!pending_error_.empty()) {
+        std::string message = std::move(pending_error_);
+        pending_error_.clear();
+        return Status(StatusCode::kDataLoss, message);
+      }
+      return size_t{0};
+    }
+    stream_.next_out = reinterpret_cast<Bytef*>(dst);
+    stream_.avail_out = static_cast<uInt>(std::min<size_t>(capacity, 1u << 30));
+    while (stream_.avail_out > 0) {
+      if (stream_.avail_in == 0) {
+        auto n = ReadSome(fd_->get(), input_.data(), input_.size());
+        if (!n.ok()) return n.status();
+        if (*n == 0) {
+          size_t produced = Produced(dst);
+          if (produced > 0) return produced;
+          finished_ = true;
+          if (saw_stream_end_) return size_t{0};
+          return Status(StatusCode::kDataLoss,
+                        fmt::format("gzip stream ends early at compressed byte {}", offset_));
+        }
+        offset_ += *n;
+        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        stream_.avail_in = static_cast<uInt>(*n);
+      }
+      bool at_member_start = saw_stream_end_;
+      saw_stream_end_ = false;
+      int rc = inflate(&stream_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        // Concatenated gzip members are legal: continue with the next one.
+        saw_stream_end_ = true;
+        inflateReset(&stream_);
+        continue;
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        finished_ = true;
+        // Padding after the last member is common (tape-style writers): a clean end.
+        if (at_member_start) return Produced(dst);
+        std::string message = fmt::format("corrupt gzip data near compressed byte {}: {}",
+                                          file_offset(), stream_.msg ? stream_.msg : "?");
+        size_t produced = Produced(dst);
+        if (produced == 0) return Status(StatusCode::kDataLoss, message);
+        pending_error_ = std::move(message);
+        return produced;
+      }
+    }
+    return Produced(dst);
+  }
+  Compression compression() const override { return Compression::kGzip; }
+  uint64_t file_offset() const override { return offset_ - stream_.avail_in; }
+
+ private:
+  static constexpr size_t kInputSize = 1 << 20;
+  size_t Produced(const char* dst) const {
+    return reinterpret_cast<const char*>(stream_.next_out) - dst;
+  }
+
+  std::unique_ptr<FileDescriptor> fd_;
+  std::vector<char> input_;
+  z_stream stream_{};
+  bool init_ok_ = false;
+  bool finished_ = false;
+  bool saw_stream_end_ = false;
+  std::string pending_error_;  // reported on the call after the last good bytes
+  uint64_t offset_ = 0;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+  int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw < 0) return IoError("{}: cannot open: {}", path, std::strerror(errno));
+  auto fd = std::make_unique<FileDescriptor>(raw);
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return IoError("{}: cannot stat: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return InvalidArgument("{}: is a directory", path);
+  std::string prefix(2, '\0');
+  size_t have = 0;
+  while (have < 2) {
+    auto n = ReadSome(fd->get(), prefix.data() + have, 2 - have);
+    if (!n.ok()) return n.status().WithContext(path);
+    if (*n == 0) break;
+    have += *n;
+  }
+  prefix.resize(have);
+  auto size = static_cast<uint64_t>(st.st_size);
+  if (have == 2 && static_cast<unsigned char>(prefix[0]) == 0x1f &&
+      static_cast<unsigned char>(prefix[1]) == 0x8b) {
+    return std::unique_ptr<ByteSource>(new GzipSource(std::move(fd), size, prefix));
+  }
+  return std::unique_ptr<ByteSource>(new PlainSource(std::move(fd), size, prefix));
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::string content;
+  constexpr size_t kChunk = 1 << 20;
+  while (true) {
+    size_t old = content.size();
+    content.resize(old + kChunk);
+    auto n = source->Read(content.data() + old, kChunk);
+    if (!n.ok()) return n.status().WithContext(path);
+    content.resize(old + *n);
+    if (*n == 0) return content;
+  }
+}
+
+Status WriteWholeFile(const std::string& path, std::string_view content) {
+  bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  if (gzip) {
+    gzFile out = gzopen(path.c_str(), "wb6");
+    if (out == nullptr) return IoError("{}: cannot create", path);
+    size_t done = 0;
+    while (done < content.size()) {
+      unsigned chunk = static_cast<unsigned>(std::min<size_t>(content.size() - done, 1u << 30));
+      if (gzwrite(out, content.data() + done, chunk) != static_cast<int>(chunk)) {
+        gzclose(out);
+        return IoError("{}: write failed", path);
+      }
+      done += chunk;
+    }
+    if (gzclose(out) != Z_OK) return IoError("{}: close failed", path);
+    return Status::Ok();
+  }
+  FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) return IoError("{}: cannot create: {}", path, std::strerror(errno));
+  size_t written = std::fwrite(content.data(), 1, content.size(), out);
+  bool closed = std::fclose(out) == 0;
+  if (written != content.size() || !closed) return IoError("{}: write failed", path);
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy

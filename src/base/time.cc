@@ -1,0 +1,96 @@
+#include "base/time.h"
+
+#include <limits>
+
+namespace gpuwhy {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Multiplies |value| by 10 and adds |digit|; false on int64 overflow.
+bool AccumulateDigit(int64_t& value, int digit) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (value > (kMax - digit) / 10) return false;
+  value = value * 10 + digit;
+  return true;
+}
+
+// Exact decimal "mantissa × 10^exponent" scaled to an integer, truncating extra digits.
+struct Decimal {
+  bool negative = false;
+  std::string_view int_digits;
+  std::string_view frac_digits;
+  int exponent = 0;
+};
+
+std::optional<Decimal> SplitDecimal(std::string_view text) {
+  Decimal d;
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+    d.negative = text[i] == '-';
+    ++i;
+  }
+  size_t int_begin = i;
+  while (i < text.size() && IsDigit(text[i])) ++i;
+  d.int_digits = text.substr(int_begin, i - int_begin);
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    size_t frac_begin = i;
+    while (i < text.size() && IsDigit(text[i])) ++i;
+    d.frac_digits = text.substr(frac_begin, i - frac_begin);
+  }
+  if (d.int_digits.empty() && d.frac_digits.empty()) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) {
+      exp_negative = text[i] == '-';
+      ++i;
+    }
+    if (i >= text.size() || !IsDigit(text[i])) return std::nullopt;
+    int exponent = 0;
+    while (i < text.size() && IsDigit(text[i])) {
+      if (exponent > 1000) return std::nullopt;
+      exponent = exponent * 10 + (text[i] - '0');
+      ++i;
+    }
+    d.exponent = exp_negative ? -exponent : exponent;
+  }
+  if (i != text.size()) return std::nullopt;
+  return d;
+}
+
+// Returns the decimal scaled by 10^scale as an integer (digits past the point truncated).
+std::optional<int64_t> ScaleDecimal(const Decimal& d, int scale) {
+  int shift = scale + d.exponent;  // how many fraction digits move left of the point
+  int64_t value = 0;
+  for (char c : d.int_digits) {
+    if (!AccumulateDigit(value, c - '0')) return std::nullopt;
+  }
+  int taken = 0;
+  for (; taken < shift && taken < static_cast<int>(d.frac_digits.size()); ++taken) {
+    if (!AccumulateDigit(value, d.frac_digits[taken] - '0')) return std::nullopt;
+  }
+  for (; taken < shift; ++taken) {
+    if (!AccumulateDigit(value, 0)) return std::nullopt;
+  }
+  // A negative shift divides: drop trailing integer digits.
+  for (int s = shift; s < 0; ++s) value /= 10;
+  return d.negative ? -value : value;
+}
+
+}  // namespace
+
+std::optional<TimeNs> ParseMicrosecondsToNs(std::string_view text) {
+  auto decimal = SplitDecimal(text);
+  if (!decimal) return std::nullopt;
+  return ScaleDecimal(*decimal, 3);
+}
+
+std::optional<int64_t> ParseExactInt(std::string_view text) {
+  auto decimal = SplitDecimal(text);
+  if (!decimal) return std::nullopt;
+  return ScaleDecimal(*decimal, 0);
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,305 @@
+#include "model/trace.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gpuwhy {
+namespace {
+
+template <typename T>
+void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
+  std::vector<T> sorted;
+  sorted.reserve(column.size());
+  for (uint32_t i : order) sorted.push_back(std::move(column[i]));
+  column = std::move(sorted);
+}
+
+std::vector<uint32_t> Identity(size_t n) {
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  return order;
+}
+
+}  // namespace
+
+ThreadId Trace::GetOrCreateThread(int64_t pid, int64_t tid) {
+  auto [it, inserted] = thread_index_.try_emplace({pid, tid});
+  if (inserted) it->second = threads.Append({pid, tid, StringId()});
+  return it->second;
+}
+
+void Trace::Finalize() {
+  if (finalized_) return;
+  SortGpuOps();
+  SortCpuSlicesAndNest();
+  BuildCorrelationIndexes();
+  CountStreamOverlaps();
+  ComputeSpan();
+  BuildSteps();
+  std::sort(memory_events.rows.begin(), memory_events.rows.end(),
+            [](const auto& a, const auto& b) { return a.ts < b.ts; });
+  std::stable_sort(counters.rows.begin(), counters.rows.end(),
+                   [](const auto& a, const auto& b) { return a.ts < b.ts; });
+  auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
+  std::stable_sort(gpu_syncs.rows.begin(), gpu_syncs.rows.end(), by_start);
+  std::stable_sort(gpu_annotations.rows.begin(), gpu_annotations.rows.end(), by_start);
+  finalized_ = true;
+}
+
+void Trace::SortGpuOps() {
+  GpuOpTable& t = gpu_ops;
+  std::vector<uint32_t> order = Identity(t.size());
+  std::stable_sort(order.begin(), order.end(), [&t](uint32_t a, uint32_t b) {
+    if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
+    return t.end[a] < t.end[b];
+  });
+  std::vector<uint32_t> new_index(order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
+  Permute(t.kind, order);
+  Permute(t.device, order);
+  Permute(t.stream, order);
+  Permute(t.start, order);
+  Permute(t.end, order);
+  Permute(t.name, order);
+  Permute(t.correlation, order);
+  Permute(t.external_id, order);
+  Permute(t.bytes, order);
+  Permute(t.copy_direction, order);
+  Permute(t.src_kind, order);
+  Permute(t.dst_kind, order);
+  Permute(t.launch, order);
+  for (auto& row : collectives.rows) {
+    if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
+  }
+  std::vector<int32_t> devices_seen(t.device.begin(), t.device.end());
+  std::sort(devices_seen.begin(), devices_seen.end());
+  devices_seen.erase(std::unique(devices_seen.begin(), devices_seen.end()), devices_seen.end());
+  active_devices_ = std::move(devices_seen);
+}
+
+void Trace::SortCpuSlicesAndNest() {
+  CpuSliceTable& t = cpu_slices;
+  std::vector<uint32_t> order = Identity(t.size());
+  std::stable_sort(order.begin(), order.end(), [&t](uint32_t a, uint32_t b) {
+    if (t.thread[a] != t.thread[b]) return t.thread[a] < t.thread[b];
+    if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
+    return t.end[a] > t.end[b];  // parents before children
+  });
+  std::vector<uint32_t> new_index(order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
+  Permute(t.thread, order);
+  Permute(t.start, order);
+  Permute(t.end, order);
+  Permute(t.name, order);
+  Permute(t.kind, order);
+  Permute(t.correlation, order);
+  Permute(t.external_id, order);
+  Permute(t.input_dims, order);
+  Permute(t.input_types, order);
+  for (auto& row : collectives.rows) {
+    if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
+  }
+
+  t.depth.assign(t.size(), 0);
+  t.parent.assign(t.size(), CpuSliceId());
+  thread_rows_.assign(threads.size(), {0, 0});
+  std::vector<uint32_t> stack;
+  size_t begin = 0;
+  int64_t improper = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (i == 0 || t.thread[i] != t.thread[i - 1]) {
+      if (i > 0) thread_rows_[t.thread[i - 1].value] = {begin, i};
+      begin = i;
+      stack.clear();
+    }
+    while (!stack.empty() && t.end[stack.back()] <= t.start[i]) stack.pop_back();
+    // A slice that starts inside its parent but ends after it is improperly nested:
+    // keep it as a child (its start decides) and count it.
+    if (!stack.empty() && t.end[i] > t.end[stack.back()]) ++improper;
+    if (!stack.empty()) t.parent[i] = CpuSliceId(stack.back());
+    t.depth[i] = static_cast<uint16_t>(std::min<size_t>(stack.size(), 0xffff));
+    stack.push_back(static_cast<uint32_t>(i));
+  }
+  if (t.size() > 0) thread_rows_[t.thread[t.size() - 1].value] = {begin, t.size()};
+  if (improper > 0) stats.Increment(ImportStat::kImproperNesting, improper);
+}
+
+void Trace::BuildCorrelationIndexes() {
+  ops_by_correlation_.clear();
+  for (size_t i = 0; i < gpu_ops.size(); ++i) {
+    if (gpu_ops.correlation[i] != kNoValue) {
+      ops_by_correlation_.push_back({gpu_ops.correlation[i], GpuOpId(static_cast<uint32_t>(i))});
+    }
+  }
+  std::stable_sort(ops_by_correlation_.begin(), ops_by_correlation_.end(),
+                   [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+
+  launches_by_correlation_.clear();
+  for (size_t i = 0; i < cpu_slices.size(); ++i) {
+    CpuSliceKind kind = cpu_slices.kind[i];
+    if ((kind == CpuSliceKind::kRuntime || kind == CpuSliceKind::kDriver) &&
+        cpu_slices.correlation[i] != kNoValue) {
+      launches_by_correlation_.push_back(
+          {cpu_slices.correlation[i], CpuSliceId(static_cast<uint32_t>(i))});
+    }
+  }
+  std::stable_sort(launches_by_correlation_.begin(), launches_by_correlation_.end(),
+                   [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+  auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
+                               [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
+  int64_t duplicates = launches_by_correlation_.end() - duplicate;
+  launches_by_correlation_.erase(duplicate, launches_by_correlation_.end());
+  if (duplicates > 0) stats.Increment(ImportStat::kDuplicateCorrelation, duplicates);
+
+  if (launches_by_correlation_.empty()) return;  // no runtime events recorded at all
+  int64_t orphans = 0;
+  for (size_t i = 0; i < gpu_ops.size(); ++i) {
+    if (!FindLaunch(gpu_ops.correlation[i]).valid()) ++orphans;
+  }
+  if (orphans > 0) stats.Increment(ImportStat::kGpuOpWithoutLaunch, orphans);
+}
+
+CpuSliceId Trace::FindLaunch(int64_t correlation) const {
+  if (correlation == kNoValue) return CpuSliceId();
+  auto it = std::lower_bound(
+      launches_by_correlation_.begin(), launches_by_correlation_.end(), correlation,
+      [](const CorrelatedLaunch& l, int64_t c) { return l.correlation < c; });
+  if (it == launches_by_correlation_.end() || it->correlation != correlation) return CpuSliceId();
+  return it->slice;
+}
+
+std::span<const CorrelatedGpuOp> Trace::FindGpuOps(int64_t correlation) const {
+  auto range = std::equal_range(
+      ops_by_correlation_.begin(), ops_by_correlation_.end(), CorrelatedGpuOp{correlation, {}},
+      [](const CorrelatedGpuOp& a, const CorrelatedGpuOp& b) { return a.correlation < b.correlation; });
+  return {range.first, range.second};
+}
+
+void Trace::BuildSteps() {
+  auto& rows = steps.rows;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.host_start < b.host_start; });
+  if (rows.empty()) {
+    steps.synthesized = true;
+    rows.push_back({0, strings.Intern("whole trace"), span_.start, span_.end, span_.start, span_.end, 0});
+  }
+  std::vector<TimeNs> first(rows.size(), std::numeric_limits<TimeNs>::max());
+  std::vector<TimeNs> last(rows.size(), std::numeric_limits<TimeNs>::min());
+  for (const CorrelatedLaunch& launch : launches_by_correlation_) {
+    TimeNs t = cpu_slices.start[launch.slice.value];
+    auto it = std::upper_bound(rows.begin(), rows.end(), t,
+                               [](TimeNs v, const StepTable::Row& r) { return v < r.host_start; });
+    if (it == rows.begin()) continue;
+    --it;
+    if (t >= it->host_end) continue;
+    size_t s = it - rows.begin();
+    for (const CorrelatedGpuOp& op : FindGpuOps(launch.correlation)) {
+      first[s] = std::min(first[s], gpu_ops.start[op.op.value]);
+      last[s] = std::max(last[s], gpu_ops.end[op.op.value]);
+      ++rows[s].gpu_op_count;
+    }
+  }
+  for (size_t s = 0; s < rows.size(); ++s) {
+    bool launched = rows[s].gpu_op_count > 0;
+    rows[s].device_start = launched ? first[s] : rows[s].host_start;
+    rows[s].device_end = launched ? last[s] : rows[s].host_end;
+  }
+}
+
+void Trace::CountStreamOverlaps() {
+  // Ops are sorted by start; track the latest end per (device, stream).
+  std::map<std::pair<int32_t, int64_t>, TimeNs> last_end;
+  int64_t overlaps = 0;
+  for (size_t i = 0; i < gpu_ops.size(); ++i) {
+    auto [it, inserted] = last_end.try_emplace({gpu_ops.device[i], gpu_ops.stream[i]}, gpu_ops.end[i]);
+    if (inserted) continue;
+    if (gpu_ops.start[i] < it->second) ++overlaps;
+    it->second = std::max(it->second, gpu_ops.end[i]);
+  }
+  if (overlaps > 0) stats.Increment(ImportStat::kOverlappingStreamOps, overlaps);
+}
+
+void Trace::ComputeSpan() {
+  TimeNs first = std::numeric_limits<TimeNs>::max();
+  TimeNs last = std::numeric_limits<TimeNs>::min();
+  auto extend = [&](TimeNs s, TimeNs e) {
+    first = std::min(first, s);
+    last = std::max(last, e);
+  };
+  for (size_t i = 0; i < gpu_ops.size(); ++i) extend(gpu_ops.start[i], gpu_ops.end[i]);
+  for (size_t i = 0; i < cpu_slices.size(); ++i) {
+    if (cpu_slices.kind[i] == CpuSliceKind::kOther) continue;  // profiler spans over-reach
+    extend(cpu_slices.start[i], cpu_slices.end[i]);
+  }
+  if (first > last) {
+    for (size_t i = 0; i < cpu_slices.size(); ++i) extend(cpu_slices.start[i], cpu_slices.end[i]);
+  }
+  span_ = first > last ? Interval{0, 0} : Interval{first, last};
+}
+
+std::string_view GpuOpKindName(GpuOpKind kind) {
+  switch (kind) {
+    case GpuOpKind::kKernel: return "kernel";
+    case GpuOpKind::kMemcpy: return "memcpy";
+    case GpuOpKind::kMemset: return "memset";
+  }
+  return "?";
+}
+
+std::string_view CopyDirectionName(CopyDirection direction) {
+  switch (direction) {
+    case CopyDirection::kUnknown: return "unknown";
+    case CopyDirection::kHostToDevice: return "HtoD";
+    case CopyDirection::kDeviceToHost: return "DtoH";
+    case CopyDirection::kDeviceToDevice: return "DtoD";
+    case CopyDirection::kHostToHost: return "HtoH";
+    case CopyDirection::kPeerToPeer: return "PtoP";
+  }
+  return "?";
+}
+
+std::string_view MemoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kUnknown: return "unknown";
+    case MemoryKind::kPageable: return "pageable";
+    case MemoryKind::kPinned: return "pinned";
+    case MemoryKind::kDevice: return "device";
+    case MemoryKind::kArray: return "array";
+    case MemoryKind::kManaged: return "managed";
+  }
+  return "?";
+}
+
+std::string_view CpuSliceKindName(CpuSliceKind kind) {
+  switch (kind) {
+    case CpuSliceKind::kOp: return "op";
+    case CpuSliceKind::kRuntime: return "runtime";
+    case CpuSliceKind::kDriver: return "driver";
+    case CpuSliceKind::kPython: return "python";
+    case CpuSliceKind::kUserAnnotation: return "user_annotation";
+    case CpuSliceKind::kOther: return "other";
+  }
+  return "?";
+}
+
+std::string_view SchemaGenerationName(SchemaGeneration schema) {
+  switch (schema) {
+    case SchemaGeneration::kUnknown: return "unknown";
+    case SchemaGeneration::kModern: return "modern (PyTorch 2.x)";
+    case SchemaGeneration::kLegacy: return "2021-era (PyTorch 1.8-1.9)";
+  }
+  return "?";
+}
+
+std::string_view GpuVendorName(GpuVendor vendor) {
+  switch (vendor) {
+    case GpuVendor::kUnknown: return "unknown";
+    case GpuVendor::kNvidia: return "nvidia";
+    case GpuVendor::kAmd: return "amd";
+    case GpuVendor::kMtia: return "mtia";
+    case GpuVendor::kNone: return "none";
+  }
+  return "?";
+}
+
+}  // namespace gpuwhy

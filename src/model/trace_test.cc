@@ -1,0 +1,103 @@
+#include "model/trace.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwhy {
+namespace {
+
+CpuSliceTable::Row Slice(Trace& t, ThreadId thread, TimeNs start, TimeNs end, const char* name,
+                         CpuSliceKind kind = CpuSliceKind::kOp, int64_t correlation = kNoValue) {
+  CpuSliceTable::Row row;
+  row.thread = thread;
+  row.start = start;
+  row.end = end;
+  row.name = t.strings.Intern(name);
+  row.kind = kind;
+  row.correlation = correlation;
+  return row;
+}
+
+GpuOpTable::Row Kernel(Trace& t, TimeNs start, TimeNs end, int64_t correlation, int64_t stream = 7) {
+  GpuOpTable::Row row;
+  row.start = start;
+  row.end = end;
+  row.stream = stream;
+  row.correlation = correlation;
+  row.name = t.strings.Intern("kernel");
+  return row;
+}
+
+TEST(TraceTest, NestingCorrelationAndSteps) {
+  Trace t;
+  ThreadId main = t.GetOrCreateThread(1, 1);
+  ThreadId other = t.GetOrCreateThread(1, 2);
+  EXPECT_EQ(t.GetOrCreateThread(1, 1), main);
+  // Appended out of order on purpose.
+  t.cpu_slices.Append(Slice(t, main, 20, 30, "cudaLaunchKernel", CpuSliceKind::kRuntime, 5));
+  t.cpu_slices.Append(Slice(t, main, 0, 100, "ProfilerStep#1", CpuSliceKind::kUserAnnotation));
+  t.cpu_slices.Append(Slice(t, main, 10, 50, "aten::mm"));
+  t.cpu_slices.Append(Slice(t, other, 15, 16, "other thread"));
+  t.gpu_ops.Append(Kernel(t, 200, 250, 99));  // no launch
+  t.gpu_ops.Append(Kernel(t, 40, 120, 5));
+  t.steps.rows.push_back({1, t.strings.Intern("ProfilerStep#1"), 0, 100, 0, 0, 0});
+  t.Finalize();
+
+  auto [begin, end] = t.ThreadRows(main);
+  ASSERT_EQ(end - begin, 3u);
+  EXPECT_EQ(t.Str(t.cpu_slices.name[begin]), "ProfilerStep#1");
+  EXPECT_EQ(t.cpu_slices.depth[begin + 2], 2);
+  EXPECT_EQ(t.cpu_slices.parent[begin + 2], CpuSliceId(static_cast<uint32_t>(begin + 1)));
+  EXPECT_FALSE(t.cpu_slices.parent[begin].valid());
+
+  CpuSliceId launch = t.FindLaunch(5);
+  ASSERT_TRUE(launch.valid());
+  EXPECT_EQ(t.Str(t.cpu_slices.name[launch.value]), "cudaLaunchKernel");
+  ASSERT_EQ(t.FindGpuOps(5).size(), 1u);
+  EXPECT_EQ(t.gpu_ops.start[t.FindGpuOps(5)[0].op.value], 40);
+  EXPECT_TRUE(t.FindGpuOps(6).empty());
+  EXPECT_EQ(t.gpu_ops.start[0], 40);  // sorted by start
+
+  EXPECT_EQ(t.stats.Get(ImportStat::kGpuOpWithoutLaunch), 1);
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_EQ(t.steps.rows[0].device_start, 40);
+  EXPECT_EQ(t.steps.rows[0].device_end, 120);
+  EXPECT_EQ(t.steps.rows[0].gpu_op_count, 1);
+  EXPECT_EQ(t.span(), (Interval{0, 250}));
+  EXPECT_EQ(t.active_devices(), std::vector<int32_t>{0});
+}
+
+TEST(TraceTest, NoStepsSynthesizesOneAndCountsOverlaps) {
+  Trace t;
+  t.gpu_ops.Append(Kernel(t, 0, 100, kNoValue));
+  t.gpu_ops.Append(Kernel(t, 50, 150, kNoValue));  // overlaps on the same stream
+  t.gpu_ops.Append(Kernel(t, 50, 150, kNoValue, 8));
+  t.Finalize();
+  EXPECT_TRUE(t.steps.synthesized);
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_EQ(t.steps.rows[0].host_start, 0);
+  EXPECT_EQ(t.steps.rows[0].host_end, 150);
+  EXPECT_EQ(t.stats.Get(ImportStat::kOverlappingStreamOps), 1);
+  EXPECT_EQ(t.stats.Get(ImportStat::kGpuOpWithoutLaunch), 0);  // no runtime recorded at all
+}
+
+TEST(TraceTest, ImproperNestingIsCounted) {
+  Trace t;
+  ThreadId th = t.GetOrCreateThread(1, 1);
+  t.cpu_slices.Append(Slice(t, th, 0, 10, "a"));
+  t.cpu_slices.Append(Slice(t, th, 5, 15, "b"));
+  t.Finalize();
+  EXPECT_EQ(t.stats.Get(ImportStat::kImproperNesting), 1);
+}
+
+TEST(ImportStatsTest, TableDrivesIdsAndSeverity) {
+  ImportStats stats;
+  EXPECT_FALSE(stats.HasErrors());
+  stats.Increment(ImportStat::kTruncated);
+  EXPECT_EQ(GetImportStatInfo(ImportStat::kTruncated).id, "truncated");
+  EXPECT_FALSE(stats.HasErrors());
+  stats.Increment(ImportStat::kTopLevelNotObject);
+  EXPECT_TRUE(stats.HasErrors());
+}
+
+}  // namespace
+}  // namespace gpuwhy
