@@ -1,0 +1,2 @@
+// Placeholder: the CLI engineer fills this in.
+#include "ingest/importer.h"

@@ -1,0 +1,19 @@
+// Front door of ingest/: expands paths and picks the importer by content, never by name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace gpuwhy {
+
+// Expands files and directories (recursively, trace-like files only) into a sorted list.
+StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths);
+
+// Imports one file whatever its format; the rank is taken from the file name
+// (rank-3, rank_3, worker3) when the trace itself does not say.
+StatusOr<Trace> ImportTraceFile(const std::string& path);
+
+}  // namespace gpuwhy
