@@ -1,6 +1,8 @@
 // Front door of ingest/: expands paths and picks the importer by content, never by name.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,5 +17,9 @@ StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::strin
 // Imports one file whatever its format; the rank is taken from the file name
 // (rank-3, rank_3, worker3) when the trace itself does not say.
 StatusOr<Trace> ImportTraceFile(const std::string& path);
+
+// The rank a file name (or, failing that, its folder name) states: rank-3, rank_3, rank3,
+// worker3, case-insensitive, at the start of a word. Exposed for tests.
+std::optional<int64_t> ParseRankFromFileName(const std::string& path);
 
 }  // namespace gpuwhy
