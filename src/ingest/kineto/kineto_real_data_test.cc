@@ -1,0 +1,68 @@
+// Every real trace in ../shared/data/kineto imports with zero error stats, and prefixes
+// of them (cut as a dying job would) import too. Skipped when the data is absent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/file_input.h"
+#include "ingest/kineto/kineto_importer.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> RealTraces() {
+  std::vector<std::string> files;
+  fs::path root = fs::path(GPUWHY_SHARED_DATA) / "kineto";
+  if (!fs::exists(root)) return files;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(KinetoRealDataTest, EveryTraceImportsWithoutErrors) {
+  auto files = RealTraces();
+  if (files.empty()) GTEST_SKIP() << "../shared/data/kineto is absent: real-trace tests skipped";
+  for (const std::string& path : files) {
+    auto imported = ImportKinetoFile(path, {.chunk_bytes = 64 * 1024});
+    ASSERT_TRUE(imported.ok()) << imported.status().message();
+    EXPECT_FALSE(imported->stats.HasErrors()) << path;
+    EXPECT_EQ(imported->stats.Get(ImportStat::kTruncated), 0) << path;
+    EXPECT_EQ(imported->stats.Get(ImportStat::kMalformedEvent), 0) << path;
+    EXPECT_GT(imported->cpu_slices.size() + imported->gpu_ops.size(), 0u) << path;
+  }
+}
+
+TEST(KinetoRealDataTest, PrefixesOfEveryTraceImport) {
+  auto files = RealTraces();
+  if (files.empty()) GTEST_SKIP() << "../shared/data/kineto is absent: real-trace tests skipped";
+  for (const std::string& path : files) {
+    auto content = ReadWholeFile(path);
+    ASSERT_TRUE(content.ok());
+    auto full = ImportKinetoBytes(*content, path);
+    ASSERT_TRUE(full.ok());
+    // 12 cut points per file, spread over the whole file, plus the first bytes.
+    std::vector<size_t> cuts = {1, 2, 17};
+    for (int i = 1; i < 12; ++i) cuts.push_back(content->size() * i / 12 + i * 7);
+    for (size_t cut : cuts) {
+      if (cut >= content->size()) continue;
+      auto prefix = ImportKinetoBytes(std::string_view(*content).substr(0, cut), path);
+      if (!prefix.ok()) {
+        // Only a prefix too short to hold the opening bracket may fail.
+        EXPECT_LT(cut, 4u) << path << " cut at " << cut << ": " << prefix.status().message();
+        continue;
+      }
+      EXPECT_EQ(prefix->stats.Get(ImportStat::kTruncated), 1) << path << " cut at " << cut;
+      EXPECT_LE(prefix->gpu_ops.size(), full->gpu_ops.size());
+      EXPECT_LE(prefix->cpu_slices.size(), full->cpu_slices.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpuwhy
