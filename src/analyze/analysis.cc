@@ -1,0 +1,24 @@
+#include "analyze/analysis.h"
+
+namespace gpuwhy {
+
+TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
+  TraceAnalysis a;
+  a.timelines = BuildDeviceTimelines(trace);
+  AnalysisInput input{trace, a.timelines, options};
+  a.utilization = ComputeUtilization(input, a.metrics);
+  a.temporal = ComputeTemporalBreakdown(input, a.metrics);
+  a.hta_idle_split = ComputeHtaIdleSplit(input, a.metrics);
+  a.steps = ComputeStepBreakdown(input, a.metrics);
+  a.idle_gaps = ComputeIdleGaps(input, a.metrics);
+  a.kernels = ComputeKernelStats(input, a.metrics);
+  a.launch = ComputeLaunchStats(input, a.metrics);
+  a.sync_copies = ComputeSyncCopies(input, a.metrics);
+  a.communication = ComputeCommunication(input, a.metrics);
+  a.memory = ComputeMemoryUsage(input, a.metrics);
+  a.data_quality = ComputeDataQuality(input, a.metrics);
+  a.metrics.SetRank(trace.rank.rank);
+  return a;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,41 @@
+// Runs every analysis on one trace, in one explicit list (no registration magic).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/analysis_input.h"
+#include "analyze/communication.h"
+#include "analyze/data_quality.h"
+#include "analyze/hta_idle_split.h"
+#include "analyze/idle_gaps.h"
+#include "analyze/kernel_stats.h"
+#include "analyze/launch_stats.h"
+#include "analyze/memory_usage.h"
+#include "analyze/metric.h"
+#include "analyze/step_breakdown.h"
+#include "analyze/sync_copies.h"
+#include "analyze/temporal_breakdown.h"
+#include "analyze/utilization.h"
+
+namespace gpuwhy {
+
+struct TraceAnalysis {
+  DeviceTimelines timelines;
+  UtilizationResult utilization;
+  TemporalBreakdownResult temporal;
+  HtaIdleSplitResult hta_idle_split;
+  StepBreakdownResult steps;
+  IdleGapsResult idle_gaps;
+  KernelStatsResult kernels;
+  LaunchStatsResult launch;
+  SyncCopiesResult sync_copies;
+  CommunicationResult communication;
+  MemoryUsageResult memory;
+  DataQualityResult data_quality;
+  MetricSet metrics;
+};
+
+TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options = {});
+
+}  // namespace gpuwhy

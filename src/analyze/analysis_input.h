@@ -1,0 +1,26 @@
+// What every analysis reads: the trace, the shared device timelines and the options.
+#pragma once
+
+#include "analyze/device_timeline.h"
+#include "model/trace.h"
+
+namespace gpuwhy {
+
+struct AnalysisOptions {
+  size_t top_n = 10;                           // rows in top-kernel / top-gap lists
+  DurationNs hta_kernel_wait_ns = 30 * kNsPerUs;  // HTA consecutive_kernel_delay (applied in µs, see docs)
+  DurationNs runtime_outlier_ns = 50 * kNsPerUs;  // HTA runtime_cutoff
+  DurationNs launch_delay_outlier_ns = 100 * kNsPerUs;  // HTA launch_delay_cutoff
+  DurationNs short_kernel_ns = 10 * kNsPerUs;
+  int64_t full_queue_length = 1024;
+  // HTA drops the last ProfilerStep by default (often cut short); golden tests set this.
+  bool drop_last_step = false;
+};
+
+struct AnalysisInput {
+  const Trace& trace;
+  const DeviceTimelines& timelines;
+  const AnalysisOptions& options;
+};
+
+}  // namespace gpuwhy

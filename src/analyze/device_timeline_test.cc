@@ -1,0 +1,58 @@
+#include "analyze/device_timeline.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze/analysis.h"
+
+namespace gpuwhy {
+namespace {
+
+void AddOp(Trace& t, GpuOpKind kind, const char* name, TimeNs start, TimeNs end, int32_t device = 0) {
+  GpuOpTable::Row row;
+  row.kind = kind;
+  row.name = t.strings.Intern(name);
+  row.start = start;
+  row.end = end;
+  row.device = device;
+  t.gpu_ops.Append(row);
+}
+
+TEST(DeviceTimelineTest, SplitsByDeviceAndType) {
+  Trace t;
+  AddOp(t, GpuOpKind::kKernel, "volta_sgemm_128x64_nn", 0, 10);
+  AddOp(t, GpuOpKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", 5, 20);
+  AddOp(t, GpuOpKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)", 30, 40);
+  AddOp(t, GpuOpKind::kKernel, "elementwise_kernel", 0, 5, 1);
+  t.Finalize();
+  DeviceTimelines timelines = BuildDeviceTimelines(t);
+  ASSERT_EQ(timelines.by_device.size(), 2u);
+  const DeviceTimeline& d0 = timelines.by_device.at(0);
+  EXPECT_EQ(d0.span, (Interval{0, 40}));
+  EXPECT_EQ(d0.kernels.TotalLength(), 20);
+  EXPECT_EQ(d0.all_ops.TotalLength(), 30);
+  EXPECT_EQ(d0.computation.TotalLength(), 10);
+  EXPECT_EQ(d0.communication.TotalLength(), 15);
+  EXPECT_EQ(d0.memory.TotalLength(), 10);
+  EXPECT_EQ(d0.op_rows.size(), 3u);
+}
+
+TEST(KernelClassTest, Classes) {
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "volta_sgemm_128x64_nn"), KernelClass::kGemm);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "void cudnn::cnn::wgrad_alg0_engine<float>"), KernelClass::kConvolution);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "flash_fwd_kernel"), KernelClass::kAttention);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kMemset, "Memset (Device)"), KernelClass::kCopy);
+  EXPECT_FALSE(UsesTensorCores("volta_sgemm_128x64_nn"));
+  EXPECT_TRUE(UsesTensorCores("volta_h884gemm_64x64_ldg8_nn"));
+  EXPECT_TRUE(UsesTensorCores("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"));
+}
+
+TEST(AnalyzeTraceTest, RunsOnAnEmptyTrace) {
+  Trace t;
+  t.Finalize();
+  TraceAnalysis a = AnalyzeTrace(t);
+  EXPECT_TRUE(a.timelines.by_device.empty());
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -1,0 +1,7 @@
+#include "analyze/step_breakdown.h"
+
+namespace gpuwhy {
+
+StepBreakdownResult ComputeStepBreakdown(const AnalysisInput&, MetricSet&) { return {}; }
+
+}  // namespace gpuwhy

@@ -1,0 +1,7 @@
+#include "analyze/sync_copies.h"
+
+namespace gpuwhy {
+
+SyncCopiesResult ComputeSyncCopies(const AnalysisInput&, MetricSet&) { return {}; }
+
+}  // namespace gpuwhy
