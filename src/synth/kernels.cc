@@ -1,0 +1,138 @@
+#include "synth/kernels.h"
+
+namespace gpuwhy {
+namespace {
+
+KernelCatalog BuildCatalog() {
+  KernelCatalog k;
+  k.gemm_tn = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      132, 384, 168, 231424, 1.0, 12.0, 0);
+  k.gemm_nn = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x256x64_warpgroupsize2x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      132, 384, 168, 213008, 1.0, 12.0, 0);
+  k.gemm_nt = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize256x128x64_warpgroupsize2x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      132, 384, 168, 213008, 1.0, 12.0, 0);
+  k.flash_fwd = MakeKernelSpec(
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+      "4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, "
+      "cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>"
+      "(pytorch_flash::Flash_fwd_params)",
+      256, 128, 255, 49152, 1.939394, 7.757576, 6);
+  k.flash_bwd = MakeKernelSpec(
+      "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::"
+      "Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 2, 2, false, false, cutlass::bfloat16_t, "
+      "pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> >, true, false, "
+      "false, false, false, true, false, false>(pytorch_flash::Flash_bwd_params)",
+      256, 256, 255, 98304, 1.939394, 15.515152, 12);
+  k.layer_norm_fwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>"
+      "(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, "
+      "float*, c10::BFloat16*)",
+      8192, 128, 30, 0, 62.060608, 248.242432, 100);
+  k.layer_norm_bwd_input = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<"
+      "c10::BFloat16, float>(c10::BFloat16 const*, c10::BFloat16 const*, float const*, "
+      "float const*, c10::BFloat16 const*, c10::BFloat16*, int)",
+      8192, 128, 40, 64, 62.060608, 248.242432, 100);
+  k.layer_norm_bwd_gamma_beta = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<c10::BFloat16, "
+      "float>(long, long, c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, "
+      "c10::BFloat16*, c10::BFloat16*)",
+      32, 1024, 32, 8448, 0.242424, 7.757576, 50);
+  k.gelu_fwd = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl("
+      "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::"
+      "{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, "
+      "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::"
+      "{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::"
+      "{lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)",
+      65536, 128, 26, 0, 496.484863, 1985.939453, 100);
+  k.gelu_bwd = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl("
+      "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::"
+      "{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, "
+      "std::array<char*, 3ul> >(int, at::native::GeluBackwardCUDAKernelImpl("
+      "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::"
+      "{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, "
+      "std::array<char*, 3ul>)",
+      65536, 128, 30, 0, 496.484863, 1985.939453, 100);
+  k.add_bf16 = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<"
+      "c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, "
+      "std::array<char*, 3ul>)",
+      16384, 128, 22, 0, 124.121216, 496.484863, 100);
+  k.copy_bf16 = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda("
+      "at::TensorIteratorBase&)::{lambda(float)#1}, std::array<char*, 2ul> >(int, "
+      "at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda(float)#1}, "
+      "std::array<char*, 2ul>)",
+      17888, 128, 16, 0, 135.515152, 542.060608, 100);
+  k.index_select = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, "
+      "unsigned int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, "
+      "at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, "
+      "at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, "
+      "unsigned int, long)",
+      4096, 128, 32, 0, 31.030304, 124.121216, 100);
+  k.embedding_bwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, "
+      "float, long>(long const*, c10::BFloat16 const*, c10::BFloat16*, int, long, int, int)",
+      256, 1024, 40, 8192, 1.939394, 62.060608, 50);
+  k.softmax_fwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, "
+      "float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, "
+      "c10::BFloat16 const*, int)",
+      8192, 1024, 32, 64, 62.060608, 1985.939453, 96);
+  k.softmax_bwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, "
+      "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, "
+      "float const*, int)",
+      8192, 1024, 32, 64, 62.060608, 1985.939453, 95);
+  k.nll_loss_fwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, "
+      "float, long>(float*, float*, float const*, long const*, float const*, bool, long, long, "
+      "long, long)",
+      1, 32, 28, 256, 0.007576, 0.007576, 1);
+  k.nll_loss_bwd = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
+      "long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, "
+      "long)",
+      1, 32, 24, 0, 0.007576, 0.007576, 1);
+  k.fused_adamw = MakeKernelSpec(
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::"
+      "(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::"
+      "(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, "
+      "double*, double, double, double, double, double, bool, double*, double*>(at::native::"
+      "(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::"
+      "(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, "
+      "double*, double, double, double, double, double, bool, double*, double*)",
+      1280, 512, 64, 0, 9.696970, 155.151520, 75);
+  k.mul_scalar_f32 = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, float, "
+      "float, at::native::binary_internal::MulFunctor<float> >, std::array<char*, 2ul> >(int, "
+      "at::native::AUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<"
+      "float> >, std::array<char*, 2ul>)",
+      24, 128, 20, 0, 0.181818, 0.727273, 1);
+  k.add_f32 = MakeKernelSpec(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)",
+      24, 128, 22, 0, 0.181818, 0.727273, 1);
+  k.nccl_all_reduce =
+      MakeKernelSpec("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, ncclDevKernelArgs*)",
+                     24, 640, 96, 87568, 0.181818, 3.636364, 0);
+  return k;
+}
+
+}  // namespace
+
+const KernelCatalog& Kernels() {
+  static const KernelCatalog* catalog = new KernelCatalog(BuildCatalog());
+  return *catalog;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,37 @@
+// Kernel names and launch shapes as PyTorch 2.x on an H100 records them (bf16
+// transformer training: cuBLAS sm90 GEMMs, FlashAttention, ATen elementwise kernels,
+// fused AdamW, NCCL). Built once; the names need no JSON escaping.
+#pragma once
+
+#include "synth/kineto_writer.h"
+
+namespace gpuwhy {
+
+struct KernelCatalog {
+  KernelSpec gemm_tn;  // forward linear
+  KernelSpec gemm_nn;  // backward: grad input
+  KernelSpec gemm_nt;  // backward: grad weight
+  KernelSpec flash_fwd;
+  KernelSpec flash_bwd;
+  KernelSpec layer_norm_fwd;
+  KernelSpec layer_norm_bwd_input;
+  KernelSpec layer_norm_bwd_gamma_beta;
+  KernelSpec gelu_fwd;
+  KernelSpec gelu_bwd;
+  KernelSpec add_bf16;
+  KernelSpec copy_bf16;
+  KernelSpec index_select;
+  KernelSpec embedding_bwd;
+  KernelSpec softmax_fwd;
+  KernelSpec softmax_bwd;
+  KernelSpec nll_loss_fwd;
+  KernelSpec nll_loss_bwd;
+  KernelSpec fused_adamw;
+  KernelSpec mul_scalar_f32;  // unfused optimizer, one per parameter
+  KernelSpec add_f32;
+  KernelSpec nccl_all_reduce;
+};
+
+const KernelCatalog& Kernels();
+
+}  // namespace gpuwhy

@@ -1,0 +1,204 @@
+#include "synth/timeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpuwhy {
+namespace {
+
+// CUPTI callback ids of the runtime calls we emit (cupti_runtime_cbid.h).
+constexpr int kCbidLaunchKernel = 211;
+constexpr int kCbidMemcpyAsync = 41;
+constexpr int kCbidMemsetAsync = 51;
+constexpr int kCbidStreamSynchronize = 131;
+constexpr int kCbidEventRecord = 135;
+constexpr int kCbidStreamWaitEvent = 147;
+
+// A queued op starts a little after the previous one on its stream ends: real
+// back-to-back kernels show 1-2 µs of front-end gap.
+constexpr DurationNs kMinQueueGap = 800;
+constexpr DurationNs kMaxQueueGap = 1800;
+
+}  // namespace
+
+Timeline::Timeline(KinetoWriter* writer, uint64_t seed, int pid, int main_tid, int device,
+                   TimeNs start)
+    : writer_(writer),
+      rng_(seed),
+      pid_(pid),
+      main_tid_(main_tid),
+      tid_(main_tid),
+      device_(device),
+      now_(start),
+      compute_free_(start),
+      comm_free_(start) {}
+
+void Timeline::Begin(std::string_view name, EventCat cat, std::string_view extra_args) {
+  stack_.push_back({name, cat, now_, next_external_id_++, extra_args});
+}
+
+void Timeline::End() {
+  const OpenSpan& span = stack_.back();
+  writer_->Span(span.cat, span.name, pid_, tid_, span.start, now_ - span.start, span.external_id,
+                span.extra_args);
+  stack_.pop_back();
+}
+
+int64_t Timeline::CurrentExternalId() const {
+  return stack_.empty() ? 0 : stack_.back().external_id;
+}
+
+void Timeline::RecordGpuOp(TimeNs start, TimeNs end) {
+  step_gpu_ops_.emplace_back(start, end);
+  if (drained_at_ >= 0) {
+    step_idle_after_sync_ += std::max<DurationNs>(0, start - drained_at_);
+    drained_at_ = -1;
+  }
+}
+
+void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream,
+                      std::string_view kernel_extra_args) {
+  TimeNs call_start = now_;
+  DurationNs call_ns = rng_.Uniform(launch_lo_, launch_hi_);
+  int64_t correlation = next_correlation_++;
+  int64_t external_id = CurrentExternalId();
+  writer_->Runtime("cudaLaunchKernel", kCbidLaunchKernel, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  writer_->FlowStart(pid_, tid_, call_start, correlation);
+  // The kernel can start once the driver has pushed it, before the call returns.
+  TimeNs ready = call_start + call_ns * 2 / 3;
+  TimeNs& free = StreamFree(stream);
+  TimeNs start = std::max(ready, free + rng_.Uniform(kMinQueueGap, kMaxQueueGap));
+  writer_->Kernel(kernel, device_, stream, start, kernel_ns, external_id, correlation,
+                  kernel_extra_args);
+  writer_->FlowEnd(device_, stream, start, correlation);
+  free = start + kernel_ns;
+  RecordGpuOp(start, free);
+  now_ = call_start + call_ns;
+}
+
+void Timeline::MemcpyAsync(std::string_view name, int64_t bytes, DurationNs copy_ns,
+                           bool host_blocks) {
+  TimeNs call_start = now_;
+  int64_t correlation = next_correlation_++;
+  int64_t external_id = CurrentExternalId();
+  TimeNs& free = StreamFree(kComputeStream);
+  TimeNs start = std::max(call_start + rng_.Uniform(3000, 5000),
+                          free + rng_.Uniform(kMinQueueGap, kMaxQueueGap));
+  free = start + copy_ns;
+  // A pageable copy is staged through a driver buffer: the call returns after the copy.
+  DurationNs call_ns =
+      host_blocks ? free - call_start + rng_.Uniform(4000, 8000) : rng_.Uniform(5000, 9000);
+  writer_->Runtime("cudaMemcpyAsync", kCbidMemcpyAsync, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  writer_->FlowStart(pid_, tid_, call_start, correlation);
+  writer_->Copy(EventCat::kGpuMemcpy, name, device_, kComputeStream, start, copy_ns, external_id,
+                correlation, bytes);
+  writer_->FlowEnd(device_, kComputeStream, start, correlation);
+  RecordGpuOp(start, free);
+  now_ = call_start + call_ns;
+}
+
+void Timeline::MemsetAsync(int64_t bytes, DurationNs ns) {
+  TimeNs call_start = now_;
+  DurationNs call_ns = rng_.Uniform(4000, 6000);
+  int64_t correlation = next_correlation_++;
+  int64_t external_id = CurrentExternalId();
+  writer_->Runtime("cudaMemsetAsync", kCbidMemsetAsync, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  writer_->FlowStart(pid_, tid_, call_start, correlation);
+  TimeNs& free = StreamFree(kComputeStream);
+  TimeNs start =
+      std::max(call_start + call_ns / 2, free + rng_.Uniform(kMinQueueGap, kMaxQueueGap));
+  writer_->Copy(EventCat::kGpuMemset, "Memset (Device)", device_, kComputeStream, start, ns,
+                external_id, correlation, bytes);
+  writer_->FlowEnd(device_, kComputeStream, start, correlation);
+  free = start + ns;
+  RecordGpuOp(start, free);
+  now_ = call_start + call_ns;
+}
+
+void Timeline::StreamSynchronize(int stream) {
+  TimeNs call_start = now_;
+  TimeNs drained = StreamFree(stream);
+  DurationNs wait_ns = std::max<DurationNs>(0, drained - call_start);
+  DurationNs call_ns = wait_ns + rng_.Uniform(2000, 4000);
+  int64_t correlation = next_correlation_++;
+  int64_t external_id = CurrentExternalId();
+  writer_->Runtime("cudaStreamSynchronize", kCbidStreamSynchronize, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  writer_->FlowStart(pid_, tid_, call_start, correlation);
+  // CUPTI reports the wait itself, on the host clock, as a record on the stream's row.
+  TimeNs sync_start = call_start + 600;
+  writer_->CudaSync(device_, stream, sync_start, call_ns - 1200, external_id, correlation);
+  writer_->FlowEnd(device_, stream, sync_start, correlation);
+  step_sync_wait_ += wait_ns;
+  drained_at_ = std::max(drained, compute_free_);
+  now_ = call_start + call_ns;
+}
+
+void Timeline::StreamWaitStream(int waiting_stream, int on_stream) {
+  int64_t external_id = CurrentExternalId();
+  DurationNs record_ns = rng_.Uniform(2000, 3500);
+  writer_->Runtime("cudaEventRecord", kCbidEventRecord, pid_, tid_, now_, record_ns, external_id,
+                   next_correlation_++);
+  now_ += record_ns + rng_.Uniform(500, 1000);
+  DurationNs wait_ns = rng_.Uniform(1500, 3000);
+  writer_->Runtime("cudaStreamWaitEvent", kCbidStreamWaitEvent, pid_, tid_, now_, wait_ns,
+                   external_id, next_correlation_++);
+  now_ += wait_ns;
+  TimeNs& waiting = StreamFree(waiting_stream);
+  waiting = std::max(waiting, StreamFree(on_stream));
+}
+
+void Timeline::Allocate(int64_t bytes) {
+  allocated_ += bytes;
+  // The caching allocator grows in 20 MiB-rounded segments and never shrinks here.
+  constexpr int64_t kSegment = 20ll << 20;
+  reserved_ = std::max(reserved_, (allocated_ + kSegment - 1) / kSegment * kSegment);
+  uint64_t addr = next_addr_;
+  if (bytes > 0) next_addr_ += static_cast<uint64_t>((bytes + 511) / 512 * 512);
+  writer_->MemoryInstant(pid_, tid_, now_, device_, addr, bytes, allocated_, reserved_);
+}
+
+void Timeline::BeginStep(int number) {
+  step_name_ = fmt::format("ProfilerStep#{}", number);
+  step_start_ = now_;
+  step_external_id_ = next_external_id_++;
+  step_gpu_ops_.clear();
+  step_sync_wait_ = 0;
+  step_idle_after_sync_ = 0;
+  drained_at_ = -1;
+}
+
+StepStats Timeline::EndStep() {
+  StepStats stats;
+  stats.start = step_start_;
+  stats.end = now_;
+  stats.sync_wait_ns = step_sync_wait_;
+  stats.idle_after_sync_ns = step_idle_after_sync_;
+  writer_->Span(EventCat::kUserAnnotation, step_name_, pid_, main_tid_, step_start_,
+                now_ - step_start_, step_external_id_);
+  if (step_gpu_ops_.empty()) return stats;
+
+  // Union of the GPU ops inside the step; both streams interleave, so sort first.
+  std::sort(step_gpu_ops_.begin(), step_gpu_ops_.end());
+  TimeNs first = step_gpu_ops_.front().first;
+  TimeNs cursor = stats.start;
+  TimeNs last = first;
+  for (const auto& [start, end] : step_gpu_ops_) {
+    TimeNs from = std::max({start, cursor, stats.start});
+    TimeNs to = std::min(end, stats.end);
+    if (to > from) {
+      stats.gpu_busy_ns += to - from;
+      cursor = to;
+    }
+    last = std::max(last, end);
+  }
+  writer_->GpuAnnotation(step_name_, device_, kComputeStream, first, last - first,
+                         step_external_id_);
+  return stats;
+}
+
+}  // namespace gpuwhy

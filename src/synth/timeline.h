@@ -1,0 +1,113 @@
+// Simulates one training process: a host clock shared by its threads (only one runs
+// at a time, as when the main thread blocks in backward()) and a queue per GPU stream.
+// Each call advances the simulated clocks and emits the matching Kineto events, so
+// launches, flows, copies and waits stay mutually consistent by construction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/time.h"
+#include "synth/kineto_writer.h"
+#include "synth/rng.h"
+
+namespace gpuwhy {
+
+inline constexpr int kComputeStream = 7;
+inline constexpr int kCommStream = 24;
+
+// Measured facts of one ProfilerStep, for the ground truth.
+struct StepStats {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  DurationNs gpu_busy_ns = 0;         // |∪ GPU ops| inside the step
+  DurationNs sync_wait_ns = 0;        // host time blocked in cudaStreamSynchronize
+  DurationNs idle_after_sync_ns = 0;  // GPU idle from a sync's drain to the next GPU op
+};
+
+class Timeline {
+ public:
+  Timeline(KinetoWriter* writer, uint64_t seed, int pid, int main_tid, int device, TimeNs start);
+
+  TimeNs now() const { return now_; }
+  Rng& rng() { return rng_; }
+  int pid() const { return pid_; }
+  int device() const { return device_; }
+  void SetThread(int tid) { tid_ = tid; }
+  void SetLaunchCost(DurationNs lo, DurationNs hi) {
+    launch_lo_ = lo;
+    launch_hi_ = hi;
+  }
+
+  // Host-only time: Python, the CPU side of an operator.
+  void Advance(DurationNs ns) { now_ += ns; }
+  // Opens a host span; `name` and `extra_args` must outlive the matching End().
+  void Begin(std::string_view name, EventCat cat = EventCat::kCpuOp,
+             std::string_view extra_args = {});
+  void End();
+
+  // cudaLaunchKernel on the host, the kernel on `stream` once the stream is free.
+  void Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream = kComputeStream,
+              std::string_view kernel_extra_args = {});
+  // cudaMemcpyAsync; `host_blocks` for pageable or synchronous copies, where the call
+  // returns only when the copy is done.
+  void MemcpyAsync(std::string_view name, int64_t bytes, DurationNs copy_ns, bool host_blocks);
+  void MemsetAsync(int64_t bytes, DurationNs ns);
+  // cudaStreamSynchronize plus its cuda_sync record; the host waits for the stream.
+  void StreamSynchronize(int stream);
+  // cudaEventRecord on `on_stream` + cudaStreamWaitEvent on `waiting_stream`.
+  void StreamWaitStream(int waiting_stream, int on_stream);
+  // A caching-allocator `[memory]` instant (negative bytes free).
+  void Allocate(int64_t bytes);
+
+  void BeginStep(int number);
+  StepStats EndStep();
+
+ private:
+  struct OpenSpan {
+    std::string_view name;
+    EventCat cat;
+    TimeNs start;
+    int64_t external_id;
+    std::string_view extra_args;
+  };
+
+  TimeNs& StreamFree(int stream) { return stream == kCommStream ? comm_free_ : compute_free_; }
+  int64_t CurrentExternalId() const;
+  // Books a GPU op for the step's busy time and closes an open post-sync drain.
+  void RecordGpuOp(TimeNs start, TimeNs end);
+
+  KinetoWriter* writer_;
+  Rng rng_;
+  int pid_;
+  int main_tid_;
+  int tid_;
+  int device_;
+  TimeNs now_;
+  TimeNs compute_free_;
+  TimeNs comm_free_;
+  DurationNs launch_lo_ = 4 * kNsPerUs;
+  DurationNs launch_hi_ = 6 * kNsPerUs;
+  int64_t next_external_id_ = 1;
+  int64_t next_correlation_ = 1;
+  std::vector<OpenSpan> stack_;
+
+  // Step state.
+  std::string step_name_;
+  TimeNs step_start_ = 0;
+  int64_t step_external_id_ = 0;
+  std::vector<std::pair<TimeNs, TimeNs>> step_gpu_ops_;
+  DurationNs step_sync_wait_ = 0;
+  DurationNs step_idle_after_sync_ = 0;
+  TimeNs drained_at_ = -1;  // >= 0 while the GPU sits drained after a sync
+
+  // Allocator state.
+  int64_t allocated_ = 512ll << 20;
+  int64_t reserved_ = 1024ll << 20;
+  uint64_t next_addr_ = 0x7f3a40000000ull;
+};
+
+}  // namespace gpuwhy

@@ -1,0 +1,285 @@
+#include "synth/training_step.h"
+
+#include <fmt/format.h>
+
+#include "synth/kernels.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr std::string_view kDataLoaderNext =
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+// DDP's default bucket_cap_mb=25 holds 6553600 fp32 gradients.
+constexpr int64_t kBucketNelems = 6553600;
+constexpr DurationNs kBucketAllReduceNs = 1100 * kNsPerUs;
+
+void Host(Timeline& t, DurationNs lo, DurationNs hi) { t.Advance(t.rng().Uniform(lo, hi)); }
+DurationNs Gpu(Timeline& t, DurationNs base_us) { return t.rng().Jitter(base_us * kNsPerUs, 30); }
+
+// An ATen op whose body launches one kernel.
+void KernelOp(Timeline& t, std::string_view name, const KernelSpec& k, DurationNs base_us) {
+  t.Begin(name);
+  Host(t, 3000, 7000);
+  t.Launch(k, Gpu(t, base_us));
+  Host(t, 1000, 2500);
+  t.End();
+}
+
+// aten::linear → aten::t (view) + aten::addmm (the GEMM).
+void Linear(Timeline& t, DurationNs gemm_us) {
+  t.Begin("aten::linear");
+  Host(t, 1500, 3000);
+  t.Begin("aten::t");
+  Host(t, 1000, 2000);
+  t.Begin("aten::transpose");
+  Host(t, 1000, 2000);
+  t.Begin("aten::as_strided");
+  Host(t, 500, 1200);
+  t.End();
+  t.End();
+  t.End();
+  KernelOp(t, "aten::addmm", Kernels().gemm_tn, gemm_us);
+  t.End();
+}
+
+void LayerNorm(Timeline& t) {
+  t.Begin("aten::layer_norm");
+  Host(t, 1500, 3000);
+  KernelOp(t, "aten::native_layer_norm", Kernels().layer_norm_fwd, 14);
+  t.End();
+}
+
+void Attention(Timeline& t) {
+  t.Begin("aten::scaled_dot_product_attention");
+  Host(t, 2000, 4000);
+  t.Begin("aten::_scaled_dot_product_flash_attention");
+  Host(t, 2000, 4000);
+  t.Begin("aten::empty");
+  Host(t, 1000, 2000);
+  t.End();
+  KernelOp(t, "aten::_flash_attention_forward", Kernels().flash_fwd, 140);
+  t.End();
+  t.End();
+}
+
+// autograd::engine::evaluate_function: X → X → one op per kernel.
+void BackwardNode(Timeline& t, std::string_view evaluate, std::string_view node,
+                  std::initializer_list<std::pair<const KernelSpec*, DurationNs>> kernels,
+                  std::string_view op = "aten::mm") {
+  t.Begin(evaluate);
+  Host(t, 2000, 4000);
+  t.Begin(node);
+  Host(t, 1500, 3000);
+  for (const auto& [spec, base_us] : kernels) KernelOp(t, op, *spec, base_us);
+  t.End();
+  Host(t, 1000, 2000);
+  t.End();
+}
+
+}  // namespace
+
+TrainingStep::TrainingStep(const Recipe& recipe, int main_tid, int autograd_tid, int world_size)
+    : recipe_(recipe), main_tid_(main_tid), autograd_tid_(autograd_tid), world_size_(world_size) {
+  std::string ranks;
+  for (int r = 0; r < world_size; ++r) ranks += fmt::format("{}{}", r == 0 ? "" : ", ", r);
+  auto args = [&](int64_t nelems) {
+    return fmt::format(
+        R"(,"Collective name":"allreduce","dtype":"Float","In msg nelems":{},)"
+        R"("Out msg nelems":{},"Group size":{},"In split size":"[]","Out split size":"[]",)"
+        R"("Global rank start":0,"Global rank stride":1,"Process Group Name":"0",)"
+        R"("Process Group Description":"default_pg","Process Group Ranks":"[{}]")",
+        nelems, nelems, world_size, ranks);
+  };
+  bucket_args_ = args(kBucketNelems);
+  exposed_args_ = args(recipe.exposed_allreduce_nelems);
+}
+
+StepStats TrainingStep::Run(Timeline& t, int number) {
+  t.SetThread(main_tid_);
+  t.SetLaunchCost(recipe_.launch_min_ns, recipe_.launch_max_ns);
+  t.BeginStep(number);
+  t.Begin(kDataLoaderNext, EventCat::kUserAnnotation);
+  t.Advance(recipe_.dataloader_ns);
+  t.End();
+  Host(t, 20000, 40000);
+  CopyBatch(t);
+  Forward(t);
+  Host(t, 20000, 35000);  // loss.backward() from Python
+  t.SetThread(autograd_tid_);
+  Backward(t);
+  t.SetThread(main_tid_);
+  if (recipe_.exposed_allreduce) {
+    // Gradients reduced by hand after backward: nothing is left to overlap with.
+    AllReduce(t, exposed_args_, recipe_.exposed_allreduce_ns);
+  }
+  if (world_size_ > 1) t.StreamWaitStream(kComputeStream, kCommStream);
+  Optimizer(t);
+  ItemSync(t, 0);  // loss.item() for logging
+  t.Allocate(-recipe_.batch_bytes);
+  Host(t, 15000, 30000);
+  return t.EndStep();
+}
+
+void TrainingStep::CopyBatch(Timeline& t) {
+  t.Allocate(recipe_.batch_bytes);
+  t.Begin("aten::to");
+  Host(t, 2000, 4000);
+  t.Begin("aten::_to_copy");
+  Host(t, 2000, 4000);
+  t.Begin("aten::empty_strided");
+  Host(t, 2000, 3000);
+  t.End();
+  t.Begin("aten::copy_");
+  Host(t, 2000, 4000);
+  t.MemcpyAsync(recipe_.pageable_batch ? "Memcpy HtoD (Pageable -> Device)"
+                                       : "Memcpy HtoD (Pinned -> Device)",
+                recipe_.batch_bytes, recipe_.batch_copy_ns, recipe_.pageable_batch);
+  Host(t, 1000, 2000);
+  t.End();
+  t.End();
+  t.End();
+}
+
+void TrainingStep::Forward(Timeline& t) {
+  const KernelCatalog& k = Kernels();
+  t.Begin("aten::embedding");
+  Host(t, 3000, 5000);
+  KernelOp(t, "aten::index_select", k.index_select, 45);
+  t.End();
+  int sync_every = recipe_.mid_step_syncs > 0 ? recipe_.layers / recipe_.mid_step_syncs : 0;
+  for (int layer = 0; layer < recipe_.layers; ++layer) {
+    LayerNorm(t);
+    Linear(t, 95);
+    Attention(t);
+    Linear(t, 42);
+    KernelOp(t, "aten::add", k.add_bf16, 10);
+    LayerNorm(t);
+    Linear(t, 165);
+    KernelOp(t, "aten::gelu", k.gelu_fwd, 24);
+    Linear(t, 160);
+    KernelOp(t, "aten::add", k.add_bf16, 10);
+    if (sync_every > 0 && (layer + 1) % sync_every == 0) {
+      ItemSync(t, recipe_.host_work_after_sync_ns);  // e.g. a NaN check on activations
+    }
+  }
+  LayerNorm(t);
+  Linear(t, 620);
+  t.Begin("aten::cross_entropy_loss");
+  Host(t, 2000, 4000);
+  KernelOp(t, "aten::_log_softmax", k.softmax_fwd, 180);
+  KernelOp(t, "aten::nll_loss_forward", k.nll_loss_fwd, 6);
+  t.End();
+  t.Allocate(6ll << 30);  // activations kept for backward
+}
+
+void TrainingStep::Backward(Timeline& t) {
+  const KernelCatalog& k = Kernels();
+  BackwardNode(t, "autograd::engine::evaluate_function: NllLossBackward0", "NllLossBackward0",
+               {{&k.nll_loss_bwd, 8}}, "aten::nll_loss_backward");
+  BackwardNode(t, "autograd::engine::evaluate_function: LogSoftmaxBackward0", "LogSoftmaxBackward0",
+               {{&k.softmax_bwd, 190}}, "aten::_log_softmax_backward_data");
+  BackwardNode(t, "autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0",
+               {{&k.gemm_nn, 610}, {&k.gemm_nt, 640}});
+  const char* layer_norm_eval = "autograd::engine::evaluate_function: NativeLayerNormBackward0";
+  BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
+               {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
+               "aten::native_layer_norm_backward");
+  bool overlapped_comm = world_size_ > 1 && !recipe_.exposed_allreduce;
+  for (int layer = recipe_.layers - 1; layer >= 0; --layer) {
+    const char* addmm = "autograd::engine::evaluate_function: AddmmBackward0";
+    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 160}, {&k.gemm_nt, 170}});
+    BackwardNode(t, "autograd::engine::evaluate_function: GeluBackward0", "GeluBackward0",
+                 {{&k.gelu_bwd, 36}}, "aten::gelu_backward");
+    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 165}, {&k.gemm_nt, 175}});
+    BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
+                 {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
+                 "aten::native_layer_norm_backward");
+    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 42}, {&k.gemm_nt, 45}});
+    BackwardNode(t, "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0",
+                 "ScaledDotProductFlashAttentionBackward0", {{&k.flash_bwd, 380}},
+                 "aten::_flash_attention_backward");
+    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 95}, {&k.gemm_nt, 100}});
+    BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
+                 {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
+                 "aten::native_layer_norm_backward");
+    BackwardNode(t, "autograd::engine::evaluate_function: AddBackward0", "AddBackward0",
+                 {{&k.add_bf16, 10}}, "aten::add");
+    // DDP reduces a bucket as soon as its gradients are ready, overlapping backward.
+    if (overlapped_comm && (layer == recipe_.layers * 2 / 3 || layer == recipe_.layers / 3)) {
+      AllReduce(t, bucket_args_, t.rng().Jitter(kBucketAllReduceNs, 30));
+    }
+  }
+  t.Begin("autograd::engine::evaluate_function: EmbeddingBackward0");
+  Host(t, 2000, 4000);
+  t.Begin("aten::zero_");
+  Host(t, 1000, 2000);
+  t.MemsetAsync(311164928, 130 * kNsPerUs);
+  t.End();
+  KernelOp(t, "aten::embedding_dense_backward", k.embedding_bwd, 80);
+  t.End();
+  t.Allocate(-(6ll << 30));
+}
+
+void TrainingStep::Optimizer(Timeline& t) {
+  const KernelCatalog& k = Kernels();
+  if (recipe_.unfused_optimizer_params > 0) {
+    // foreach=False SGD with momentum: two tiny kernels per parameter tensor.
+    t.Begin("Optimizer.step#SGD.step", EventCat::kUserAnnotation);
+    Host(t, 10000, 20000);
+    for (int p = 0; p < recipe_.unfused_optimizer_params; ++p) {
+      for (const KernelSpec* spec : {&k.mul_scalar_f32, &k.add_f32}) {
+        t.Begin(spec == &k.add_f32 ? "aten::add_" : "aten::mul_");
+        Host(t, 1500, 3000);
+        t.Launch(*spec, t.rng().Uniform(recipe_.tiny_kernel_min_ns, recipe_.tiny_kernel_max_ns));
+        Host(t, 500, 1000);
+        t.End();
+      }
+    }
+    t.End();
+  } else {
+    t.Begin("Optimizer.step#AdamW.step", EventCat::kUserAnnotation);
+    Host(t, 15000, 30000);
+    t.Begin("aten::_fused_adamw_");
+    Host(t, 5000, 10000);
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      t.Launch(k.fused_adamw, Gpu(t, 310));
+      Host(t, 1000, 2000);
+    }
+    t.End();
+    t.End();
+  }
+  t.Begin("Optimizer.zero_grad#AdamW.zero_grad", EventCat::kUserAnnotation);
+  Host(t, 30000, 50000);  // set_to_none: no kernels
+  t.End();
+}
+
+void TrainingStep::ItemSync(Timeline& t, DurationNs host_work_after) {
+  t.Begin("aten::item");
+  Host(t, 2000, 4000);
+  t.Begin("aten::_local_scalar_dense");
+  Host(t, 2000, 4000);
+  t.MemcpyAsync("Memcpy DtoH (Device -> Pinned)", 4, 1500, false);
+  t.StreamSynchronize(kComputeStream);
+  Host(t, 1000, 2000);
+  t.End();
+  t.End();
+  t.Advance(host_work_after);
+}
+
+void TrainingStep::AllReduce(Timeline& t, const std::string& args, DurationNs kernel_ns) {
+  t.Begin("c10d::allreduce_");
+  Host(t, 5000, 9000);
+  t.Begin("record_param_comms", EventCat::kCpuOp, args);
+  Host(t, 6000, 12000);
+  // NCCL's stream waits for the gradients the compute stream is producing.
+  t.StreamWaitStream(kCommStream, kComputeStream);
+  t.Begin("nccl:all_reduce", EventCat::kUserAnnotation);
+  Host(t, 2000, 4000);
+  t.Launch(Kernels().nccl_all_reduce, kernel_ns, kCommStream, args);
+  Host(t, 2000, 4000);
+  t.End();
+  t.End();
+  t.End();
+}
+
+}  // namespace gpuwhy

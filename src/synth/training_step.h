@@ -1,0 +1,37 @@
+// Generates one ProfilerStep of a bf16 transformer training loop as PyTorch 2.x records
+// it: DataLoader, batch copy, forward on the main thread, backward on the autograd
+// thread (with DDP all-reduce buckets when distributed), optimizer, loss.item().
+#pragma once
+
+#include <string>
+
+#include "synth/scenarios.h"
+#include "synth/timeline.h"
+
+namespace gpuwhy {
+
+class TrainingStep {
+ public:
+  TrainingStep(const Recipe& recipe, int main_tid, int autograd_tid, int world_size);
+
+  // Appends step `number` to the timeline and returns its measured facts.
+  StepStats Run(Timeline& t, int number);
+
+ private:
+  void CopyBatch(Timeline& t);
+  void Forward(Timeline& t);
+  void Backward(Timeline& t);
+  void Optimizer(Timeline& t);
+  void ItemSync(Timeline& t, DurationNs host_work_after);
+  void AllReduce(Timeline& t, const std::string& args, DurationNs kernel_ns);
+
+  const Recipe& recipe_;
+  int main_tid_;
+  int autograd_tid_;
+  int world_size_;
+  // Collective args as record_param_comms and the NCCL kernel carry them.
+  std::string bucket_args_;
+  std::string exposed_args_;
+};
+
+}  // namespace gpuwhy

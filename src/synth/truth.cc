@@ -1,0 +1,60 @@
+#include "synth/truth.h"
+
+#include <fmt/format.h>
+
+namespace gpuwhy {
+namespace {
+
+void AppendCounts(fmt::memory_buffer& out, const std::array<int64_t, kNumEventCats>& counts) {
+  fmt::format_to(fmt::appender(out), "{{");
+  for (int c = 0; c < kNumEventCats; ++c) {
+    fmt::format_to(fmt::appender(out), "{}\"{}\": {}", c == 0 ? "" : ", ",
+                   EventCatName(static_cast<EventCat>(c)), counts[c]);
+  }
+  fmt::format_to(fmt::appender(out), "}}");
+}
+
+}  // namespace
+
+std::string RenderTruthJson(const GroundTruth& truth) {
+  const RankTruth& first = truth.ranks.front();
+  const MeasuredStep& mean = first.mean;
+  fmt::memory_buffer out;
+  auto it = fmt::appender(out);
+  fmt::format_to(it, "{{\n  \"scenario\": \"{}\",\n  \"description\": \"{}\",\n",
+                 truth.scenario->name, JsonEscape(truth.scenario->description));
+  fmt::format_to(it, "  \"expected_top_finding\": \"{}\",\n  \"seed\": {},\n  \"steps\": {},\n",
+                 truth.scenario->expected_finding, truth.seed, truth.steps);
+  fmt::format_to(it, "  \"ranks\": {},\n  \"world_size\": {},\n  \"files\": [", truth.ranks.size(),
+                 truth.world_size);
+  for (size_t r = 0; r < truth.ranks.size(); ++r) {
+    fmt::format_to(it, "{}\"{}\"", r == 0 ? "" : ", ", JsonEscape(truth.ranks[r].file));
+  }
+  DurationNs idle = mean.step_ns - mean.gpu_busy_ns;
+  double busy_fraction =
+      mean.step_ns > 0 ? static_cast<double>(mean.gpu_busy_ns) / mean.step_ns : 0.0;
+  fmt::format_to(it,
+                 "],\n  \"step_time_ns\": {},\n  \"gpu_busy_ns_per_step\": {},\n"
+                 "  \"gpu_idle_ns_per_step\": {},\n  \"gpu_busy_fraction\": {:.4f},\n"
+                 "  \"kernels_per_step\": {},\n  \"injected\": {{",
+                 mean.step_ns, mean.gpu_busy_ns, idle, busy_fraction, mean.kernels);
+  std::vector<TruthEntry> injected = InjectedTruth(*truth.scenario, mean, truth.world_size);
+  for (size_t i = 0; i < injected.size(); ++i) {
+    fmt::format_to(it, "{}\n    \"{}\": {}", i == 0 ? "" : ",", injected[i].key, injected[i].value);
+  }
+  fmt::format_to(it, "{}}},\n  \"counts\": ", injected.empty() ? "" : "\n  ");
+  AppendCounts(out, first.counts);
+  fmt::format_to(it, ",\n  \"per_rank\": [");
+  for (size_t r = 0; r < truth.ranks.size(); ++r) {
+    const RankTruth& rank = truth.ranks[r];
+    fmt::format_to(it, "{}\n    {{\"rank\": {}, \"file\": \"{}\", \"step_time_ns\": {}, ",
+                   r == 0 ? "" : ",", rank.rank, JsonEscape(rank.file), rank.mean.step_ns);
+    fmt::format_to(it, "\"gpu_busy_ns_per_step\": {}, \"counts\": ", rank.mean.gpu_busy_ns);
+    AppendCounts(out, rank.counts);
+    fmt::format_to(it, "}}");
+  }
+  fmt::format_to(it, "\n  ]\n}}\n");
+  return fmt::to_string(out);
+}
+
+}  // namespace gpuwhy
