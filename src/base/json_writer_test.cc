@@ -28,12 +28,12 @@ TEST(AppendJsonStringTest, KeepsValidUtf8) {
 
 TEST(AppendJsonStringTest, ReplacesInvalidBytes) {
   const std::string kFffd = "\xEF\xBF\xBD";
-  EXPECT_EQ(Quoted("a\xFF" "b"), "\"a" + kFffd + "b\"");
-  EXPECT_EQ(Quoted("\x80"), "\"" + kFffd + "\"");                    // stray continuation
-  EXPECT_EQ(Quoted("\xC0\xAF"), "\"" + kFffd + kFffd + "\"");         // overlong '/'
+  EXPECT_EQ(Quoted(std::string("a\xFF") + "b"), "\"a" + kFffd + "b\"");
+  EXPECT_EQ(Quoted("\x80"), "\"" + kFffd + "\"");                          // stray continuation
+  EXPECT_EQ(Quoted("\xC0\xAF"), "\"" + kFffd + kFffd + "\"");              // overlong '/'
   EXPECT_EQ(Quoted("\xED\xA0\x80"), "\"" + kFffd + kFffd + kFffd + "\"");  // surrogate
-  EXPECT_EQ(Quoted("\xE2\x82"), "\"" + kFffd + kFffd + "\"");         // cut sequence
-  EXPECT_EQ(Quoted("\xF4\x90\x80\x80").size(), 2 + 4 * kFffd.size());  // > U+10FFFF
+  EXPECT_EQ(Quoted("\xE2\x82"), "\"" + kFffd + kFffd + "\"");              // cut sequence
+  EXPECT_EQ(Quoted("\xF4\x90\x80\x80").size(), 2 + 4 * kFffd.size());      // > U+10FFFF
 }
 
 TEST(JsonWriterTest, CompactNesting) {
@@ -54,8 +54,7 @@ TEST(JsonWriterTest, CompactNesting) {
   w.Field("u", uint64_t{18446744073709551615u});
   w.EndObject();
   EXPECT_TRUE(w.complete());
-  EXPECT_EQ(w.str(),
-            R"({"name":"x","n":-3,"list":[1,true,null,{},[]],"u":18446744073709551615})");
+  EXPECT_EQ(w.str(), R"({"name":"x","n":-3,"list":[1,true,null,{},[]],"u":18446744073709551615})");
 }
 
 TEST(JsonWriterTest, PrettyIndent) {

@@ -26,8 +26,8 @@ class TempDir {
   std::string Write(const std::string& relative, std::string_view content) const {
     fs::path p = fs::path(path_) / relative;
     fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary).write(content.data(),
-                                             static_cast<std::streamsize>(content.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(content.data(), static_cast<std::streamsize>(content.size()));
     return p.string();
   }
   const std::string& path() const { return path_; }
@@ -110,7 +110,7 @@ TEST(ImportTraceFileTest, MissingFile) {
 
 TEST(ImportTraceFileTest, BinaryIsNotATrace) {
   TempDir dir;
-  std::string path = dir.Write("x.json", std::string_view("\x7f" "ELF\0\1", 6));
+  std::string path = dir.Write("x.json", std::string_view("\x7f\x45LF\0\1", 6));
   auto result = ImportTraceFile(path);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);

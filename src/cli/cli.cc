@@ -1,0 +1,67 @@
+#include "cli/cli.h"
+
+#include <unistd.h>
+
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+#ifndef GPUWHY_VERSION
+#define GPUWHY_VERSION "unknown"
+#endif
+
+namespace gpuwhy {
+
+void PrintError(const CliContext& context, const std::string& message) {
+  context.err << "gpuwhy: " << message << '\n' << std::flush;
+}
+
+void PrintError(const CliContext& context, const Status& status) {
+  PrintError(context, status.message());
+}
+
+int RunCli(const std::vector<std::string>& args, const CliContext& context) {
+  CLI::App app("gpuwhy: finds why the GPUs of a training job sit underused.", "gpuwhy");
+  app.set_version_flag("--version", GPUWHY_VERSION);
+  app.require_subcommand(1);
+  InfoOptions info;
+  SynthCommandOptions synth;
+  DemoOptions demo;
+  AddInfoCommand(app, info);
+  AddSynthCommand(app, synth);
+  AddDemoCommand(app, demo);
+  try {
+    // CLI11 consumes a vector from the back.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      app.exit(e, context.out, context.err);  // --help, --version
+      return kExitOk;
+    }
+    PrintError(context, fmt::format("{} (see gpuwhy --help)", e.what()));
+    return kExitUnusable;
+  }
+  if (app.got_subcommand("info")) return RunInfoCommand(info, context);
+  if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
+  if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);
+  PrintError(context, "no command given (see gpuwhy --help)");
+  return kExitUnusable;
+}
+
+int RunMain(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  CliContext context{std::cout, std::cerr, DetectColourMode(STDOUT_FILENO)};
+  // The last line of defence: nothing may escape as an uncaught exception (e.g. bad_alloc).
+  try {
+    return RunCli(args, context);
+  } catch (const std::exception& e) {
+    PrintError(context, fmt::format("internal error: {}", e.what()));
+    return kExitUnusable;
+  }
+}
+
+}  // namespace gpuwhy

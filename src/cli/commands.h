@@ -1,0 +1,43 @@
+// The subcommands: each file registers its options with CLI11 and runs with a CliContext.
+// Keeping "parse" and "run" apart lets tests and `demo` call Run…Command directly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace gpuwhy {
+
+struct InfoOptions {
+  std::vector<std::string> inputs;  // files or directories
+  std::string format = "text";      // text | json
+  std::string output;               // empty: the context's out stream
+};
+void AddInfoCommand(CLI::App& app, InfoOptions& options);
+int RunInfoCommand(const InfoOptions& options, const CliContext& context);
+
+struct SynthCommandOptions {
+  bool list = false;
+  std::string scenario;
+  int steps = 20;
+  int ranks = 1;
+  int64_t size_mb = 0;
+  uint64_t seed = 1;
+  std::string output;
+};
+void AddSynthCommand(CLI::App& app, SynthCommandOptions& options);
+int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context);
+
+struct DemoOptions {
+  std::string keep_dir;  // empty: a temporary directory removed afterwards
+};
+void AddDemoCommand(CLI::App& app, DemoOptions& options);
+int RunDemoCommand(const DemoOptions& options, const CliContext& context);
+
+}  // namespace gpuwhy

@@ -1,0 +1,65 @@
+// `gpuwhy info TRACE…|DIR`: what each trace holds, before any analysis.
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+#include "base/file_input.h"
+#include "cli/commands.h"
+#include "cli/info_render.h"
+#include "cli/info_summary.h"
+#include "ingest/importer.h"
+
+namespace gpuwhy {
+
+void AddInfoCommand(CLI::App& app, InfoOptions& options) {
+  CLI::App* command =
+      app.add_subcommand("info",
+                         "Describe traces: format, size, rank, devices, span, steps, event counts, "
+                         "import problems");
+  command->add_option("inputs", options.inputs, "Trace files (.json, .json.gz) or directories")
+      ->required();
+  command->add_option("--format", options.format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
+}
+
+int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
+  std::vector<InfoSummary> summaries;
+  std::vector<InfoFailure> failures;
+  const auto fail = [&](const std::string& path, const Status& status) {
+    PrintError(context, status);
+    failures.push_back({path, status.message()});
+  };
+  // One input at a time, so one bad path does not hide the others.
+  for (const std::string& input : options.inputs) {
+    StatusOr<std::vector<std::string>> files = ExpandInputPaths({input});
+    if (!files.ok()) {
+      fail(input, files.status());
+      continue;
+    }
+    for (const std::string& file : *files) {
+      StatusOr<Trace> trace = ImportTraceFile(file);
+      if (!trace.ok()) {
+        fail(file, trace.status());
+        continue;
+      }
+      summaries.push_back(ComputeInfoSummary(*trace));
+    }
+  }
+  const bool to_file = !options.output.empty();
+  std::string rendered =
+      options.format == "json"
+          ? RenderInfoJson(summaries, failures)
+          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour);
+  if (to_file) {
+    if (Status status = WriteWholeFile(options.output, rendered); !status.ok()) {
+      PrintError(context, status);
+      return kExitUnusable;
+    }
+  } else {
+    context.out << rendered << std::flush;
+  }
+  return failures.empty() ? kExitOk : kExitUnusable;
+}
+
+}  // namespace gpuwhy

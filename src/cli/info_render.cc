@@ -1,0 +1,284 @@
+#include "cli/info_render.h"
+
+#include <fmt/format.h>
+
+#include "base/json_writer.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr size_t kLabelWidth = 12;
+
+// Appends one line cut to the text width.
+void Line(std::string& out, std::string_view text) {
+  out.append(FitWidth(text, kTextWidth));
+  out.push_back('\n');
+}
+
+void Field(std::string& out, std::string_view label, std::string_view value) {
+  Line(out, fmt::format("  {:<{}}{}", label, kLabelWidth, value));
+}
+
+std::string ComputeCapability(const DeviceSummary& device) {
+  if (device.compute_major < 0) return "";
+  return fmt::format("cc {}.{}", device.compute_major, std::max(device.compute_minor, 0));
+}
+
+std::string DeviceLine(const DeviceSummary& device) {
+  // Names are cut so the numbers after them always fit on the line.
+  std::string line =
+      fmt::format("GPU {}  {}", device.id,
+                  device.name.empty() ? "(no properties recorded)" : FitWidth(device.name, 40));
+  if (device.sm_count > 0) line += fmt::format("  {} SMs", device.sm_count);
+  if (device.memory_bytes > 0) {
+    line += fmt::format("  {:.1f} GiB", static_cast<double>(device.memory_bytes) / kGiB);
+  }
+  if (std::string cc = ComputeCapability(device); !cc.empty()) line += "  " + cc;
+  if (!device.active) line += "  (idle)";
+  return line;
+}
+
+std::string RankText(const InfoSummary& s) {
+  if (s.rank == kNoValue) return "unknown (single process, or no distributedInfo)";
+  std::string text = fmt::format("{}", s.rank);
+  if (s.world_size != kNoValue) text += fmt::format(" of {}", s.world_size);
+  text += fmt::format(" (from {}", RankSourceName(s.rank_source));
+  if (!s.distributed_backend.empty()) text += ", backend " + s.distributed_backend;
+  return text + ")";
+}
+
+std::string SizeText(const TraceMetadata& m) {
+  if (!m.compressed) return FormatBytes(m.file_size_bytes) + ", not compressed";
+  return fmt::format("{} gzip, {} decompressed", FormatBytes(m.file_size_bytes),
+                     FormatBytes(m.content_bytes));
+}
+
+std::string StepsText(const InfoSummary& s) {
+  if (s.steps_synthesized) {
+    return fmt::format("no ProfilerStep: one synthesized step spanning the trace ({:.3f} ms)",
+                       NsToMs(s.mean_step_ns));
+  }
+  return fmt::format("{} ProfilerStep (#{} to #{}), mean {:.3f} ms", s.step_count, s.first_step,
+                     s.last_step, NsToMs(s.mean_step_ns));
+}
+
+void RenderCounts(std::string& out, const InfoSummary& s) {
+  Line(out, "  events");
+  for (const EventCount& count : s.counts) {
+    Line(out, fmt::format("    {:<28}{:>14}", count.label, GroupDigits(count.value)));
+    if (count.id != "memcpy") continue;
+    for (const MemcpyCount& copy : s.memcpy) {
+      std::string label = fmt::format("{} {} -> {}", CopyDirectionName(copy.direction),
+                                      MemoryKindName(copy.src_kind), MemoryKindName(copy.dst_kind));
+      Line(out, fmt::format("      {:<26}{:>14}  {}", label, GroupDigits(copy.count),
+                            FormatBytes(static_cast<uint64_t>(copy.bytes))));
+    }
+  }
+}
+
+std::string SeverityText(StatSeverity severity, ColourMode colour) {
+  std::string_view name = SeverityName(severity);
+  std::string padding(10 - std::min<size_t>(name.size(), 10), ' ');
+  if (severity == StatSeverity::kError) return Styled(colour, Style::kRed, name) + padding;
+  if (severity == StatSeverity::kDataLoss) return Styled(colour, Style::kYellow, name) + padding;
+  return Styled(colour, Style::kDim, name) + padding;
+}
+
+void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
+  if (s.stats.empty()) {
+    Field(out, "import", "clean: no import stats");
+    return;
+  }
+  Line(out, "  import stats");
+  for (const StatSummary& stat : s.stats) {
+    const ImportStatInfo& info = GetImportStatInfo(stat.stat);
+    // Columns: id, value, severity (styled, fixed width), detail fitted to what is left.
+    std::string line =
+        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(stat.value));
+    line += SeverityText(info.severity, colour);
+    if (!stat.detail.empty()) line += FitWidth(stat.detail, kTextWidth - 4 - 26 - 12 - 2 - 10);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    Line(out, fmt::format("      {}", info.description));
+  }
+}
+
+void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
+  const TraceMetadata& m = s.metadata;
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(m.path, kTextWidth)) + "\n";
+  std::string format = fmt::format("{}, {}", m.format.empty() ? "unknown" : m.format,
+                                   SchemaGenerationName(m.schema));
+  if (m.schema_version != kNoValue) format += fmt::format(", schema version {}", m.schema_version);
+  if (m.vendor != GpuVendor::kUnknown) format += fmt::format(", {}", GpuVendorName(m.vendor));
+  Field(out, "format", format);
+  Field(out, "size", SizeText(m));
+  Field(out, "rank", RankText(s));
+  if (s.devices.empty()) Field(out, "devices", "none recorded");
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    Field(out, i == 0 ? "devices" : "", DeviceLine(s.devices[i]));
+  }
+  Field(out, "span", fmt::format("{:.3f} ms", NsToMs(s.span_ns)));
+  Field(out, "steps", StepsText(s));
+  RenderCounts(out, s);
+  RenderStats(out, s, colour);
+}
+
+void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
+  w.Key(key);
+  if (value == kNoValue) {
+    w.Null();
+  } else {
+    w.Int(value);
+  }
+}
+
+void WriteDevices(JsonWriter& w, const InfoSummary& s) {
+  w.Key("devices");
+  w.BeginArray();
+  for (const DeviceSummary& d : s.devices) {
+    w.BeginObject();
+    w.Field("id", d.id);
+    w.Field("name", d.name);
+    WriteOptionalInt(w, "sm_count", d.sm_count < 0 ? kNoValue : d.sm_count);
+    WriteOptionalInt(w, "memory_bytes", d.memory_bytes);
+    w.Key("compute_capability");
+    if (d.compute_major < 0) {
+      w.Null();
+    } else {
+      w.String(fmt::format("{}.{}", d.compute_major, std::max(d.compute_minor, 0)));
+    }
+    w.Field("active", d.active);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteCounts(JsonWriter& w, const InfoSummary& s) {
+  w.Key("counts");
+  w.BeginObject();
+  for (const EventCount& count : s.counts) w.Field(count.id, count.value);
+  w.EndObject();
+  w.Key("memcpy");
+  w.BeginArray();
+  for (const MemcpyCount& copy : s.memcpy) {
+    w.BeginObject();
+    w.Field("direction", CopyDirectionName(copy.direction));
+    w.Field("src_kind", MemoryKindName(copy.src_kind));
+    w.Field("dst_kind", MemoryKindName(copy.dst_kind));
+    w.Field("count", copy.count);
+    w.Field("bytes", copy.bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("raw_event_counts");
+  w.BeginObject();
+  for (const auto& [key, value] : s.metadata.raw_event_counts) w.Field(key, value);
+  w.EndObject();
+}
+
+void WriteStats(JsonWriter& w, const InfoSummary& s) {
+  w.Key("import_stats");
+  w.BeginArray();
+  for (const StatSummary& stat : s.stats) {
+    const ImportStatInfo& info = GetImportStatInfo(stat.stat);
+    w.BeginObject();
+    w.Field("id", info.id);
+    w.Field("severity", SeverityName(info.severity));
+    w.Field("value", stat.value);
+    w.Field("detail", stat.detail);
+    w.Field("description", info.description);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteOne(JsonWriter& w, const InfoSummary& s) {
+  const TraceMetadata& m = s.metadata;
+  w.BeginObject();
+  w.Field("path", m.path);
+  w.Field("format", m.format);
+  w.Field("schema", SchemaGenerationId(m.schema));
+  WriteOptionalInt(w, "schema_version", m.schema_version);
+  w.Field("vendor", GpuVendorName(m.vendor));
+  w.Field("file_bytes", m.file_size_bytes);
+  w.Field("content_bytes", m.content_bytes);
+  w.Field("compressed", m.compressed);
+  w.Key("metadata");
+  w.BeginObject();
+  for (const auto& [key, value] : m.extra) w.Field(key, value);
+  w.EndObject();
+  WriteOptionalInt(w, "rank", s.rank);
+  WriteOptionalInt(w, "world_size", s.world_size);
+  w.Field("rank_source", RankSourceName(s.rank_source));
+  WriteDevices(w, s);
+  w.Field("span_ms", NsToMs(s.span_ns));
+  w.Key("steps");
+  w.BeginObject();
+  w.Field("count", s.step_count);
+  w.Field("synthesized", s.steps_synthesized);
+  WriteOptionalInt(w, "first", s.first_step);
+  WriteOptionalInt(w, "last", s.last_step);
+  w.Field("mean_ms", NsToMs(s.mean_step_ns));
+  w.EndObject();
+  WriteCounts(w, s);
+  WriteStats(w, s);
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour) {
+  std::string out;
+  for (size_t i = 0; i < summaries.size(); ++i) {
+    if (i > 0) out.push_back('\n');
+    RenderOne(out, summaries[i], colour);
+  }
+  return out;
+}
+
+std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
+                           const std::vector<InfoFailure>& failures) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("files");
+  w.BeginArray();
+  for (const InfoSummary& s : summaries) WriteOne(w, s);
+  w.EndArray();
+  w.Key("errors");
+  w.BeginArray();
+  for (const InfoFailure& failure : failures) {
+    w.BeginObject();
+    w.Field("path", failure.path);
+    w.Field("message", failure.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str();
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  constexpr std::string_view kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  for (value /= 1024; value >= 1024 && unit + 1 < std::size(kUnits); value /= 1024) ++unit;
+  if (value < 10) return fmt::format("{:.2f} {}", value, kUnits[unit]);
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
+std::string GroupDigits(int64_t value) {
+  // Negate via value + 1 so INT64_MIN does not overflow.
+  uint64_t magnitude =
+      value < 0 ? static_cast<uint64_t>(-(value + 1)) + 1 : static_cast<uint64_t>(value);
+  std::string digits = fmt::format("{}", magnitude);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+}  // namespace gpuwhy

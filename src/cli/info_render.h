@@ -1,0 +1,32 @@
+// Renders `gpuwhy info` results. Pure functions of the summaries: no I/O, no model access.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/info_summary.h"
+#include "cli/terminal.h"
+
+namespace gpuwhy {
+
+// An input that could not be read; |message| is the full "PATH: byte N: why" text.
+struct InfoFailure {
+  std::string path;
+  std::string message;
+};
+
+constexpr size_t kTextWidth = 100;
+
+// Human-readable, every line at most kTextWidth columns (escape codes aside).
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour);
+
+// {"files": [...], "errors": [...]}; failures are also listed here for machine readers.
+std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
+                           const std::vector<InfoFailure>& failures);
+
+// "512 B", "1.5 KiB", "12.3 MiB", "1.02 GiB".
+std::string FormatBytes(uint64_t bytes);
+// 1234567 -> "1,234,567".
+std::string GroupDigits(int64_t value);
+
+}  // namespace gpuwhy

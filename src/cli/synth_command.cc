@@ -1,0 +1,81 @@
+// `gpuwhy synth`: writes a synthetic Kineto trace with a known, injected bottleneck.
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/info_render.h"
+#include "synth/synth.h"
+
+namespace gpuwhy {
+namespace {
+
+void PrintScenarios(const CliContext& context) {
+  constexpr size_t kNameWidth = 18;
+  for (const std::string& name : ScenarioNames()) {
+    const char* description = ScenarioDescription(name);
+    std::vector<std::string> lines =
+        WrapText(description ? description : "", kTextWidth - kNameWidth);
+    if (lines.empty()) lines.emplace_back();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      std::string line = fmt::format("{:<{}}{}", i == 0 ? FitWidth(name, kNameWidth - 2) : "",
+                                     kNameWidth, lines[i]);
+      context.out << line << '\n';
+    }
+  }
+  context.out << std::flush;
+}
+
+}  // namespace
+
+void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "synth", "Write a synthetic Kineto trace with a known bottleneck (and its ground truth)");
+  command->add_flag("--list", options.list, "List the scenarios and exit");
+  command->add_option("--scenario", options.scenario, "Scenario name (see --list)");
+  command->add_option("--steps", options.steps, "Training steps to write")
+      ->check(CLI::Range(1, 1000000));
+  command->add_option("--ranks", options.ranks, "Ranks (one trace file each)")
+      ->check(CLI::Range(1, 4096));
+  command
+      ->add_option("--size-mb", options.size_mb,
+                   "Grow or shrink the step count until each file holds about M MB")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+  command->add_option("--seed", options.seed, "Random seed (output is deterministic per seed)");
+  command->add_option("-o,--output", options.output,
+                      "Trace file to write (.json or .json.gz); truth goes to FILE.truth.json");
+}
+
+int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context) {
+  if (options.list) {
+    PrintScenarios(context);
+    return kExitOk;
+  }
+  if (options.scenario.empty() || options.output.empty()) {
+    PrintError(context, "synth: --scenario and -o FILE are required (or --list)");
+    return kExitUnusable;
+  }
+  if (ScenarioDescription(options.scenario) == nullptr) {
+    PrintError(context, fmt::format("synth: unknown scenario '{}' (see gpuwhy synth --list)",
+                                    options.scenario));
+    return kExitUnusable;
+  }
+  SynthOptions synth;
+  synth.scenario = options.scenario;
+  synth.steps = options.steps;
+  synth.ranks = options.ranks;
+  synth.size_mb = options.size_mb;
+  synth.seed = options.seed;
+  SynthSummary summary;
+  if (Status status = WriteSyntheticTrace(synth, options.output, &summary); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
+  for (const std::string& path : summary.trace_paths) context.out << "wrote " << path << '\n';
+  context.out << fmt::format("{} steps, {} of JSON; ground truth in {}\n", summary.steps,
+                             FormatBytes(summary.json_bytes), summary.truth_path)
+              << std::flush;
+  return kExitOk;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,104 @@
+#include "cli/terminal.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace gpuwhy {
+namespace {
+
+constexpr std::string_view kEllipsis = "…";
+
+bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+std::string_view StyleCode(Style style) {
+  switch (style) {
+    case Style::kBold: return "\x1b[1m";
+    case Style::kDim: return "\x1b[2m";
+    case Style::kRed: return "\x1b[31m";
+    case Style::kYellow: return "\x1b[33m";
+    case Style::kGreen: return "\x1b[32m";
+    case Style::kCyan: return "\x1b[36m";
+  }
+  return "";
+}
+
+}  // namespace
+
+ColourMode DetectColourMode(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour != nullptr && no_colour[0] != '\0') return ColourMode::kOff;
+  return ::isatty(fd) == 1 ? ColourMode::kOn : ColourMode::kOff;
+}
+
+std::string Styled(ColourMode mode, Style style, std::string_view text) {
+  if (mode == ColourMode::kOff) return std::string(text);
+  std::string out(StyleCode(style));
+  out.append(text);
+  out.append("\x1b[0m");
+  return out;
+}
+
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  for (char c : text) width += IsContinuationByte(c) ? 0 : 1;
+  return width;
+}
+
+std::string FitWidth(std::string_view text, size_t width) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return "";
+  size_t columns = 0;
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    if (IsContinuationByte(text[i])) continue;
+    if (columns == width - 1) break;
+    ++columns;
+  }
+  std::string out(text.substr(0, i));
+  out.append(kEllipsis);
+  return out;
+}
+
+std::string FitWidthKeepEnd(std::string_view text, size_t width) {
+  if (DisplayWidth(text) <= width) return std::string(text);
+  if (width == 0) return "";
+  size_t columns = 0;
+  size_t i = text.size();
+  while (i > 0 && columns < width - 1) {
+    --i;
+    if (!IsContinuationByte(text[i])) ++columns;
+  }
+  std::string out(kEllipsis);
+  out.append(text.substr(i));
+  return out;
+}
+
+std::vector<std::string> WrapText(std::string_view text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t line_width = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t space = text.find(' ', pos);
+    std::string_view word = text.substr(pos, space == std::string_view::npos ? space : space - pos);
+    pos = space == std::string_view::npos ? text.size() : space + 1;
+    if (word.empty()) continue;
+    size_t word_width = DisplayWidth(word);
+    if (line_width > 0 && line_width + 1 + word_width > width) {
+      lines.push_back(std::move(line));
+      line.clear();
+      line_width = 0;
+    }
+    if (line_width > 0) {
+      line.push_back(' ');
+      ++line_width;
+    }
+    line.append(FitWidth(word, width));
+    line_width += std::min(word_width, width);
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+}  // namespace gpuwhy
