@@ -79,15 +79,56 @@ std::optional<int64_t> ScaleDecimal(const Decimal& d, int scale) {
   return d.negative ? -value : value;
 }
 
+// Fast path for the shapes profilers write ("123", "-4", "1234.567", "1606910596297023"):
+// optional sign, up to 16 integer digits, optional fraction. Returns false for anything
+// else (exponents, more digits), which the exact general path then handles.
+bool ParsePlainDecimal(std::string_view text, int scale_digits, int64_t& out) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  const char* int_begin = p;
+  int64_t value = 0;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) value = value * 10 + (*p++ - '0');
+  ptrdiff_t int_digits = p - int_begin;
+  if (int_digits == 0 || int_digits > 16) return false;
+  int64_t fraction = 0;
+  int taken = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    const char* frac_begin = p;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) {
+      if (taken < scale_digits) {
+        fraction = fraction * 10 + (*p - '0');
+        ++taken;
+      }
+      ++p;
+    }
+    if (p == frac_begin) return false;
+  }
+  if (p != end) return false;
+  int64_t scale = 1;
+  for (int i = 0; i < scale_digits; ++i) scale *= 10;
+  for (; taken < scale_digits; ++taken) fraction *= 10;
+  if (value > (std::numeric_limits<int64_t>::max() - fraction) / scale) return false;
+  int64_t result = value * scale + fraction;
+  out = negative ? -result : result;
+  return true;
+}
+
 }  // namespace
 
 std::optional<TimeNs> ParseMicrosecondsToNs(std::string_view text) {
+  int64_t fast = 0;
+  if (ParsePlainDecimal(text, 3, fast)) return fast;
   auto decimal = SplitDecimal(text);
   if (!decimal) return std::nullopt;
   return ScaleDecimal(*decimal, 3);
 }
 
 std::optional<int64_t> ParseExactInt(std::string_view text) {
+  int64_t fast = 0;
+  if (ParsePlainDecimal(text, 0, fast)) return fast;
   auto decimal = SplitDecimal(text);
   if (!decimal) return std::nullopt;
   return ScaleDecimal(*decimal, 0);

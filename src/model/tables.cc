@@ -26,6 +26,22 @@ GpuOpId GpuOpTable::Append(const Row& row) {
   return GpuOpId(static_cast<uint32_t>(start.size() - 1));
 }
 
+void GpuOpTable::Reserve(size_t rows) {
+  kind.reserve(rows);
+  device.reserve(rows);
+  stream.reserve(rows);
+  start.reserve(rows);
+  end.reserve(rows);
+  name.reserve(rows);
+  correlation.reserve(rows);
+  external_id.reserve(rows);
+  bytes.reserve(rows);
+  copy_direction.reserve(rows);
+  src_kind.reserve(rows);
+  dst_kind.reserve(rows);
+  launch.reserve(rows);
+}
+
 GpuOpTable::Row GpuOpTable::Get(size_t i) const {
   return Row{kind[i],  device[i],         stream[i],   start[i],    end[i],
              name[i],  correlation[i],    external_id[i], bytes[i], copy_direction[i],
@@ -43,6 +59,18 @@ CpuSliceId CpuSliceTable::Append(const Row& row) {
   input_dims.push_back(row.input_dims);
   input_types.push_back(row.input_types);
   return CpuSliceId(static_cast<uint32_t>(start.size() - 1));
+}
+
+void CpuSliceTable::Reserve(size_t rows) {
+  thread.reserve(rows);
+  start.reserve(rows);
+  end.reserve(rows);
+  name.reserve(rows);
+  kind.reserve(rows);
+  correlation.reserve(rows);
+  external_id.reserve(rows);
+  input_dims.reserve(rows);
+  input_types.reserve(rows);
 }
 
 CpuSliceTable::Row CpuSliceTable::Get(size_t i) const {

@@ -100,6 +100,8 @@ struct GpuOpTable {
   std::vector<MemoryKind> dst_kind;
   std::vector<LaunchConfig> launch;
   size_t size() const { return start.size(); }
+  // Capacity hint: importers reserve from the file size so columns grow without copies.
+  void Reserve(size_t rows);
   GpuOpId Append(const Row& row);
   Row Get(size_t i) const;
 };
@@ -179,6 +181,7 @@ struct CpuSliceTable {
   std::vector<uint16_t> depth;
   std::vector<CpuSliceId> parent;
   size_t size() const { return start.size(); }
+  void Reserve(size_t rows);
   CpuSliceId Append(const Row& row);
   Row Get(size_t i) const;
 };

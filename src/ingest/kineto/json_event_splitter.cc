@@ -2,9 +2,6 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gpuwhy {
 namespace {
@@ -31,34 +28,6 @@ size_t SkipString(const char* data, size_t open, size_t end) {
   return kNpos;
 }
 
-// Index of the next '"', '{', '}', '[' or ']' in [p, end), or end. May read up to 15
-// bytes past |end|: the buffer always has kPadding readable bytes there.
-size_t FindStructural(const char* data, size_t p, size_t end) {
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i open_brace = _mm_set1_epi8('{');
-  const __m128i close_brace = _mm_set1_epi8('}');
-  const __m128i open_bracket = _mm_set1_epi8('[');
-  const __m128i close_bracket = _mm_set1_epi8(']');
-  for (; p < end; p += 16) {
-    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + p));
-    __m128i hits = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, open_brace)),
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, close_brace), _mm_cmpeq_epi8(chunk, open_bracket)),
-                     _mm_cmpeq_epi8(chunk, close_bracket)));
-    int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return std::min(end, p + static_cast<size_t>(__builtin_ctz(mask)));
-  }
-  return end;
-#else
-  for (; p < end; ++p) {
-    char c = data[p];
-    if (c == '"' || c == '{' || c == '}' || c == '[' || c == ']') return p;
-  }
-  return end;
-#endif
-}
-
 }  // namespace
 
 JsonEventSplitter::JsonEventSplitter(ByteSource& source, size_t chunk_bytes)
@@ -70,6 +39,7 @@ Status JsonEventSplitter::Error(uint64_t offset, std::string_view what) const {
 }
 
 void JsonEventSplitter::Compact() {
+  brackets_.Invalidate();
   if (begin_ == 0) return;
   std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
   base_offset_ += begin_;
@@ -82,6 +52,7 @@ bool JsonEventSplitter::Fill() {
   Compact();
   // Small files get a small buffer; big ones read chunk_bytes_ at a time.
   size_t want = std::min<uint64_t>(chunk_bytes_, std::max<uint64_t>(source_.file_size(), 4096));
+  brackets_.Invalidate();
   if (end_ + want + kPadding > capacity_) {
     size_t capacity = std::max(capacity_ * 2, end_ + want + kPadding);
     auto grown = std::make_unique_for_overwrite<char[]>(capacity);
@@ -110,7 +81,7 @@ void JsonEventSplitter::SkipWhitespace() {
   while (begin_ < end_ && IsSpace(data[begin_])) ++begin_;
 }
 
-size_t JsonEventSplitter::ScanValue(size_t begin) const {
+size_t JsonEventSplitter::ScanValue(size_t begin) {
   const char* data = buffer_.get();
   char first = data[begin];
   if (first == '"') return SkipString(data, begin, end_);
@@ -119,25 +90,8 @@ size_t JsonEventSplitter::ScanValue(size_t begin) const {
     while (p < end_ && !EndsScalar(data[p])) ++p;
     return (p == end_ && !eof_) ? kNpos : p;
   }
-  int64_t depth = 0;
-  size_t p = begin;
-  while (true) {
-    p = FindStructural(data, p, end_);
-    if (p >= end_) break;
-    char c = data[p];
-    if (c == '"') {
-      p = SkipString(data, p, end_);
-      if (p == kNpos) return kNpos;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return p + 1;
-    }
-    ++p;
-  }
-  return kNpos;
+  size_t close = brackets_.FindEnd(data, begin, end_);
+  return close == BracketScanner::kNotFound ? kNpos : close;
 }
 
 StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {

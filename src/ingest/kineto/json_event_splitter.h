@@ -13,6 +13,7 @@
 
 #include "base/file_input.h"
 #include "base/status.h"
+#include "ingest/kineto/bracket_scanner.h"
 
 namespace gpuwhy {
 
@@ -51,7 +52,7 @@ class JsonEventSplitter {
   void Compact();
   Status Error(uint64_t offset, std::string_view what) const;
   // Scans one complete JSON value starting at pos_; returns its end or npos if incomplete.
-  size_t ScanValue(size_t begin) const;
+  size_t ScanValue(size_t begin);
   void SkipWhitespace();
   StatusOr<bool> Step(Sink& sink);  // false when more input is needed
 
@@ -70,6 +71,7 @@ class JsonEventSplitter {
   std::string pending_key_;
   uint64_t key_offset_ = 0;
   Result result_;
+  BracketScanner brackets_;
 };
 
 }  // namespace gpuwhy

@@ -1,6 +1,7 @@
 #include "ingest/kineto/kineto_event_parser.h"
 
 #include <charconv>
+#include <cstring>
 
 #include "base/time.h"
 
@@ -59,6 +60,47 @@ std::string_view RawArray(value v) {
   return raw;
 }
 
+// The key's raw bytes without unescaping: trace keys are plain ASCII, and a key with an
+// escape simply matches no known key (its value is still skipped correctly by simdjson).
+std::string_view RawKey(simdjson::ondemand::field& field) {
+  const char* key = field.key().raw();
+  constexpr size_t kLongestKnownKey = 40;
+  const void* quote = std::memchr(key, '"', kLongestKnownKey);
+  if (quote == nullptr) return {};
+  return std::string_view(key, static_cast<const char*>(quote) - key);
+}
+
+size_t SkipSpaces(std::string_view json, size_t p) {
+  while (p < json.size() && (json[p] == ' ' || json[p] == '\n' || json[p] == '\r' || json[p] == '\t')) ++p;
+  return p;
+}
+
+// Flow events ({"ph": "s", ...}) are a third of a trace and only counted: read their
+// phase and category without running the full parser. False when the shape differs.
+bool ParseFlowShortcut(std::string_view json, KinetoEvent& event) {
+  size_t p = SkipSpaces(json, 1);
+  if (json.compare(p, 4, "\"ph\"") != 0) return false;
+  p = SkipSpaces(json, p + 4);
+  if (p >= json.size() || json[p] != ':') return false;
+  p = SkipSpaces(json, p + 1);
+  if (p + 2 >= json.size() || json[p] != '"' || json[p + 2] != '"') return false;
+  char ph = json[p + 1];
+  if (ph != 's' && ph != 'f' && ph != 't') return false;
+  size_t cat = json.find("\"cat\"", p);
+  if (cat == std::string_view::npos) return false;
+  p = SkipSpaces(json, cat + 5);
+  if (p >= json.size() || json[p] != ':') return false;
+  p = SkipSpaces(json, p + 1);
+  if (p >= json.size() || json[p] != '"') return false;
+  size_t close = json.find('"', p + 1);
+  if (close == std::string_view::npos) return false;
+  std::string_view value = json.substr(p + 1, close - p - 1);
+  if (value.find('\\') != std::string_view::npos) return false;
+  event.ph = ph;
+  event.cat = value;
+  return true;
+}
+
 }  // namespace
 
 std::string_view TrimToken(std::string_view token) {
@@ -93,14 +135,16 @@ bool ReadFloat(value v, float& out) {
 
 bool KinetoEventParser::Parse(std::string_view json, KinetoEvent& event) {
   event.Reset();
+  if (ParseFlowShortcut(json, event)) return true;
   simdjson::padded_string_view view(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING);
   simdjson::ondemand::document doc;
   if (parser_.iterate(view).get(doc)) return false;
   simdjson::ondemand::object object;
   if (doc.get_object().get(object)) return false;
-  for (auto field : object) {
-    std::string_view key;
-    if (field.unescaped_key().get(key)) return false;
+  for (auto field_result : object) {
+    simdjson::ondemand::field field;
+    if (std::move(field_result).get(field)) return false;
+    std::string_view key = RawKey(field);
     value v = field.value();
     bool ok = true;
     if (key == "ph") {
@@ -136,9 +180,10 @@ bool KinetoEventParser::Parse(std::string_view json, KinetoEvent& event) {
 
 bool KinetoEventParser::ParseArgs(simdjson::ondemand::object args, KinetoEvent& event) {
   KinetoArgs& a = event.args;
-  for (auto field : args) {
-    std::string_view key;
-    if (field.unescaped_key().get(key)) return false;
+  for (auto field_result : args) {
+    simdjson::ondemand::field field;
+    if (std::move(field_result).get(field)) return false;
+    std::string_view key = RawKey(field);
     value v = field.value();
     switch (key.size()) {
       case 4:

@@ -1,0 +1,129 @@
+// Ingest throughput and peak memory of the Kineto importer on a synthetic trace.
+//
+//   ingest_bench [--size-mb 1024] [--runs 5] [--gzip] [--scenario healthy] [--trace FILE]
+//
+// Each run imports the trace in a fresh child process, so its peak resident set
+// (getrusage of the child) is that run's alone. Prints the median of the runs.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ingest/kineto/kineto_importer.h"
+#include "synth/synth.h"
+
+namespace {
+
+struct RunResult {
+  double seconds = 0;
+  uint64_t content_bytes = 0;
+  uint64_t events = 0;
+  long max_rss_kb = 0;
+  double cpu_seconds = 0;  // user + system time of the child: robust on a loaded machine
+};
+
+// Imports |path| in a child; the child writes its timing into a pipe.
+bool RunOnce(const std::string& path, RunResult& out) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    auto start = std::chrono::steady_clock::now();
+    auto trace = gpuwhy::ImportKinetoFile(path);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!trace.ok()) {
+      fmt::print(stderr, "{}\n", trace.status().message());
+      _exit(2);
+    }
+    RunResult r{seconds, trace->metadata.content_bytes,
+                trace->gpu_ops.size() + trace->cpu_slices.size(), 0};
+    if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  bool ok = read(fds[0], &out, sizeof(out)) == sizeof(out);
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  wait4(child, &status, 0, &usage);
+  out.max_rss_kb = usage.ru_maxrss;
+  auto to_seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  out.cpu_seconds = to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
+  return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t size_mb = 1024;
+  int runs = 5;
+  bool gzip = false;
+  std::string scenario = "healthy";
+  std::string trace;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (arg == "--size-mb") size_mb = std::atoll(next().c_str());
+    else if (arg == "--runs") runs = std::atoi(next().c_str());
+    else if (arg == "--gzip") gzip = true;
+    else if (arg == "--scenario") scenario = next();
+    else if (arg == "--trace") trace = next();
+    else {
+      fmt::print(stderr, "usage: ingest_bench [--size-mb N] [--runs N] [--gzip] [--scenario S] [--trace FILE]\n");
+      return 2;
+    }
+  }
+  if (trace.empty()) {
+    trace = (std::filesystem::temp_directory_path() /
+             fmt::format("gpuwhy_bench_{}_{}mb.json{}", scenario, size_mb, gzip ? ".gz" : ""))
+                .string();
+    if (!std::filesystem::exists(trace)) {
+      fmt::print(stderr, "generating {} ...\n", trace);
+      gpuwhy::SynthOptions options;
+      options.scenario = scenario;
+      options.size_mb = size_mb;
+      auto status = gpuwhy::WriteSyntheticTrace(options, trace);
+      if (!status.ok()) {
+        fmt::print(stderr, "{}\n", status.message());
+        return 2;
+      }
+    }
+  }
+  uint64_t file_bytes = std::filesystem::file_size(trace);
+  std::vector<double> mbps, cpu_mbps, rss_ratio, seconds;
+  RunResult r;
+  for (int i = 0; i < runs; ++i) {
+    if (!RunOnce(trace, r)) {
+      fmt::print(stderr, "run {} failed\n", i);
+      return 1;
+    }
+    seconds.push_back(r.seconds);
+    mbps.push_back(r.content_bytes / r.seconds / 1e6);
+    cpu_mbps.push_back(r.content_bytes / r.cpu_seconds / 1e6);
+    // Peak memory relative to the file on disk (the "1.5x the file size").
+    rss_ratio.push_back(r.max_rss_kb * 1024.0 / static_cast<double>(file_bytes));
+    fmt::print(stderr, "run {}: {:.2f} s wall, {:.2f} s CPU, {:.0f} MB/s per CPU second, peak RSS {:.0f} MB\n",
+               i, r.seconds, r.cpu_seconds, cpu_mbps.back(), r.max_rss_kb / 1024.0);
+  }
+  fmt::print("trace: {} ({:.1f} MB on disk, {:.1f} MB JSON, {} rows)\n", trace, file_bytes / 1e6,
+             r.content_bytes / 1e6, r.events);
+  fmt::print("median of {} runs: {:.2f} s wall, {:.0f} MB/s of JSON wall-clock, {:.0f} MB/s per CPU second "
+             "(one thread), peak RSS {:.2f}x file size\n",
+             runs, Median(seconds), Median(mbps), Median(cpu_mbps), Median(rss_ratio));
+  return 0;
+}
