@@ -1,12 +1,88 @@
-// STUB: to be replaced by the analysis that owns this file.
+// Kernels: the top kernels by total time with exact per-name distributions, gpuwhy classes,
+// HTA's kernel-type breakdown (gpu_kernel_type_breakdown), tensor-core use by name, kernels
+// per step, the share of short kernels and a log-bucket duration histogram.
 #pragma once
 
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
 #include "analyze/analysis_input.h"
+#include "analyze/distribution.h"
+#include "analyze/hta_view.h"
 #include "analyze/metric.h"
 
 namespace gpuwhy {
 
-struct KernelStatsResult {};
+struct KernelNameStats {
+  StringId name;
+  std::string display_name;
+  KernelClass kernel_class = KernelClass::kOther;
+  HtaKernelType hta_type = HtaKernelType::kComputation;
+  bool tensor_cores = false;
+  int64_t count = 0;
+  DurationNs total_ns = 0;
+  DistributionSummary duration_us;  // mean, median, p95, min, max... in µs
+  double time_pct = 0;              // of all kernel time (sum of durations)
+};
+
+// One region of HTA's kernel-type sweep: time during which exactly this set of types ran.
+struct HtaTypeShare {
+  std::string kernel_type;  // "COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ...
+  DurationNs total_ns = 0;
+  double pct = 0;  // of the union of all types
+};
+
+struct KernelClassShare {
+  KernelClass kernel_class = KernelClass::kOther;
+  int64_t count = 0;
+  DurationNs total_ns = 0;
+  double time_pct = 0;
+};
+
+struct HistogramBucket {
+  DurationNs lower_ns = 0;
+  DurationNs upper_ns = 0;  // exclusive; INT64_MAX for the last bucket
+  int64_t count = 0;
+  DurationNs total_ns = 0;
+};
+
+struct StepKernelCount {
+  int64_t step = 0;
+  int64_t kernels = 0;
+  DurationNs kernel_time_ns = 0;
+};
+
+struct KernelStatsResult {
+  int64_t kernel_count = 0;
+  DurationNs kernel_time_ns = 0;  // sum of kernel durations (overlaps counted twice)
+  std::vector<KernelNameStats> top;  // top options.top_n by total time
+  std::vector<KernelNameStats> all_names;  // every name, by total time descending
+  std::vector<KernelClassShare> classes;   // by total time descending
+  std::vector<HtaTypeShare> hta_types;     // by time descending, as HTA sorts
+  // Tensor cores (by kernel name patterns).
+  bool tensor_core_applicable = false;
+  DurationNs tensor_core_ns = 0;
+  DurationNs tc_eligible_ns = 0;             // GEMM / convolution / attention kernels
+  DurationNs tc_eligible_without_tc_ns = 0;  // ... whose names show no tensor-core use
+  std::vector<std::string> top_eligible_without_tc;  // names, by time
+  // Short kernels (< options.short_kernel_ns).
+  int64_t short_count = 0;
+  DurationNs short_time_ns = 0;
+  std::vector<StepKernelCount> per_step;
+  std::vector<HistogramBucket> histogram;  // 1-2-5 log buckets from 1 µs to 1 s
+  std::vector<std::string> not_applicable;
+};
+
+// HTA's gpu_kernel_type_breakdown sweep over |ops| (syncs are skipped, as HTA's kernel
+// filter does): exclusive time per combination of types running together.
+std::vector<HtaTypeShare> ComputeHtaTypeBreakdown(std::span<const ViewOp> ops);
+
+// Per-name statistics of |ops| (kernels, memcpy and memset alike; syncs skipped), sorted by
+// total time descending, then name.
+std::vector<KernelNameStats> ComputeNameStats(const Trace& trace, const DeviceTimelines& timelines,
+                                              std::span<const ViewOp> ops);
 
 KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metrics);
 

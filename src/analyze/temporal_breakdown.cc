@@ -1,7 +1,90 @@
 #include "analyze/temporal_breakdown.h"
 
-namespace gpuwhy {
+#include <algorithm>
 
-TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput&, MetricSet&) { return {}; }
+namespace gpuwhy {
+namespace {
+
+double Pct(DurationNs part, DurationNs whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+void EmitMetrics(const TemporalBreakdown& b, MetricScope scope, MetricSet& metrics) {
+  metrics.Add("temporal.span_us", scope, NsToUs(b.span_ns), unit::kUs);
+  metrics.Add("temporal.idle_us", scope, NsToUs(b.idle_ns), unit::kUs);
+  metrics.Add("temporal.compute_us", scope, NsToUs(b.compute_ns), unit::kUs);
+  metrics.Add("temporal.non_compute_us", scope, NsToUs(b.non_compute_ns), unit::kUs);
+  metrics.Add("temporal.idle_pct", scope, b.idle_pct, unit::kPercent);
+  metrics.Add("temporal.compute_pct", scope, b.compute_pct, unit::kPercent);
+  metrics.Add("temporal.non_compute_pct", scope, b.non_compute_pct, unit::kPercent);
+}
+
+}  // namespace
+
+TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t device) {
+  std::vector<Interval> all;
+  std::vector<Interval> compute;
+  for (const ViewOp& op : ops) {
+    if (device >= 0 && op.device != device) continue;
+    all.push_back({op.start, op.end});
+    // HTA types cuda_sync rows by name only for the span; they never count as compute.
+    if (op.type == HtaKernelType::kComputation && !op.is_sync) compute.push_back({op.start, op.end});
+  }
+  TemporalBreakdown b;
+  b.device = device;
+  IntervalSet busy = IntervalSet::FromUnsorted(std::move(all));
+  if (busy.empty()) return b;
+  b.span = {busy.intervals().front().start, busy.intervals().back().end};
+  b.span_ns = b.span.length();
+  b.idle_ns = b.span_ns - busy.TotalLength();
+  b.compute_ns = IntervalSet::FromUnsorted(std::move(compute)).TotalLength();
+  b.non_compute_ns = b.span_ns - b.idle_ns - b.compute_ns;
+  b.idle_pct = Pct(b.idle_ns, b.span_ns);
+  b.compute_pct = Pct(b.compute_ns, b.span_ns);
+  b.non_compute_pct = Pct(b.non_compute_ns, b.span_ns);
+  return b;
+}
+
+TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, MetricSet& metrics) {
+  TemporalBreakdownResult result;
+  HtaViewOptions view_options;
+  view_options.drop_last_step = input.options.drop_last_step;
+  HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
+  result.cutoff = view.cutoff;
+  if (view.ops.empty()) {
+    result.not_applicable.push_back("temporal breakdown: the trace has no GPU kernels, memcpy or memset");
+    return result;
+  }
+  result.valid = true;
+  result.rank = ComputeTemporalTimes(view.ops);
+  EmitMetrics(result.rank, MetricScope::Rank(), metrics);
+
+  std::vector<int32_t> devices;
+  for (const ViewOp& op : view.ops) devices.push_back(op.device);
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  if (devices.size() > 1) {
+    for (int32_t d : devices) {
+      result.per_device.push_back(ComputeTemporalTimes(view.ops, d));
+      EmitMetrics(result.per_device.back(), MetricScope::Device(d), metrics);
+    }
+  }
+
+  // Evidence: the longest rank-wide idle intervals inside the span.
+  std::vector<Interval> all;
+  all.reserve(view.ops.size());
+  for (const ViewOp& op : view.ops) all.push_back({op.start, op.end});
+  IntervalSet gaps = IntervalSet::FromUnsorted(std::move(all)).Complement(result.rank.span);
+  std::vector<Interval> longest = gaps.intervals();
+  size_t keep = std::min(longest.size(), input.options.top_n);
+  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(keep), longest.end(),
+                    [](const Interval& a, const Interval& b) {
+                      return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
+                    });
+  for (size_t i = 0; i < keep; ++i) {
+    result.longest_idle.push_back({"idle_gap", -1, -1, longest[i].start, longest[i].end, "no GPU op running"});
+  }
+  return result;
+}
 
 }  // namespace gpuwhy

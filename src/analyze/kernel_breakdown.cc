@@ -1,0 +1,113 @@
+// The building blocks of kernel_stats.h that the HTA golden test also calls directly:
+// HTA's kernel-type sweep and the per-name table.
+#include <algorithm>
+#include <unordered_map>
+
+#include "analyze/kernel_stats.h"
+
+namespace gpuwhy {
+namespace {
+
+// Bit order follows HTA's kernel_type_to_analysis list, which fixes the combined names.
+constexpr std::array<HtaKernelType, 3> kTypeOrder = {HtaKernelType::kComputation, HtaKernelType::kCommunication,
+                                                     HtaKernelType::kMemory};
+
+std::string ComboName(unsigned mask) {
+  std::string name;
+  for (size_t b = 0; b < kTypeOrder.size(); ++b) {
+    if (!(mask & (1u << b))) continue;
+    if (!name.empty()) name += " overlapping ";
+    name += HtaKernelTypeName(kTypeOrder[b]);
+  }
+  return name;
+}
+
+unsigned TypeBit(HtaKernelType t) {
+  for (size_t b = 0; b < kTypeOrder.size(); ++b) {
+    if (kTypeOrder[b] == t) return 1u << b;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<HtaTypeShare> ComputeHtaTypeBreakdown(std::span<const ViewOp> ops) {
+  std::array<std::vector<Interval>, 3> raw;
+  for (const ViewOp& op : ops) {
+    if (op.is_sync) continue;
+    for (size_t b = 0; b < kTypeOrder.size(); ++b) {
+      if (kTypeOrder[b] == op.type) raw[b].push_back({op.start, op.end});
+    }
+  }
+  // Sweep the boundaries of the three merged sets; each segment belongs to one type mask.
+  struct Edge {
+    TimeNs t;
+    int delta;  // +bit at a start, −bit at an end
+  };
+  std::vector<Edge> edges;
+  for (size_t b = 0; b < kTypeOrder.size(); ++b) {
+    int bit = static_cast<int>(TypeBit(kTypeOrder[b]));
+    IntervalSet merged = IntervalSet::FromUnsorted(std::move(raw[b]));
+    for (const Interval& i : merged.intervals()) {
+      edges.push_back({i.start, bit});
+      edges.push_back({i.end, -bit});
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  std::array<DurationNs, 8> by_mask{};
+  int mask = 0;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    mask += edges[i].delta;
+    if (i + 1 < edges.size() && mask > 0) by_mask[static_cast<size_t>(mask)] += edges[i + 1].t - edges[i].t;
+  }
+  DurationNs total = 0;
+  for (DurationNs v : by_mask) total += v;
+  std::vector<HtaTypeShare> result;
+  for (unsigned m = 1; m < by_mask.size(); ++m) {
+    if (by_mask[m] == 0) continue;
+    double pct = total > 0 ? 100.0 * static_cast<double>(by_mask[m]) / static_cast<double>(total) : 0.0;
+    result.push_back({ComboName(m), by_mask[m], pct});
+  }
+  std::stable_sort(result.begin(), result.end(),
+                   [](const HtaTypeShare& a, const HtaTypeShare& b) { return a.total_ns > b.total_ns; });
+  return result;
+}
+
+std::vector<KernelNameStats> ComputeNameStats(const Trace& trace, const DeviceTimelines& timelines,
+                                              std::span<const ViewOp> ops) {
+  std::unordered_map<uint32_t, size_t> index;
+  std::vector<KernelNameStats> stats;
+  std::vector<std::vector<double>> durations_us;
+  DurationNs total = 0;
+  for (const ViewOp& op : ops) {
+    if (op.is_sync) continue;
+    StringId name = trace.gpu_ops.name[op.row];
+    auto [it, inserted] = index.emplace(name.value, stats.size());
+    if (inserted) {
+      KernelNameStats s;
+      s.name = name;
+      s.display_name = std::string(trace.Str(name));
+      s.kernel_class = timelines.kernel_class[op.row];
+      s.hta_type = timelines.hta_type[op.row];
+      s.tensor_cores = UsesTensorCores(s.display_name);
+      stats.push_back(std::move(s));
+      durations_us.emplace_back();
+    }
+    KernelNameStats& s = stats[it->second];
+    DurationNs d = op.end - op.start;
+    ++s.count;
+    s.total_ns += d;
+    total += d;
+    durations_us[it->second].push_back(NsToUs(d));
+  }
+  for (size_t i = 0; i < stats.size(); ++i) {
+    stats[i].duration_us = Summarize(durations_us[i]);
+    stats[i].time_pct = total > 0 ? 100.0 * static_cast<double>(stats[i].total_ns) / static_cast<double>(total) : 0;
+  }
+  std::sort(stats.begin(), stats.end(), [](const KernelNameStats& a, const KernelNameStats& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.display_name < b.display_name;
+  });
+  return stats;
+}
+
+}  // namespace gpuwhy
