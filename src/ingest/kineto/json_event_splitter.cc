@@ -181,6 +181,19 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
           if (mode_ == Mode::kDone) return true;
           continue;
         }
+        if (c == '{') {
+          size_t consumed = 0;
+          auto fast = sink.TryConsumeEvent(data + begin_, end_ - begin_, &consumed);
+          if (fast == Sink::Consumed::kEvent) {
+            ++result_.events;
+            begin_ += consumed;
+            continue;
+          }
+          if (fast == Sink::Consumed::kNeedMore && !eof_) {
+            if (end_ - begin_ > kMaxElementBytes) return Error(offset, "trace event too large");
+            return false;
+          }
+        }
         size_t close = ScanValue(begin_);
         if (close == kNpos) {
           if (end_ - begin_ > kMaxElementBytes) return Error(offset, "trace event too large");

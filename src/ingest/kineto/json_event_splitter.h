@@ -26,6 +26,16 @@ class JsonEventSplitter {
     virtual ~Sink() = default;
     virtual void OnEvent(std::string_view element_json, uint64_t offset) = 0;
     virtual void OnTopLevelMember(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
+
+    enum class Consumed { kEvent, kNeedMore, kDeclined };
+    // Optional fast path: read the object element starting at |data| directly, finding
+    // its end while reading. kDeclined sends it through the general path (OnEvent).
+    virtual Consumed TryConsumeEvent(const char* data, size_t available, size_t* consumed) {
+      (void)data;
+      (void)available;
+      (void)consumed;
+      return Consumed::kDeclined;
+    }
   };
 
   struct Result {

@@ -57,7 +57,7 @@ std::string_view RawArray(value v) {
   simdjson::ondemand::array array;
   std::string_view raw;
   if (v.get_array().get(array) || array.raw_json().get(raw)) return {};
-  return raw;
+  return TrimToken(raw);  // raw_json() keeps the whitespace up to the next token
 }
 
 // The key's raw bytes without unescaping: trace keys are plain ASCII, and a key with an

@@ -4,6 +4,7 @@
 
 #include "ingest/kineto/json_event_splitter.h"
 #include "ingest/kineto/kineto_event_parser.h"
+#include "ingest/kineto/kineto_fast_reader.h"
 #include "ingest/kineto/kineto_top_level.h"
 #include "ingest/kineto/kineto_trace_builder.h"
 
@@ -21,6 +22,18 @@ class ImportSink : public JsonEventSplitter::Sink {
       return;
     }
     builder_.AddEvent(event_);
+  }
+  Consumed TryConsumeEvent(const char* data, size_t available, size_t* consumed) override {
+    switch (ReadEventFast(data, available, event_, consumed)) {
+      case FastReadResult::kOk:
+        builder_.AddEvent(event_);
+        return Consumed::kEvent;
+      case FastReadResult::kIncomplete:
+        return Consumed::kNeedMore;
+      case FastReadResult::kDeclined:
+        return Consumed::kDeclined;
+    }
+    return Consumed::kDeclined;
   }
   void OnTopLevelMember(std::string_view key, std::string_view value, uint64_t) override {
     top_level_.Read(key, value);

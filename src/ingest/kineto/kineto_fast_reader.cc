@@ -1,0 +1,349 @@
+#include "ingest/kineto/kineto_fast_reader.h"
+
+#include <charconv>
+#include <cstring>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "base/time.h"
+
+namespace gpuwhy {
+namespace {
+
+// First '"' or '\\' in [p, end), or end: one pass finds a string's end and tells
+// whether it has escapes.
+const char* FindQuoteOrBackslash(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int mask = _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
+
+// Cursor over [p, end). Methods return false when the input ends (kIncomplete) or
+// looks unusual (kDeclined); `declined` tells which.
+struct Cursor {
+  const char* p;
+  const char* end;
+  bool declined = false;
+
+  bool Decline() {
+    declined = true;
+    return false;
+  }
+  bool SkipSpaces() {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    return p < end;
+  }
+  bool Expect(char c) {
+    if (!SkipSpaces()) return false;
+    if (*p != c) return Decline();
+    ++p;
+    return true;
+  }
+  // A string without escapes; p at the opening quote.
+  bool String(std::string_view& out) {
+    const char* start = p + 1;
+    const char* close = FindQuoteOrBackslash(start, end);
+    if (close == end) return false;
+    if (*close == '\\') return Decline();
+    out = std::string_view(start, close - start);
+    p = close + 1;
+    return true;
+  }
+  // A number, literal or other scalar token.
+  bool Token(std::string_view& out) {
+    const char* start = p;
+    while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
+           *p != '\r' && *p != '\t') {
+      ++p;
+    }
+    if (p == end) return false;
+    out = std::string_view(start, p - start);
+    return !out.empty() || Decline();
+  }
+  // Skips any value; containers are skipped bracket by bracket, strings honouring escapes.
+  bool SkipValue() {
+    if (!SkipSpaces()) return false;
+    if (*p == '"') return SkipString();
+    if (*p != '{' && *p != '[') {
+      std::string_view token;
+      return Token(token);
+    }
+    int depth = 0;
+    while (p < end) {
+      char c = *p;
+      if (c == '"') {
+        if (!SkipString()) return false;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        ++p;
+        return true;
+      }
+      ++p;
+    }
+    return false;
+  }
+  bool SkipString() {
+    const char* q = p + 1;
+    while (true) {
+      const void* hit = std::memchr(q, '"', end - q);
+      if (hit == nullptr) return false;
+      const char* quote = static_cast<const char*>(hit);
+      size_t backslashes = 0;
+      while (quote - backslashes > p + 1 && quote[-1 - static_cast<ptrdiff_t>(backslashes)] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) {
+        p = quote + 1;
+        return true;
+      }
+      q = quote + 1;
+    }
+  }
+  // "key": — p at the opening quote of a key; leaves p after the colon.
+  bool Key(std::string_view& key) { return String(key) && Expect(':') && SkipSpaces(); }
+  // Separator after a member: true with *done set when the object closes.
+  bool NextMember(bool& done) {
+    if (!SkipSpaces()) return false;
+    if (*p == ',') {
+      ++p;
+      done = false;
+      return SkipSpaces();
+    }
+    if (*p == '}') {
+      ++p;
+      done = true;
+      return true;
+    }
+    return Decline();
+  }
+};
+
+bool ReadNumberText(Cursor& c, std::string_view& out) {
+  if (*c.p == '"') return c.String(out);
+  return c.Token(out);
+}
+
+bool IsDigit(char c) { return static_cast<unsigned>(c - '0') < 10; }
+
+// Plain integers ("123", "-4") are read while scanning; anything else goes through the
+// exact decimal parser (which also accepts "3.0" and numeric strings).
+bool ReadInt(Cursor& c, int64_t& out) {
+  const char* q = c.p;
+  bool negative = *q == '-';
+  if (negative) ++q;
+  const char* digits = q;
+  int64_t value = 0;
+  while (q < c.end && IsDigit(*q) && q - digits < 18) value = value * 10 + (*q++ - '0');
+  if (q < c.end && q > digits && !IsDigit(*q) && *q != '.' && *q != 'e' && *q != 'E') {
+    out = negative ? -value : value;
+    c.p = q;
+    return true;
+  }
+  std::string_view text;
+  if (!ReadNumberText(c, text)) return false;
+  auto parsed = ParseExactInt(text);
+  if (parsed) out = *parsed;
+  return true;
+}
+
+bool ReadInt32(Cursor& c, int32_t& out) {
+  int64_t value = 0;
+  if (!ReadInt(c, value)) return false;
+  out = static_cast<int32_t>(value);
+  return true;
+}
+
+bool ReadFloat(Cursor& c, float& out) {
+  std::string_view text;
+  if (!c.Token(text)) return false;
+  double value = 0;
+  auto [parsed_end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc() && parsed_end == text.data() + text.size()) out = static_cast<float>(value);
+  return true;
+}
+
+bool ReadId(Cursor& c, KinetoId& out) {
+  out.present = true;
+  if (*c.p == '"') return c.String(out.text);
+  if (*c.p != '-' && !IsDigit(*c.p)) return c.Decline();
+  out.is_number = true;
+  return ReadInt(c, out.number);
+}
+
+bool ReadTriple(Cursor& c, std::array<int32_t, 3>& out) {
+  if (*c.p != '[') return c.SkipValue();
+  ++c.p;
+  for (size_t i = 0;; ++i) {
+    if (!c.SkipSpaces()) return false;
+    if (*c.p == ']') {
+      ++c.p;
+      return true;
+    }
+    int32_t value = -1;
+    if (!ReadInt32(c, value)) return false;
+    if (i < 3) out[i] = value;
+    if (!c.SkipSpaces()) return false;
+    if (*c.p == ',') ++c.p;
+  }
+}
+
+bool ReadRaw(Cursor& c, std::string_view& out) {
+  const char* start = c.p;
+  if (!c.SkipValue()) return false;
+  out = std::string_view(start, c.p - start);
+  return true;
+}
+
+bool ReadStringValue(Cursor& c, std::string_view& out) {
+  if (*c.p != '"') return c.Decline();
+  return c.String(out);
+}
+
+// One member of "args"; mirrors KinetoEventParser::ParseArgs key for key.
+bool ReadArg(Cursor& c, std::string_view key, KinetoEvent& event) {
+  KinetoArgs& a = event.args;
+  if (event.ph == 'C') return c.Decline();  // counters: the general path collects every value
+  switch (key.size()) {
+    case 4:
+      if (key == "grid") return ReadTriple(c, a.launch.grid);
+      if (key == "name") return ReadStringValue(c, a.name);
+      if (key == "Addr") return ReadInt(c, a.addr);
+      if (key == "Seq") return ReadInt(c, a.sequence);
+      break;
+    case 5:
+      if (key == "bytes" || key == "Bytes") return ReadInt(c, a.bytes);
+      if (key == "block") return ReadTriple(c, a.launch.block);
+      if (key == "dtype") return ReadStringValue(c, a.dtype);
+      break;
+    case 6:
+      if (key == "device") return ReadInt(c, a.device);
+      if (key == "stream") return ReadInt(c, a.stream);
+      if (key == "queued") return ReadInt32(c, a.launch.queued);
+      break;
+    case 8:
+      if (key == "graph id") return ReadInt(c, a.launch.graph_id);
+      break;
+    case 9:
+      if (key == "Device Id") return ReadInt(c, a.device_id);
+      break;
+    case 10:
+      if (key == "Input Dims" || key == "Input dims") return ReadRaw(c, a.input_dims);
+      if (key == "Input type") return ReadRaw(c, a.input_types);
+      if (key == "Group size") return ReadInt(c, a.group_size);
+      break;
+    case 11:
+      if (key == "External id" || key == "external id") return ReadInt(c, a.external_id);
+      if (key == "correlation") return ReadInt(c, a.correlation);
+      if (key == "Device Type") return ReadInt(c, a.device_type);
+      break;
+    case 12:
+      if (key == "warps per SM") return ReadFloat(c, a.launch.warps_per_sm);
+      break;
+    case 13:
+      if (key == "blocks per SM") return ReadFloat(c, a.launch.blocks_per_sm);
+      if (key == "shared memory") return ReadInt32(c, a.launch.shared_memory_bytes);
+      if (key == "In msg nelems") return ReadInt(c, a.in_nelems);
+      if (key == "In split size") return ReadStringValue(c, a.in_split_sizes);
+      if (key == "graph node id") return ReadInt(c, a.launch.graph_node_id);
+      break;
+    case 14:
+      if (key == "Out msg nelems") return ReadInt(c, a.out_nelems);
+      if (key == "Out split size") return ReadStringValue(c, a.out_split_sizes);
+      if (key == "wait_on_stream") return ReadInt(c, a.wait_on_stream);
+      if (key == "Total Reserved") return ReadInt(c, a.total_reserved);
+      break;
+    case 15:
+      if (key == "Collective name") return ReadStringValue(c, a.collective_name);
+      if (key == "Total Allocated") return ReadInt(c, a.total_allocated);
+      break;
+    case 18:
+      if (key == "Process Group Name") return ReadStringValue(c, a.process_group_name);
+      break;
+    case 20:
+      if (key == "registers per thread") return ReadInt32(c, a.launch.registers_per_thread);
+      break;
+    case 25:
+      if (key == "est. achieved occupancy %") return ReadFloat(c, a.launch.occupancy_pct);
+      if (key == "Process Group Description") return ReadStringValue(c, a.process_group_desc);
+      break;
+    case 33:
+      if (key == "wait_on_cuda_event_record_corr_id") return ReadInt(c, a.wait_on_event_correlation);
+      break;
+    default:
+      break;
+  }
+  return c.SkipValue();
+}
+
+bool ReadObject(Cursor& c, KinetoEvent& event, bool is_args) {
+  if (!c.Expect('{') || !c.SkipSpaces()) return false;
+  if (*c.p == '}') {
+    ++c.p;
+    return true;
+  }
+  for (bool done = false; !done;) {
+    if (*c.p != '"') return c.Decline();
+    std::string_view key;
+    if (!c.Key(key)) return false;
+    bool ok = true;
+    if (is_args) {
+      ok = ReadArg(c, key, event);
+    } else if (key == "ph") {
+      std::string_view ph;
+      ok = ReadStringValue(c, ph);
+      if (ok && !ph.empty()) event.ph = ph[0];
+    } else if (key == "cat") {
+      ok = ReadStringValue(c, event.cat);
+    } else if (key == "name") {
+      ok = ReadStringValue(c, event.name);
+    } else if (key == "ts") {
+      ok = ReadNumberText(c, event.ts);
+    } else if (key == "dur") {
+      ok = ReadNumberText(c, event.dur);
+    } else if (key == "pid") {
+      ok = ReadId(c, event.pid);
+    } else if (key == "tid") {
+      ok = ReadId(c, event.tid);
+    } else if (key == "id") {
+      int64_t id = kNoValue;
+      ok = ReadInt(c, id);
+      event.flow_id = id;
+    } else if (key == "args") {
+      if (*c.p != '{') return c.Decline();
+      event.has_args = true;
+      ok = ReadObject(c, event, /*is_args=*/true);
+    } else {
+      ok = c.SkipValue();
+    }
+    if (!ok || !c.NextMember(done)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FastReadResult ReadEventFast(const char* data, size_t size, KinetoEvent& event, size_t* consumed) {
+  event.Reset();
+  Cursor c{data, data + size};
+  if (ReadObject(c, event, /*is_args=*/false)) {
+    *consumed = static_cast<size_t>(c.p - data);
+    return FastReadResult::kOk;
+  }
+  return c.declined ? FastReadResult::kDeclined : FastReadResult::kIncomplete;
+}
+
+}  // namespace gpuwhy

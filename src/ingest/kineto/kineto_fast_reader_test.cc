@@ -1,0 +1,113 @@
+// The fast reader must read every event exactly as the simdjson parser does, or decline.
+#include "ingest/kineto/kineto_fast_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "base/file_input.h"
+#include "ingest/kineto/json_event_splitter.h"
+#include "ingest/kineto/kineto_event_parser.h"
+
+namespace gpuwhy {
+namespace {
+
+std::string Describe(const KinetoEvent& e) {
+  const KinetoArgs& a = e.args;
+  const LaunchConfig& l = a.launch;
+  std::string s = std::string(1, e.ph) + "|" + std::string(e.cat) + "|" + std::string(e.name) + "|" +
+                  std::to_string(e.pid.present) + std::to_string(e.pid.is_number) + ":" +
+                  std::to_string(e.pid.number) + ":" + std::string(e.pid.text) + "|" +
+                  std::to_string(e.tid.present) + std::to_string(e.tid.is_number) + ":" +
+                  std::to_string(e.tid.number) + ":" + std::string(e.tid.text) + "|" + std::string(e.ts) +
+                  "|" + std::string(e.dur) + "|" + std::to_string(e.flow_id) + "|" + std::to_string(e.has_args);
+  for (int64_t v : {a.device, a.stream, a.correlation, a.external_id, a.bytes, a.in_nelems, a.out_nelems,
+                    a.group_size, a.sequence, a.device_type, a.device_id, a.addr, a.total_allocated,
+                    a.total_reserved, a.wait_on_stream, a.wait_on_event_correlation, l.graph_id,
+                    l.graph_node_id}) {
+    s += "|" + std::to_string(v);
+  }
+  for (int32_t v : {l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                    l.registers_per_thread, l.shared_memory_bytes, l.queued}) {
+    s += "|" + std::to_string(v);
+  }
+  for (float v : {l.blocks_per_sm, l.warps_per_sm, l.occupancy_pct}) s += "|" + std::to_string(v);
+  for (std::string_view v : {a.collective_name, a.dtype, a.process_group_name, a.process_group_desc,
+                             a.in_split_sizes, a.out_split_sizes, a.input_dims, a.input_types, a.name}) {
+    s += "|" + std::string(v);
+  }
+  return s;
+}
+
+struct ElementCollector : JsonEventSplitter::Sink {
+  std::vector<std::string> elements;
+  void OnEvent(std::string_view e, uint64_t) override { elements.emplace_back(e); }
+  void OnTopLevelMember(std::string_view, std::string_view, uint64_t) override {}
+};
+
+// Compares both readers on every element; returns how many the fast reader took.
+size_t CompareOn(const std::vector<std::string>& elements, const std::string& where) {
+  KinetoEventParser parser;
+  size_t fast_count = 0;
+  for (const std::string& element : elements) {
+    std::string padded = element + std::string(simdjson::SIMDJSON_PADDING, ' ');
+    KinetoEvent fast;
+    size_t consumed = 0;
+    FastReadResult r = ReadEventFast(padded.data(), element.size(), fast, &consumed);
+    if (r != FastReadResult::kOk) continue;
+    ++fast_count;
+    EXPECT_EQ(consumed, element.size()) << where << ": " << element;
+    KinetoEvent reference;
+    EXPECT_TRUE(parser.Parse(std::string_view(padded.data(), element.size()), reference)) << element;
+    bool flow = reference.ph == 's' || reference.ph == 'f' || reference.ph == 't';
+    if (flow) {
+      EXPECT_EQ(fast.cat, reference.cat) << element;
+    } else {
+      EXPECT_EQ(Describe(fast), Describe(reference)) << where << ": " << element;
+    }
+  }
+  return fast_count;
+}
+
+TEST(KinetoFastReaderTest, DeclinesEscapesAndReportsIncomplete) {
+  KinetoEvent e;
+  size_t consumed = 0;
+  std::string escaped = R"({"ph": "X", "name": "a\"b", "ts": 1})";
+  EXPECT_EQ(ReadEventFast(escaped.data(), escaped.size(), e, &consumed), FastReadResult::kDeclined);
+  std::string ok = R"({"ph": "X", "args": {"x": [1, {"y": "]}"}], "device": 3}, "ts": 1.5} trailing)";
+  ASSERT_EQ(ReadEventFast(ok.data(), ok.size(), e, &consumed), FastReadResult::kOk);
+  EXPECT_EQ(consumed, ok.find(" trailing"));
+  EXPECT_EQ(e.args.device, 3);
+  EXPECT_EQ(e.ts, "1.5");
+  for (size_t cut = 1; cut < ok.find(" trailing"); ++cut) {
+    EXPECT_EQ(ReadEventFast(ok.data(), cut, e, &consumed), FastReadResult::kIncomplete) << cut;
+  }
+  std::string broken = R"({"ph": "X", "dur": , "ts": 1})";
+  EXPECT_EQ(ReadEventFast(broken.data(), broken.size(), e, &consumed), FastReadResult::kDeclined);
+}
+
+TEST(KinetoFastReaderTest, AgreesWithSimdjsonOnEveryRealEvent) {
+  std::filesystem::path root = std::filesystem::path(GPUWHY_SHARED_DATA) / "kineto";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "../shared/data/kineto is absent";
+  size_t total = 0;
+  size_t fast = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    auto source = OpenByteSource(entry.path().string());
+    ASSERT_TRUE(source.ok());
+    ElementCollector collector;
+    JsonEventSplitter splitter(**source, 1 << 20);
+    ASSERT_TRUE(splitter.Run(collector).ok());
+    total += collector.elements.size();
+    fast += CompareOn(collector.elements, entry.path().string());
+  }
+  // Nearly every real event takes the fast path (escaped names are the exception).
+  EXPECT_GT(fast, total * 9 / 10) << fast << " of " << total;
+}
+
+}  // namespace
+}  // namespace gpuwhy
