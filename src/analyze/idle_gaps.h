@@ -1,12 +1,76 @@
-// STUB: to be replaced by the analysis that owns this file.
+// Idle-gap attribution: every interval in which a device runs no GPU op inside the analysed
+// steps gets one cause from what the host was doing, so that the causes sum to the idle
+// time. A gap whose host activity changes is cut into pieces, each with one cause, chosen
+// by precedence (first that applies):
+//   input_wait > comm_wait > sync_drain > launch_bound > host_busy > step_boundary > unknown.
+// See docs/metrics/idle_gaps.md for the exact rules.
 #pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "analyze/analysis_input.h"
 #include "analyze/metric.h"
 
 namespace gpuwhy {
 
-struct IdleGapsResult {};
+enum class IdleCause {
+  kInputWait,
+  kCommWait,
+  kSyncDrain,
+  kLaunchBound,
+  kHostBusy,
+  kStepBoundary,
+  kUnknown,
+};
+inline constexpr size_t kIdleCauseCount = 7;
+// "input_wait", "comm_wait", ...: the metric id infix.
+std::string_view IdleCauseName(IdleCause c);
+
+struct IdlePiece {
+  Interval range;
+  IdleCause cause = IdleCause::kUnknown;
+  std::string host_name;  // innermost host slice overlapping the piece most, if any
+};
+
+struct IdleGap {
+  int32_t device = 0;
+  Interval range;
+  IdleCause dominant = IdleCause::kUnknown;  // cause with the most time in the gap
+  std::vector<IdlePiece> pieces;             // in time order, covering the gap
+};
+
+struct IdleTotals {
+  DurationNs window_ns = 0;  // analysed step time (summed over devices for the rank)
+  DurationNs idle_ns = 0;
+  int64_t gap_count = 0;
+  std::array<DurationNs, kIdleCauseCount> ns{};  // sums to idle_ns
+  std::array<int64_t, kIdleCauseCount> pieces{};
+};
+
+struct DeviceIdleGaps {
+  int32_t device = 0;
+  Interval window;
+  IdleTotals totals;
+};
+
+struct HostNameTime {
+  std::string name;
+  DurationNs ns = 0;
+};
+
+struct IdleGapsResult {
+  std::vector<DeviceIdleGaps> devices;  // by device id
+  IdleTotals rank;                      // all devices together
+  int64_t step_count = 0;
+  std::vector<IdleGap> top_gaps;        // the longest gaps over all devices, longest first
+  std::vector<EvidenceRange> evidence;  // kind "idle_gap", one per piece of each top gap
+  // Innermost host slices (ops, Python frames, API calls) overlapping host_busy idle time.
+  std::vector<HostNameTime> host_busy_top;
+  std::vector<std::string> not_applicable;
+};
 
 IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics);
 

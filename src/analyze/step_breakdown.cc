@@ -1,7 +1,170 @@
 #include "analyze/step_breakdown.h"
 
-namespace gpuwhy {
+#include <fmt/format.h>
 
-StepBreakdownResult ComputeStepBreakdown(const AnalysisInput&, MetricSet&) { return {}; }
+#include <algorithm>
+
+#include "analyze/host_activity.h"
+
+namespace gpuwhy {
+namespace {
+
+using Category = StepCategory;
+
+size_t Index(Category c) { return static_cast<size_t>(c); }
+
+// The intervals each category would claim on its own, over the whole trace (all devices
+// and all host threads of the process, as the plugin merges them).
+std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const AnalysisInput& input,
+                                                                    const HostActivity& host) {
+  const Trace& trace = input.trace;
+  std::array<std::vector<Interval>, kStepCategoryCount> roles;
+  const GpuOpTable& ops = trace.gpu_ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Interval iv{ops.start[i], ops.end[i]};
+    if (ops.kind[i] == GpuOpKind::kMemcpy) {
+      roles[Index(Category::kMemcpy)].push_back(iv);
+      continue;
+    }
+    if (ops.kind[i] == GpuOpKind::kMemset) {
+      roles[Index(Category::kMemset)].push_back(iv);
+      continue;
+    }
+    // A kernel is communication when named as one (NCCL/RCCL) or launched under a
+    // collective op; the plugin only has the second rule (by external id).
+    bool comm = input.timelines.hta_type[i] == HtaKernelType::kCommunication;
+    if (!comm && ops.correlation[i] != kNoValue) {
+      CpuSliceId launch = trace.FindLaunch(ops.correlation[i]);
+      comm = launch.valid() && host.under_collective[launch.value];
+    }
+    roles[Index(comm ? Category::kCommunication : Category::kKernel)].push_back(iv);
+  }
+  const CpuSliceTable& t = trace.cpu_slices;
+  for (size_t i = 0; i < t.size(); ++i) {
+    Interval iv{t.start[i], t.end[i]};
+    uint8_t r = host.roles[i];
+    switch (t.kind[i]) {
+      case CpuSliceKind::kRuntime:
+      case CpuSliceKind::kDriver:
+        roles[Index(Category::kRuntime)].push_back(iv);
+        break;
+      case CpuSliceKind::kOp:
+      case CpuSliceKind::kUserAnnotation:
+        if (r & kRoleProfilerStep) break;
+        if (r & kRoleDataLoader) {
+          roles[Index(Category::kDataLoader)].push_back(iv);
+        } else if (r & kRolePluginCollective) {
+          roles[Index(Category::kCommunication)].push_back(iv);
+        } else {
+          roles[Index(Category::kCpuExec)].push_back(iv);
+        }
+        break;
+      case CpuSliceKind::kPython:  // python_function frames: not CPU Exec in the plugin
+      case CpuSliceKind::kOther:
+        break;
+    }
+  }
+  return roles;
+}
+
+DurationNs Median(std::vector<DurationNs> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void EmitMetrics(const StepBreakdownResult& r, MetricSet& metrics) {
+  metrics.Add("step.count", MetricScope::Rank(), static_cast<double>(r.steps.size()), unit::kCount);
+  metrics.Add("step.excluded_count", MetricScope::Rank(), static_cast<double>(r.extents.excluded.size()),
+              unit::kCount);
+  for (const StepCosts& s : r.steps) {
+    MetricScope scope = MetricScope::Step(s.number);
+    metrics.Add("step.time_ms", scope, NsToMs(s.total_ns), unit::kMs);
+    for (size_t c = 0; c < kStepCategoryCount; ++c) {
+      std::string_view name = StepCategoryName(static_cast<Category>(c));
+      metrics.Add(fmt::format("step.{}_ms", name), scope, NsToMs(s.ns[c]), unit::kMs);
+      double pct = s.total_ns > 0 ? 100.0 * s.ns[c] / s.total_ns : 0;
+      metrics.Add(fmt::format("step.{}_pct", name), scope, pct, unit::kPercent);
+    }
+  }
+  MetricScope rank = MetricScope::Rank();
+  metrics.Add("step.time_ms", rank, r.mean_total_ns / kNsPerMs, unit::kMs);
+  for (size_t c = 0; c < kStepCategoryCount; ++c) {
+    std::string_view name = StepCategoryName(static_cast<Category>(c));
+    metrics.Add(fmt::format("step.{}_ms", name), rank, r.mean_ns[c] / kNsPerMs, unit::kMs);
+    double pct = r.mean_total_ns > 0 ? 100.0 * r.mean_ns[c] / r.mean_total_ns : 0;
+    metrics.Add(fmt::format("step.{}_pct", name), rank, pct, unit::kPercent);
+  }
+  metrics.Add("step.time_min_ms", rank, NsToMs(r.min_ns), unit::kMs);
+  metrics.Add("step.time_median_ms", rank, NsToMs(r.median_ns), unit::kMs);
+  metrics.Add("step.time_max_ms", rank, NsToMs(r.max_ns), unit::kMs);
+}
+
+}  // namespace
+
+std::string_view StepCategoryName(StepCategory c) {
+  switch (c) {
+    case Category::kKernel: return "kernel";
+    case Category::kMemcpy: return "memcpy";
+    case Category::kMemset: return "memset";
+    case Category::kCommunication: return "communication";
+    case Category::kRuntime: return "runtime";
+    case Category::kDataLoader: return "dataloader";
+    case Category::kCpuExec: return "cpu_exec";
+    case Category::kOther: return "other";
+  }
+  return "other";
+}
+
+StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& metrics) {
+  StepBreakdownResult r;
+  r.extents = ComputeStepExtents(input.trace, input.options);
+  if (r.extents.steps.empty() || r.extents.Window().length() <= 0) {
+    r.not_applicable.push_back("step breakdown: the trace has no timed events, no step to break down");
+    return r;
+  }
+  HostActivity host = ClassifyHostActivity(input.trace);
+  auto role_intervals = RoleIntervals(input, host);
+
+  // Exclusive claims in priority order: each category takes what is left of the steps.
+  std::vector<Interval> windows;
+  for (const StepExtent& s : r.extents.steps) windows.push_back(s.window);
+  IntervalSet slots = IntervalSet::FromUnsorted(windows);
+  std::array<IntervalSet, kStepCategoryCount> claimed;
+  for (size_t c = 0; c + 1 < kStepCategoryCount; ++c) {
+    claimed[c] = IntervalSet::FromUnsorted(std::move(role_intervals[c])).Intersect(slots);
+    slots = slots.Subtract(claimed[c]);
+  }
+  claimed[Index(Category::kOther)] = slots;
+
+  std::vector<DurationNs> totals;
+  for (const StepExtent& s : r.extents.steps) {
+    StepCosts costs{s.number, s.window, s.window.length(), {}};
+    for (size_t c = 0; c < kStepCategoryCount; ++c) costs.ns[c] = claimed[c].CoveredLength(s.window);
+    r.steps.push_back(costs);
+    totals.push_back(costs.total_ns);
+    r.mean_total_ns += costs.total_ns;
+    for (size_t c = 0; c < kStepCategoryCount; ++c) r.mean_ns[c] += costs.ns[c];
+  }
+  double n = static_cast<double>(r.steps.size());
+  r.mean_total_ns /= n;
+  for (double& v : r.mean_ns) v /= n;
+  r.min_ns = *std::min_element(totals.begin(), totals.end());
+  r.max_ns = *std::max_element(totals.begin(), totals.end());
+  r.median_ns = Median(totals);
+
+  std::vector<const StepCosts*> by_time;
+  for (const StepCosts& s : r.steps) by_time.push_back(&s);
+  std::stable_sort(by_time.begin(), by_time.end(),
+                   [](const StepCosts* a, const StepCosts* b) { return a->total_ns > b->total_ns; });
+  if (by_time.size() > input.options.top_n) by_time.resize(input.options.top_n);
+  for (const StepCosts* s : by_time) {
+    r.slowest_steps.push_back({"step", -1, -1, s->window.start, s->window.end,
+                               fmt::format("ProfilerStep#{}: {:.3f} ms", s->number, NsToMs(s->total_ns))});
+  }
+  if (r.extents.synthesized) r.not_applicable.push_back("no ProfilerStep: per-step numbers describe the whole trace");
+  EmitMetrics(r, metrics);
+  return r;
+}
 
 }  // namespace gpuwhy

@@ -1,12 +1,73 @@
-// STUB: to be replaced by the analysis that owns this file.
+// Exclusive step time breakdown, as the PyTorch TensorBoard plugin's overview computes it:
+// every nanosecond of a step goes to the first of Kernel > Memcpy > Memset > Communication >
+// Runtime > DataLoader > CPU Exec > Other that covers it, so categories sum to step time.
+// Steps are the plugin's device-extended ProfilerStep spans (a step ends when the last GPU
+// op it launched ends). See docs/metrics/steps.md.
 #pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "analyze/analysis_input.h"
 #include "analyze/metric.h"
 
 namespace gpuwhy {
 
-struct StepBreakdownResult {};
+enum class StepCategory {
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kCommunication,
+  kRuntime,
+  kDataLoader,
+  kCpuExec,
+  kOther,
+};
+inline constexpr size_t kStepCategoryCount = 8;
+// "kernel", "memcpy", ..., "cpu_exec", "other": the metric id infix.
+std::string_view StepCategoryName(StepCategory c);
+
+struct StepExtent {
+  int64_t number = 0;  // N of ProfilerStep#N (0 for the synthesized whole-trace step)
+  Interval host;       // the ProfilerStep span on the host
+  Interval window;     // the analysed extent: host span pushed to its last GPU op's end
+  int64_t gpu_op_count = 0;
+};
+
+struct StepExtents {
+  std::vector<StepExtent> steps;  // kept steps, in time order, contiguous and disjoint
+  std::vector<int64_t> excluded;  // numbers of tail steps left out (see the doc)
+  bool synthesized = false;       // no ProfilerStep: one step spans the trace
+  bool device_extended = false;   // at least one step launched GPU work
+  std::vector<std::string> notes;
+  // First kept step start to last kept step end; empty when there is no step.
+  Interval Window() const;
+};
+
+// The plugin's step extents (torch_tb_profiler StepParser._update_steps_duration).
+StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options);
+
+struct StepCosts {
+  int64_t number = 0;
+  Interval window;
+  DurationNs total_ns = 0;
+  std::array<DurationNs, kStepCategoryCount> ns{};  // sums to total_ns
+};
+
+struct StepBreakdownResult {
+  StepExtents extents;
+  std::vector<StepCosts> steps;
+  // Means over kept steps.
+  double mean_total_ns = 0;
+  std::array<double, kStepCategoryCount> mean_ns{};
+  DurationNs min_ns = 0;
+  DurationNs median_ns = 0;
+  DurationNs max_ns = 0;
+  std::vector<EvidenceRange> slowest_steps;  // kind "step", label "ProfilerStep#N: 212.3 ms"
+  std::vector<std::string> not_applicable;
+};
 
 StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& metrics);
 
