@@ -1,7 +1,149 @@
 #include "analyze/communication.h"
 
-namespace gpuwhy {
+#include <map>
 
-CommunicationResult ComputeCommunication(const AnalysisInput&, MetricSet&) { return {}; }
+#include "analyze/collective_sizes.h"
+#include "analyze/runtime_calls.h"
+
+namespace gpuwhy {
+namespace {
+
+struct CommSets {
+  IntervalSet computation;
+  IntervalSet communication;
+  int64_t kernel_count = 0;
+  DurationNs kernel_time = 0;
+};
+
+// Per device computation and communication sets, after HTA's filter when it is active.
+std::map<int32_t, CommSets> BuildSets(const AnalysisInput& input, const std::vector<bool>& kept) {
+  const GpuOpTable& ops = input.trace.gpu_ops;
+  std::map<int32_t, std::pair<std::vector<Interval>, std::vector<Interval>>> pending;
+  std::map<int32_t, CommSets> sets;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!kept[i]) continue;
+    HtaKernelType type = input.timelines.hta_type[i];
+    auto& [comp, comm] = pending[ops.device[i]];
+    CommSets& s = sets[ops.device[i]];
+    if (type == HtaKernelType::kComputation) comp.push_back({ops.start[i], ops.end[i]});
+    if (type != HtaKernelType::kCommunication) continue;
+    comm.push_back({ops.start[i], ops.end[i]});
+    ++s.kernel_count;
+    s.kernel_time += ops.end[i] - ops.start[i];
+  }
+  for (auto& [device, lists] : pending) {
+    sets[device].computation = IntervalSet::FromUnsorted(std::move(lists.first));
+    sets[device].communication = IntervalSet::FromUnsorted(std::move(lists.second));
+  }
+  return sets;
+}
+
+CommDeviceStats Stats(int32_t device, const CommSets& s) {
+  CommDeviceStats d;
+  d.device = device;
+  d.kernel_count = s.kernel_count;
+  d.kernel_time = s.kernel_time;
+  d.comm_time = s.communication.TotalLength();
+  d.overlapped = s.communication.Intersect(s.computation).TotalLength();
+  d.exposed = d.comm_time - d.overlapped;
+  if (d.comm_time > 0) d.overlap_pct = 100.0 * static_cast<double>(d.overlapped) / static_cast<double>(d.comm_time);
+  return d;
+}
+
+std::vector<CommStepStats> PerStep(const Trace& trace, const std::map<int32_t, CommSets>& sets) {
+  std::vector<CommStepStats> out;
+  if (trace.steps.synthesized) return out;
+  for (const StepTable::Row& row : trace.steps.rows) {
+    CommStepStats s;
+    s.step = row.number;
+    Interval window{row.device_start, row.device_end};
+    s.step_time = window.length();
+    for (const auto& [device, set] : sets) {
+      IntervalSet comm = set.communication.Clip(window);
+      s.comm_time += comm.TotalLength();
+      s.exposed += comm.Subtract(set.computation).TotalLength();
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+double Pct(DurationNs part, DurationNs whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
+
+void AddDeviceMetrics(const CommDeviceStats& d, MetricScope scope, MetricSet& m) {
+  m.Add("comm.kernel_count", scope, static_cast<double>(d.kernel_count), unit::kCount);
+  m.Add("comm.kernel_ms", scope, NsToMs(d.kernel_time), unit::kMs);
+  m.Add("comm.time_ms", scope, NsToMs(d.comm_time), unit::kMs);
+  m.Add("comm.overlap_pct", scope, d.overlap_pct, unit::kPercent);
+  m.Add("comm.exposed_ms", scope, NsToMs(d.exposed), unit::kMs);
+  m.Add("comm.exposed_pct", scope, Pct(d.exposed, d.comm_time), unit::kPercent);
+}
+
+void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
+  AddDeviceMetrics(r.rank, MetricScope::Rank(), m);
+  if (r.devices.size() > 1) {
+    for (const CommDeviceStats& d : r.devices) AddDeviceMetrics(d, MetricScope::Device(d.device), m);
+  }
+  for (const CommStepStats& s : r.per_step) {
+    MetricScope scope = MetricScope::Step(s.step);
+    m.Add("comm.time_ms", scope, NsToMs(s.comm_time), unit::kMs);
+    m.Add("comm.exposed_ms", scope, NsToMs(s.exposed), unit::kMs);
+    m.Add("comm.exposed_step_pct", scope, Pct(s.exposed, s.step_time), unit::kPercent);
+  }
+  int64_t count = 0, bytes = 0;
+  DurationNs time = 0;
+  double bus_bytes = 0;
+  for (const CollectiveRecord& c : r.collectives) {
+    if (c.bytes < 0) continue;
+    ++count;
+    bytes += c.bytes;
+    time += c.end - c.start;
+    bus_bytes += static_cast<double>(c.bytes) * c.busbw_factor;
+  }
+  if (count == 0) return;
+  MetricScope rank = MetricScope::Rank();
+  m.Add("comm.collectives_sized", rank, static_cast<double>(count), unit::kCount);
+  m.Add("comm.bytes", rank, static_cast<double>(bytes), unit::kBytes);
+  if (time <= 0) return;
+  m.Add("comm.algbw_gbps", rank, static_cast<double>(bytes) / static_cast<double>(time), unit::kGBps);
+  m.Add("comm.busbw_gbps", rank, bus_bytes / static_cast<double>(time), unit::kGBps);
+}
+
+}  // namespace
+
+CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& metrics) {
+  const Trace& trace = input.trace;
+  CommunicationResult r;
+  HtaFilter filter = MakeHtaFilter(input);
+  std::vector<bool> kept(trace.gpu_ops.size());
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = filter.GpuOpKept(trace, i);
+  std::map<int32_t, CommSets> sets = BuildSets(input, kept);
+  CommSets all;
+  for (const auto& [device, s] : sets) {
+    r.devices.push_back(Stats(device, s));
+    all.computation = all.computation.Union(s.computation);
+    all.communication = all.communication.Union(s.communication);
+    all.kernel_count += s.kernel_count;
+    all.kernel_time += s.kernel_time;
+  }
+  r.rank = Stats(-1, all);
+  if (all.kernel_count == 0) {
+    r.not_applicable.push_back(
+        trace.gpu_ops.size() == 0 ? "comm: the trace has no GPU ops"
+                                  : "comm: no communication kernels (single-GPU job, or NCCL/RCCL not traced)");
+    return r;
+  }
+  r.per_step = PerStep(trace, sets);
+  r.collectives = BuildCollectiveRecords(trace, input.timelines, kept);
+  r.by_collective = SummarizeCollectives(r.collectives);
+  if (r.collectives.empty()) {
+    r.not_applicable.push_back(
+        "comm bandwidth: the trace records no collective sizes (PyTorch 2.1+ records them on NCCL kernels)");
+  }
+  EmitMetrics(r, metrics);
+  return r;
+}
 
 }  // namespace gpuwhy

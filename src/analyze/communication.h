@@ -1,13 +1,69 @@
-// STUB: to be replaced by the analysis that owns this file.
+// Communication on one rank: collective kernels' time, their overlap with computation
+// (HTA get_comm_comp_overlap), the exposed (non-overlapped) part per step, and per
+// collective the message size with algorithm and bus bandwidth (nccl-tests formulas).
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "analyze/analysis_input.h"
 #include "analyze/metric.h"
 
 namespace gpuwhy {
 
-struct CommunicationResult {};
+struct CommDeviceStats {
+  int32_t device = -1;  // -1: the whole rank (union over its devices, as HTA computes it)
+  int64_t kernel_count = 0;
+  DurationNs kernel_time = 0;  // sum of communication kernel durations
+  DurationNs comm_time = 0;    // |∪ communication kernels|
+  DurationNs overlapped = 0;   // |computation ∩ communication|
+  DurationNs exposed = 0;      // comm_time - overlapped
+  double overlap_pct = 0;      // HTA comp_comm_overlap_pctg (unrounded)
+};
+
+struct CommStepStats {
+  int64_t step = 0;
+  DurationNs step_time = 0;  // device-side extent of the step
+  DurationNs comm_time = 0;
+  DurationNs exposed = 0;
+};
+
+struct CollectiveRecord {
+  std::string name;  // "allreduce", "all_gather", ...
+  GpuOpId op;
+  int32_t device = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;
+  int64_t bytes = kNoValue;  // max(in, out) elements × dtype size: nccl-tests' "size"
+  int64_t group_size = kNoValue;
+  double algbw_gbps = 0;     // bytes / duration; 0 when unknown
+  double busbw_factor = 0;   // 2(n-1)/n all-reduce, (n-1)/n gather/scatter/all-to-all, 1 otherwise
+  double busbw_gbps = 0;
+};
+
+struct CollectiveSummary {
+  std::string name;
+  int64_t count = 0;
+  int64_t bytes = 0;
+  DurationNs time = 0;
+  double algbw_gbps = 0;  // total bytes / total time
+  double busbw_gbps = 0;
+};
+
+struct CommunicationResult {
+  CommDeviceStats rank;
+  std::vector<CommDeviceStats> devices;
+  std::vector<CommStepStats> per_step;
+  std::vector<CollectiveRecord> collectives;  // by start; only those with a GPU kernel
+  std::vector<CollectiveSummary> by_collective;  // most time first
+  std::vector<std::string> not_applicable;
+};
 
 CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& metrics);
+
+// nccl-tests' bus bandwidth factor for a collective name and group size; 0 when unknown.
+double BusBandwidthFactor(std::string_view collective, int64_t group_size);
+// Bytes per element of a PyTorch dtype name ("Float", "BFloat16", "c10::Half"); 0 if unknown.
+int64_t DtypeBytes(std::string_view dtype);
 
 }  // namespace gpuwhy

@@ -1,7 +1,193 @@
 #include "analyze/launch_stats.h"
 
-namespace gpuwhy {
+#include <algorithm>
+#include <map>
+#include <unordered_map>
 
-LaunchStatsResult ComputeLaunchStats(const AnalysisInput&, MetricSet&) { return {}; }
+#include "analyze/runtime_calls.h"
+
+namespace gpuwhy {
+namespace {
+
+LaunchRecord MakeRecord(const Trace& trace, size_t call, bool graph) {
+  const CpuSliceTable& s = trace.cpu_slices;
+  const GpuOpTable& ops = trace.gpu_ops;
+  LaunchRecord r;
+  r.correlation = s.correlation[call];
+  r.call = CpuSliceId(static_cast<uint32_t>(call));
+  r.graph = graph;
+  r.cpu_duration = s.end[call] - s.start[call];
+  for (const CorrelatedGpuOp& op : trace.FindGpuOps(r.correlation)) {
+    size_t o = op.op.value;
+    if (!r.first_op.valid() || ops.start[o] < ops.start[r.first_op.value]) r.first_op = op.op;
+    r.gpu_duration += ops.end[o] - ops.start[o];
+    ++r.op_count;
+  }
+  size_t first = r.first_op.value;
+  r.device = ops.device[first];
+  r.stream = ops.stream[first];
+  r.raw_delay = ops.start[first] - s.end[call];
+  r.launch_delay = std::max<DurationNs>(0, r.raw_delay);
+  return r;
+}
+
+template <typename Key>
+std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<LaunchRecord>& records,
+                                      size_t n, DurationNs threshold, Key key, bool delay) {
+  std::vector<const LaunchRecord*> over;
+  for (const LaunchRecord& r : records) {
+    if (key(r) > threshold) over.push_back(&r);
+  }
+  std::sort(over.begin(), over.end(), [&](const LaunchRecord* a, const LaunchRecord* b) {
+    if (key(*a) != key(*b)) return key(*a) > key(*b);
+    return a->call.value < b->call.value;
+  });
+  if (over.size() > n) over.resize(n);
+  std::vector<EvidenceRange> out;
+  const CpuSliceTable& s = trace.cpu_slices;
+  for (const LaunchRecord* r : over) {
+    size_t c = r->call.value;
+    if (delay) {
+      out.push_back({"launch_delay", r->device, r->stream, s.end[c], s.end[c] + r->launch_delay,
+                     std::string(trace.Str(trace.gpu_ops.name[r->first_op.value]))});
+    } else {
+      out.push_back({"runtime_outlier", r->device, r->stream, s.start[c], s.end[c], std::string(trace.Str(s.name[c]))});
+    }
+  }
+  return out;
+}
+
+void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
+  std::vector<double> delays, durations;
+  std::map<uint32_t, LaunchCallName> names;
+  const Trace& trace = input.trace;
+  for (const LaunchRecord& l : r.launches) {
+    delays.push_back(static_cast<double>(l.launch_delay));
+    durations.push_back(static_cast<double>(l.cpu_duration));
+    r.gpu_ops += l.op_count;
+    r.call_total += l.cpu_duration;
+    if (l.graph) {
+      ++r.graph_launches;
+      r.graph_ops += l.op_count;
+    }
+    if (l.cpu_duration > input.options.runtime_outlier_ns) ++r.runtime_outliers;
+    if (l.launch_delay > input.options.launch_delay_outlier_ns) ++r.delay_outliers;
+    if (l.gpu_duration < l.cpu_duration) ++r.short_kernels;
+    LaunchCallName& n = names[trace.cpu_slices.name[l.call.value].value];
+    ++n.count;
+    n.total += l.cpu_duration;
+  }
+  r.calls = static_cast<int64_t>(r.launches.size());
+  r.delay_ns = Summarize(delays);
+  r.cpu_duration_ns = Summarize(durations);
+  for (auto& [id, n] : names) {
+    n.name = std::string(trace.strings.Get(StringId(id)));
+    r.by_name.push_back(std::move(n));
+  }
+  std::sort(r.by_name.begin(), r.by_name.end(), [](const LaunchCallName& a, const LaunchCallName& b) {
+    return a.count != b.count ? a.count > b.count : a.name < b.name;
+  });
+  size_t n = input.options.top_n;
+  r.top_delays = TopRecords(trace, r.launches, n, input.options.launch_delay_outlier_ns,
+                            [](const LaunchRecord& l) { return l.launch_delay; }, true);
+  r.top_runtime_outliers = TopRecords(trace, r.launches, n, input.options.runtime_outlier_ns,
+                                      [](const LaunchRecord& l) { return l.cpu_duration; }, false);
+}
+
+std::vector<QueueEvent> QueueEvents(const Trace& trace, const std::vector<LaunchRecord>& launches) {
+  std::vector<QueueEvent> events;
+  for (const LaunchRecord& l : launches) {
+    TimeNs call_start = trace.cpu_slices.start[l.call.value];
+    for (const CorrelatedGpuOp& op : trace.FindGpuOps(l.correlation)) {
+      size_t o = op.op.value;
+      events.push_back({trace.gpu_ops.device[o], trace.gpu_ops.stream[o], call_start, +1});
+      events.push_back({trace.gpu_ops.device[o], trace.gpu_ops.stream[o], trace.gpu_ops.start[o], -1});
+    }
+  }
+  return events;
+}
+
+double Pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
+
+void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricSet& m) {
+  MetricScope rank = MetricScope::Rank();
+  m.Add("launch.calls", rank, static_cast<double>(r.calls), unit::kCount);
+  m.Add("launch.gpu_ops", rank, static_cast<double>(r.gpu_ops), unit::kCount);
+  m.Add("launch.graph_launches", rank, static_cast<double>(r.graph_launches), unit::kCount);
+  m.Add("launch.call_total_ms", rank, NsToMs(r.call_total), unit::kMs);
+  m.Add("launch.call_mean_us", rank, r.cpu_duration_ns.mean / kNsPerUs, unit::kUs);
+  m.Add("launch.call_p95_us", rank, r.cpu_duration_ns.p95 / kNsPerUs, unit::kUs);
+  m.Add("launch.delay_mean_us", rank, r.delay_ns.mean / kNsPerUs, unit::kUs);
+  m.Add("launch.delay_p50_us", rank, r.delay_ns.median / kNsPerUs, unit::kUs);
+  m.Add("launch.delay_p95_us", rank, r.delay_ns.p95 / kNsPerUs, unit::kUs);
+  m.Add("launch.delay_max_us", rank, r.delay_ns.max / kNsPerUs, unit::kUs);
+  m.Add("launch.runtime_outliers", rank, static_cast<double>(r.runtime_outliers), unit::kCount);
+  m.Add("launch.runtime_outlier_pct", rank, Pct(r.runtime_outliers, r.calls), unit::kPercent);
+  m.Add("launch.delay_outliers", rank, static_cast<double>(r.delay_outliers), unit::kCount);
+  m.Add("launch.delay_outlier_pct", rank, Pct(r.delay_outliers, r.calls), unit::kPercent);
+  m.Add("launch.short_kernels", rank, static_cast<double>(r.short_kernels), unit::kCount);
+  m.Add("launch.short_kernel_pct", rank, Pct(r.short_kernels, r.calls), unit::kPercent);
+  for (const StreamQueue& q : r.queues) {
+    MetricScope scope = MetricScope::Stream(q.device, q.stream);
+    m.Add("launch.queue_length_mean", scope, q.samples.mean, unit::kCount);
+    m.Add("launch.queue_length_p50", scope, q.samples.median, unit::kCount);
+    m.Add("launch.queue_length_max", scope, q.samples.max, unit::kCount);
+    m.Add("launch.queue_length_time_mean", scope, q.time_weighted_mean, unit::kCount);
+    m.Add("launch.queue_full_ms", scope, NsToMs(q.full_time), unit::kMs);
+    m.Add("launch.queue_full_pct", scope, 100.0 * q.full_ratio, unit::kPercent);
+  }
+  // Per step: launches whose call starts inside the step's host extent.
+  const StepTable& steps = input.trace.steps;
+  if (steps.synthesized) return;
+  std::vector<int64_t> count(steps.size(), 0);
+  std::vector<DurationNs> time(steps.size(), 0);
+  for (const LaunchRecord& l : r.launches) {
+    int64_t s = StepIndexAt(steps, input.trace.cpu_slices.start[l.call.value]);
+    if (s < 0) continue;
+    ++count[s];
+    time[s] += l.cpu_duration;
+  }
+  for (size_t s = 0; s < steps.size(); ++s) {
+    MetricScope scope = MetricScope::Step(steps.rows[s].number);
+    m.Add("launch.calls", scope, static_cast<double>(count[s]), unit::kCount);
+    m.Add("launch.call_total_ms", scope, NsToMs(time[s]), unit::kMs);
+  }
+}
+
+}  // namespace
+
+LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metrics) {
+  const Trace& trace = input.trace;
+  LaunchStatsResult r;
+  if (trace.gpu_ops.size() == 0) {
+    r.not_applicable.push_back("launch: the trace has no GPU ops (CPU-only trace)");
+    return r;
+  }
+  std::vector<RuntimeCallKind> kinds = ClassifyRuntimeCalls(trace);
+  HtaFilter filter = MakeHtaFilter(input);
+  const CpuSliceTable& s = trace.cpu_slices;
+  for (size_t i = 0; i < s.size(); ++i) {
+    bool graph = kinds[i] == RuntimeCallKind::kGraphLaunch;
+    if (kinds[i] == RuntimeCallKind::kOther || !IsQueuedLaunch(kinds[i], trace.Str(s.name[i]))) continue;
+    if (s.correlation[i] == kNoValue || !filter.HostKept(s.start[i])) continue;
+    if (trace.FindGpuOps(s.correlation[i]).empty()) continue;
+    r.launches.push_back(MakeRecord(trace, i, graph));
+  }
+  std::sort(r.launches.begin(), r.launches.end(), [&s](const LaunchRecord& a, const LaunchRecord& b) {
+    if (s.start[a.call.value] != s.start[b.call.value]) return s.start[a.call.value] < s.start[b.call.value];
+    return a.call.value < b.call.value;
+  });
+  if (r.launches.empty()) {
+    r.not_applicable.push_back(
+        "launch: no launch call is joined to a GPU op by correlation (the trace has no cuda_runtime/cuda_driver "
+        "launch events)");
+    return r;
+  }
+  SummarizeLaunches(input, r);
+  Interval span = trace.span();
+  r.queues = BuildStreamQueues(QueueEvents(trace, r.launches), input.options.full_queue_length, span.length());
+  EmitMetrics(input, r, metrics);
+  return r;
+}
 
 }  // namespace gpuwhy

@@ -1,12 +1,83 @@
-// STUB: to be replaced by the analysis that owns this file.
+// Synchronization and copies: host calls that block on the GPU (synchronize calls,
+// synchronous copies, .item()-style device-to-host reads) with their call sites; the
+// GPU-side waits (cuda_sync); copies by direction with bytes, pageable share and achieved
+// bandwidth.
 #pragma once
+
+#include <array>
+#include <string>
+#include <vector>
 
 #include "analyze/analysis_input.h"
 #include "analyze/metric.h"
+#include "analyze/runtime_calls.h"
 
 namespace gpuwhy {
 
-struct SyncCopiesResult {};
+enum class BlockingKind : uint8_t {
+  kDeviceSync,
+  kStreamSync,
+  kEventSync,
+  kSyncMemcpy,  // cudaMemcpy, hipMemcpy, hipMemcpyWithStream, cudaMemset, ...
+  kDtohStall,   // cudaMemcpyAsync to the host that waits: pageable destination or under .item()
+};
+constexpr size_t kBlockingKindCount = 5;
+std::string_view BlockingKindName(BlockingKind kind);
+
+struct BlockingCall {
+  CpuSliceId call;
+  BlockingKind kind = BlockingKind::kStreamSync;
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::string issuer;       // nearest enclosing CPU op (or annotation), "" when none
+  bool scalar_read = false;  // under aten::item / aten::_local_scalar_dense
+  int64_t step = -1;         // step number, -1 outside steps
+};
+
+struct BlockingIssuer {
+  std::string name;
+  int64_t count = 0;
+  DurationNs total = 0;
+};
+
+struct BlockingStepCount {
+  int64_t step = 0;
+  int64_t count = 0;
+  DurationNs total = 0;
+};
+
+struct GpuWaitStats {
+  int32_t device = 0;
+  int64_t count = 0;
+  DurationNs total = 0;  // sum of cuda_sync durations: waits, never busy time
+};
+
+struct CopyStats {
+  int32_t device = 0;
+  CopyDirection direction = CopyDirection::kUnknown;
+  int64_t count = 0;
+  int64_t bytes = 0;            // over copies that record their size
+  DurationNs duration = 0;      // all copies
+  DurationNs sized_duration = 0;  // copies that record their size (bandwidth denominator)
+  int64_t pageable_count = 0;   // source or destination is pageable host memory
+  int64_t pageable_bytes = 0;
+  double gbps = 0;              // bytes / sized_duration; 0 when unknown
+};
+
+struct SyncCopiesResult {
+  std::vector<BlockingCall> blocking;  // by start
+  std::array<int64_t, kBlockingKindCount> count_by_kind{};
+  std::array<DurationNs, kBlockingKindCount> time_by_kind{};
+  int64_t blocking_count = 0;
+  DurationNs blocking_total = 0;
+  int64_t scalar_reads = 0;
+  std::vector<BlockingIssuer> issuers;  // most time first
+  std::vector<BlockingStepCount> per_step;
+  std::vector<EvidenceRange> top_blocking;  // the longest blocking calls
+  std::vector<GpuWaitStats> gpu_waits;      // by device
+  std::vector<CopyStats> copies;            // by (device, direction)
+  std::vector<std::string> not_applicable;
+};
 
 SyncCopiesResult ComputeSyncCopies(const AnalysisInput& input, MetricSet& metrics);
 

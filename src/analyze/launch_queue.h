@@ -1,0 +1,39 @@
+// Per-stream launch queue length over time, as HTA defines it: +1 when a launch call
+// starts, -1 when the GPU op it enqueued starts.
+#pragma once
+
+#include <vector>
+
+#include "analyze/distribution.h"
+#include "base/time.h"
+
+namespace gpuwhy {
+
+struct QueueEvent {
+  int32_t device = 0;
+  int64_t stream = 0;
+  TimeNs ts = 0;
+  int32_t delta = 0;  // +1 launch call start, -1 GPU op start
+};
+
+struct QueuePoint {
+  TimeNs ts = 0;
+  int64_t length = 0;
+};
+
+struct StreamQueue {
+  int32_t device = 0;
+  int64_t stream = 0;
+  std::vector<QueuePoint> series;  // value after each event (a step function)
+  DistributionSummary samples;           // HTA queue_length_summary: pandas describe() of the event samples
+  double time_weighted_mean = 0;   // averaged over time between the first and last event
+  DurationNs full_time = 0;        // HTA duration_at_max_queue_length
+  double full_ratio = 0;           // HTA relative_duration_at_max_queue_length (of the span)
+};
+
+// Builds one StreamQueue per (device, stream), sorted by it. Ties at one timestamp put
+// the launch first so a launch and its own op never dip below zero.
+std::vector<StreamQueue> BuildStreamQueues(std::vector<QueueEvent> events, int64_t full_length,
+                                           DurationNs trace_duration);
+
+}  // namespace gpuwhy

@@ -1,0 +1,135 @@
+#include "analyze/launch_stats.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze/launch_test_util.h"
+#include "analyze/runtime_calls.h"
+
+namespace gpuwhy {
+namespace {
+
+using testing_util::TinyTrace;
+constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
+
+// Four launches (one a two-kernel graph), a synchronize and an orphan kernel; see the
+// expected numbers worked out in each assertion.
+void Build(TinyTrace& t) {
+  t.Runtime("cudaLaunchKernel", Us(0), Us(10), 1);
+  t.Kernel("k1", Us(30), Us(40), 1);  // delay 20, gpu 10 = cpu 10: not short
+  t.Runtime("cudaLaunchKernel", Us(10), Us(70), 2);
+  t.Kernel("k2", Us(70), Us(75), 2);  // delay 0, cpu 60 > 50: runtime outlier; gpu 5 < 60: short
+  t.Runtime("cudaMemcpyAsync", Us(80), Us(85), 3);
+  t.Copy(CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice, 64, Us(300), Us(310), 3);  // delay 215
+  t.Runtime("cudaGraphLaunch", Us(90), Us(95), 4);
+  t.Kernel("g1", Us(100), Us(110), 4);  // graph: delay 5, gpu 10 + 20
+  t.Kernel("g2", Us(110), Us(130), 4);
+  t.Runtime("cudaStreamSynchronize", Us(200), Us(400), 5);
+  t.Kernel("orphan", Us(500), Us(510));
+}
+
+TEST(LaunchStatsTest, JoinsLaunchesToGpuOps) {
+  TinyTrace t;
+  Build(t);
+  t.options.full_queue_length = 3;
+  MetricSet m;
+  LaunchStatsResult r = ComputeLaunchStats(t.Input(), m);
+  ASSERT_EQ(r.launches.size(), 4u);
+  EXPECT_EQ(r.calls, 4);
+  EXPECT_EQ(r.gpu_ops, 5);
+  EXPECT_EQ(r.graph_launches, 1);
+  EXPECT_EQ(r.graph_ops, 2);
+  EXPECT_EQ(r.launches[0].launch_delay, Us(20));
+  EXPECT_EQ(r.launches[1].launch_delay, 0);
+  EXPECT_EQ(r.launches[3].op_count, 2);
+  EXPECT_EQ(r.launches[3].gpu_duration, Us(30));
+  EXPECT_EQ(r.launches[3].launch_delay, Us(5));
+  // Delays {20, 0, 215, 5} µs.
+  EXPECT_DOUBLE_EQ(r.delay_ns.mean, 60000.0);
+  EXPECT_DOUBLE_EQ(r.delay_ns.median, 12500.0);
+  EXPECT_DOUBLE_EQ(r.delay_ns.max, 215000.0);
+  EXPECT_EQ(r.runtime_outliers, 1);
+  EXPECT_EQ(r.delay_outliers, 1);
+  EXPECT_EQ(r.short_kernels, 1);
+  EXPECT_EQ(r.call_total, Us(80));
+  ASSERT_EQ(r.top_delays.size(), 1u);
+  EXPECT_EQ(r.top_delays[0].start, Us(85));
+  EXPECT_EQ(r.top_delays[0].end, Us(300));
+  ASSERT_EQ(r.top_runtime_outliers.size(), 1u);
+  EXPECT_EQ(r.top_runtime_outliers[0].label, "cudaLaunchKernel");
+  ASSERT_EQ(r.by_name.size(), 3u);
+  EXPECT_EQ(r.by_name[0].name, "cudaLaunchKernel");
+  EXPECT_EQ(r.by_name[0].count, 2);
+  EXPECT_DOUBLE_EQ(m.ValueOr("launch.delay_mean_us", -1), 60.0);
+  EXPECT_DOUBLE_EQ(m.ValueOr("launch.short_kernel_pct", -1), 25.0);
+}
+
+TEST(LaunchStatsTest, QueueLengthPerStream) {
+  TinyTrace t;
+  Build(t);
+  t.options.full_queue_length = 3;
+  MetricSet m;
+  LaunchStatsResult r = ComputeLaunchStats(t.Input(), m);
+  ASSERT_EQ(r.queues.size(), 1u);
+  const StreamQueue& q = r.queues[0];
+  // Events: +1@0 +1@10 -1@30 -1@70 +1@80 +1@90 +1@90 -1@100 -1@110 -1@300.
+  ASSERT_EQ(q.series.size(), 10u);
+  EXPECT_EQ(q.samples.count, 10);
+  EXPECT_DOUBLE_EQ(q.samples.mean, 1.3);
+  EXPECT_DOUBLE_EQ(q.samples.max, 3);
+  EXPECT_DOUBLE_EQ(q.samples.min, 0);
+  EXPECT_NEAR(q.time_weighted_mean, 340.0 / 300.0, 1e-12);
+  EXPECT_EQ(q.full_time, Us(10));  // length 3 from 90 to 100
+  EXPECT_DOUBLE_EQ(m.ValueOr("launch.queue_full_ms", -1, MetricScope::Stream(0, 7)), 0.01);
+}
+
+TEST(LaunchStatsTest, HtaDropsLaunchesOfTheLastStep) {
+  TinyTrace t;
+  Build(t);
+  t.Step(1, Us(0), Us(50));
+  t.Step(2, Us(50), Us(600));
+  t.options.drop_last_step = true;
+  MetricSet m;
+  LaunchStatsResult r = ComputeLaunchStats(t.Input(), m);
+  EXPECT_EQ(r.calls, 2);  // the launches at 0 and 10 µs
+  EXPECT_DOUBLE_EQ(m.ValueOr("launch.calls", -1, MetricScope::Step(1)), 2);
+}
+
+TEST(LaunchStatsTest, NotApplicableWithoutGpuOpsOrLaunches) {
+  TinyTrace cpu_only;
+  cpu_only.Op("aten::add", 0, 10);
+  MetricSet m;
+  EXPECT_FALSE(ComputeLaunchStats(cpu_only.Input(), m).not_applicable.empty());
+  TinyTrace no_runtime;
+  no_runtime.Kernel("k", 0, 10, 1);
+  LaunchStatsResult r = ComputeLaunchStats(no_runtime.Input(), m);
+  EXPECT_EQ(r.calls, 0);
+  EXPECT_FALSE(r.not_applicable.empty());
+  EXPECT_TRUE(m.all().empty());
+}
+
+TEST(RuntimeCallsTest, Classifies) {
+  EXPECT_EQ(ClassifyRuntimeCall("cudaLaunchKernel"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaLaunchKernelExC"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cuLaunchKernelEx"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipExtModuleLaunchKernel"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipModuleLaunchKernel"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaMemcpyAsync"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipMemsetAsync"), RuntimeCallKind::kLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaGraphLaunch"), RuntimeCallKind::kGraphLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("hipGraphLaunch"), RuntimeCallKind::kGraphLaunch);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaMemcpy"), RuntimeCallKind::kSyncMemcpy);
+  EXPECT_EQ(ClassifyRuntimeCall("hipMemcpyWithStream"), RuntimeCallKind::kSyncMemcpy);
+  EXPECT_TRUE(IsQueuedLaunch(RuntimeCallKind::kSyncMemcpy, "hipMemcpyWithStream"));
+  EXPECT_FALSE(IsQueuedLaunch(RuntimeCallKind::kSyncMemcpy, "cudaMemcpy"));
+  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamSynchronize"), RuntimeCallKind::kStreamSync);
+  EXPECT_EQ(ClassifyRuntimeCall("hipDeviceSynchronize"), RuntimeCallKind::kDeviceSync);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventSynchronize"), RuntimeCallKind::kEventSync);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaMalloc"), RuntimeCallKind::kAlloc);
+  EXPECT_EQ(ClassifyRuntimeCall("hipFree"), RuntimeCallKind::kFree);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaStreamWaitEvent"), RuntimeCallKind::kOther);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaEventQuery"), RuntimeCallKind::kOther);
+  EXPECT_EQ(ClassifyRuntimeCall("cudaFuncGetAttributes"), RuntimeCallKind::kOther);
+}
+
+}  // namespace
+}  // namespace gpuwhy
