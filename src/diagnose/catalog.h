@@ -1,0 +1,90 @@
+// The rule catalog: every finding gpuwhy can emit, as plain data (id, class, thresholds with
+// their source, title template, ordered fixes, how to verify). Thresholds are overridable
+// with "RULE.PARAM=VALUE" (command line) or a config file of such lines. docs/findings.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "diagnose/finding.h"
+
+namespace gpuwhy {
+
+// The field engineer's order (KNOWLEDGE.md): the checklist is printed in this order.
+enum class ChecklistSection {
+  kBaseline,
+  kTimeline,
+  kInputAndCpu,
+  kCommunication,
+  kKernelsAndSync,
+  kMemoryAndModel,
+  kPlatform,
+};
+inline constexpr size_t kChecklistSectionCount = 7;
+std::string_view ChecklistSectionName(ChecklistSection s);  // "input and CPU"
+
+// A tunable number of a rule, with where its default comes from.
+struct RuleParam {
+  std::string name;         // "min_step_pct"
+  double value = 0;         // the default, or the override
+  std::string unit;         // "%", "ms", "us", "ratio", "count", "bytes", "GB/s"
+  std::string source;       // "TensorBoard plugin: DataLoader > 5% of step"
+  std::string description;  // what it gates
+};
+
+struct RuleSpec {
+  std::string id;  // "input.dataloader_wait"
+  BottleneckClass bottleneck_class = BottleneckClass::kInput;
+  ChecklistSection section = ChecklistSection::kInputAndCpu;
+  // Used when the rule cannot estimate recoverable time (structural findings, e.g.
+  // memory.near_capacity); otherwise severity comes from the recoverable share of step.
+  Severity default_severity = Severity::kLow;
+  std::string severity_logic;  // one line for docs: how severity is chosen
+  // fmt template with named arguments the rule supplies ("{pct:.0f}% of each step ...").
+  std::string title_template;
+  std::string recoverable_logic;  // one line: how recoverable time is estimated
+  std::vector<RuleParam> params;
+  std::vector<Fix> fixes;  // ordered
+  std::string verify;      // which metric id should move
+  // What a trace must hold for the rule to assess anything, and how to capture it.
+  std::string needs;
+  std::string capture_command;
+
+  const RuleParam* FindParam(std::string_view name) const;
+};
+
+class Catalog {
+ public:
+  // Every rule with its default thresholds.
+  static const Catalog& Default();
+
+  explicit Catalog(std::vector<RuleSpec> rules) : rules_(std::move(rules)) {}
+
+  const std::vector<RuleSpec>& rules() const { return rules_; }
+  const RuleSpec* Find(std::string_view id) const;
+  // A rule's parameter value; a programmer error (CHECK) when either is unknown.
+  double Param(std::string_view rule_id, std::string_view param) const;
+
+  // "RULE.PARAM=VALUE", e.g. "input.dataloader_wait.min_step_pct=3". Whitespace around
+  // the parts is ignored. Errors name what is wrong: unknown rule, unknown parameter,
+  // bad number.
+  Status ApplyOverride(std::string_view assignment);
+  // Applies |text| as a config file: one "RULE.PARAM = VALUE" per line, '#' comments,
+  // blank lines ignored. Errors read "NAME:LINE: message".
+  Status ApplyConfigText(std::string_view text, std::string_view name);
+  // Reads and applies a config file (errors name the file and line).
+  Status ApplyConfigFile(const std::string& path);
+
+ private:
+  std::vector<RuleSpec> rules_;
+};
+
+// The catalog's rules, built in catalog_*.cc (one function per class group).
+std::vector<RuleSpec> InputAndHostRules();
+std::vector<RuleSpec> MemoryAndCommRules();
+std::vector<RuleSpec> LaunchAndComputeRules();
+std::vector<RuleSpec> PlatformRules();
+
+}  // namespace gpuwhy

@@ -1,0 +1,131 @@
+// The catalog's content (every required id, sourced thresholds, fixes) and threshold
+// overrides from "RULE.PARAM=VALUE" lines and config files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "diagnose/catalog.h"
+
+namespace gpuwhy {
+namespace {
+
+TEST(CatalogTest, HoldsEveryRequiredRuleOnce) {
+  const Catalog& catalog = Catalog::Default();
+  for (const char* id :
+       {"input.dataloader_wait", "input.pageable_copies", "input.h2d_in_critical_path",
+        "host.cpu_bound_gaps", "host.periodic_stall", "host.dataparallel",
+        "memory.near_capacity", "memory.allocator_churn", "memory.small_batch_gemms",
+        "comm.exposed", "comm.low_bus_bandwidth", "comm.no_overlap", "launch.tiny_kernels",
+        "launch.launch_bound", "launch.sync_points", "launch.queue_starved",
+        "compute.no_tensor_cores", "compute.memory_bound_elementwise",
+        "compute.unfused_attention", "platform.throttling", "platform.pcie_downgraded",
+        "platform.xid_errors", "platform.contention"}) {
+    EXPECT_NE(catalog.Find(id), nullptr) << id;
+  }
+  std::set<std::string> ids;
+  std::set<BottleneckClass> classes;
+  for (const RuleSpec& spec : catalog.rules()) {
+    EXPECT_TRUE(ids.insert(spec.id).second) << "duplicate " << spec.id;
+    classes.insert(spec.bottleneck_class);
+    EXPECT_FALSE(spec.title_template.empty()) << spec.id;
+    EXPECT_FALSE(spec.fixes.empty()) << spec.id;
+    EXPECT_FALSE(spec.verify.empty()) << spec.id;
+    EXPECT_FALSE(spec.capture_command.empty()) << spec.id;
+    for (const RuleParam& p : spec.params) {
+      EXPECT_FALSE(p.source.empty()) << spec.id << "." << p.name;
+      EXPECT_EQ(p.name.find('.'), std::string::npos) << spec.id << "." << p.name;
+    }
+  }
+  EXPECT_EQ(classes.size(), 7u);
+}
+
+TEST(CatalogTest, AnchorThresholdsCarryTheirSource) {
+  const Catalog& c = Catalog::Default();
+  EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 5);
+  EXPECT_NE(c.Find("input.dataloader_wait")->FindParam("min_step_pct")->source.find(
+                "TensorBoard plugin"),
+            std::string::npos);
+  EXPECT_EQ(c.Param("input.dataloader_wait", "high_pct"), 20);
+  EXPECT_EQ(c.Param("comm.exposed", "min_step_pct"), 10);
+  EXPECT_EQ(c.Param("memory.near_capacity", "peak_pct"), 90);
+  EXPECT_EQ(c.Param("host.periodic_stall", "long_gap_ms"), 500);
+  EXPECT_EQ(c.Param("launch.launch_bound", "max_delay_us"), 100);
+  EXPECT_EQ(c.Param("launch.queue_starved", "max_kernel_util_pct"), 50);
+}
+
+TEST(CatalogTest, DataLoaderFixesNameTheKnobs) {
+  std::string code;
+  for (const Fix& f : Catalog::Default().Find("input.dataloader_wait")->fixes) code += f.code;
+  for (const char* knob : {"num_workers", "pin_memory=True", "persistent_workers=True",
+                           "prefetch_factor", "non_blocking=True"}) {
+    EXPECT_NE(code.find(knob), std::string::npos) << knob;
+  }
+}
+
+TEST(OverrideTest, GoodLinesChangeOnlyThisCatalog) {
+  Catalog c = Catalog::Default();
+  ASSERT_TRUE(c.ApplyOverride("input.dataloader_wait.min_step_pct=3").ok());
+  EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 3);
+  ASSERT_TRUE(c.ApplyOverride("  comm.exposed.min_step_pct =  12.5 ").ok());
+  EXPECT_EQ(c.Param("comm.exposed", "min_step_pct"), 12.5);
+  ASSERT_TRUE(c.ApplyOverride("comm.low_bus_bandwidth.min_message_bytes=1e6").ok());
+  EXPECT_EQ(c.Param("comm.low_bus_bandwidth", "min_message_bytes"), 1e6);
+  EXPECT_NE(c.Find("comm.exposed")->FindParam("min_step_pct")->source.find("override"),
+            std::string::npos);
+  EXPECT_EQ(Catalog::Default().Param("input.dataloader_wait", "min_step_pct"), 5);
+}
+
+TEST(OverrideTest, BadLinesSayWhatIsWrong) {
+  Catalog c = Catalog::Default();
+  struct Case {
+    const char* line;
+    const char* message_part;
+  };
+  for (const Case& t : {Case{"input.dataloader_wait.min_step_pct", "expected RULE.PARAM=VALUE"},
+                        Case{"nosuchrule.x=1", "unknown rule 'nosuchrule'"},
+                        Case{"input.nosuch.min_step_pct=1", "unknown rule 'input.nosuch'"},
+                        Case{"input.dataloader_wait.nosuch=1", "has no parameter 'nosuch'"},
+                        Case{"input.dataloader_wait.min_step_pct=abc", "not a number"},
+                        Case{"input.dataloader_wait.min_step_pct=5%", "not a number"},
+                        Case{"input.dataloader_wait.min_step_pct=", "not a number"},
+                        Case{"min_step_pct=5", "expected RULE.PARAM"},
+                        Case{"=5", "expected RULE.PARAM"},
+                        Case{"input.dataloader_wait.min_step_pct=inf", "not a number"}}) {
+    Status s = c.ApplyOverride(t.line);
+    EXPECT_FALSE(s.ok()) << t.line;
+    EXPECT_NE(s.message().find(t.message_part), std::string::npos) << t.line << ": " << s.message();
+  }
+  EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 5);
+}
+
+TEST(OverrideTest, ConfigTextSkipsCommentsAndNamesTheBadLine) {
+  Catalog c = Catalog::Default();
+  ASSERT_TRUE(c.ApplyConfigText("# thresholds for our cluster\n\n"
+                                "input.dataloader_wait.min_step_pct = 2  # stricter\n"
+                                "comm.exposed.dominant_pct=25\r\n",
+                                "gpuwhy.conf")
+                  .ok());
+  EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 2);
+  EXPECT_EQ(c.Param("comm.exposed", "dominant_pct"), 25);
+  Status s = c.ApplyConfigText("# ok\ncomm.exposed.min_step_pct=5\n\nbogus line\n", "my.conf");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("my.conf:4: ", 0), 0u) << s.message();
+}
+
+TEST(OverrideTest, ConfigFileErrorsNameTheFile) {
+  Catalog c = Catalog::Default();
+  Status missing = c.ApplyConfigFile("/nonexistent/gpuwhy.conf");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("/nonexistent/gpuwhy.conf"), std::string::npos);
+  auto path = std::filesystem::path(::testing::TempDir()) / "gpuwhy_overrides.conf";
+  std::ofstream(path) << "launch.sync_points.min_step_pct = 1\nlaunch.sync_points.x = 2\n";
+  Status s = c.ApplyConfigFile(path.string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(path.string() + ":2: "), std::string::npos) << s.message();
+  EXPECT_EQ(c.Param("launch.sync_points", "min_step_pct"), 1);
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -1,0 +1,155 @@
+#include "diagnose/checklist.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "diagnose/capture.h"
+
+namespace gpuwhy {
+namespace {
+
+void AppendUnique(std::string& text, const std::string& part) {
+  if (part.empty() || text.find(part) != std::string::npos) return;
+  if (!text.empty()) text += "; ";
+  text += part;
+}
+
+// An item backed by catalog rules: its status and text come from their outcomes.
+ChecklistItem FromRules(ChecklistSection section, std::string title,
+                        std::vector<std::string> rule_ids, const Catalog& catalog,
+                        const Diagnosis& d) {
+  ChecklistItem item{section, std::move(title), AssessStatus::kAssessed, "", "", "",
+                     std::move(rule_ids)};
+  int assessed = 0, not_assessed = 0;
+  std::string found;
+  for (const std::string& id : item.rule_ids) {
+    auto it = std::find_if(d.outcomes.begin(), d.outcomes.end(),
+                           [&](const RuleOutcome& o) { return o.rule_id == id; });
+    if (it == d.outcomes.end()) continue;
+    if (it->fired) AppendUnique(found, id);
+    if (it->status == AssessStatus::kAssessed) {
+      ++assessed;
+      continue;
+    }
+    it->status == AssessStatus::kNotAssessed ? ++not_assessed : ++assessed;
+    AppendUnique(item.missing, it->note);
+    if (const RuleSpec* spec = catalog.Find(id)) AppendUnique(item.command, spec->capture_command);
+  }
+  if (not_assessed > 0) {
+    item.status = assessed > 0 ? AssessStatus::kPartly : AssessStatus::kNotAssessed;
+  }
+  if (!item.missing.empty() && item.status == AssessStatus::kAssessed) {
+    item.status = AssessStatus::kPartly;
+  }
+  item.detail = found.empty() ? "nothing found" : "findings: " + found;
+  return item;
+}
+
+ChecklistItem Baseline(const Trace& trace, const Diagnosis& d) {
+  ChecklistItem item{ChecklistSection::kBaseline, "device, steps and step time",
+                     AssessStatus::kAssessed, "", "", "", {}};
+  std::string device = "unknown GPU";
+  if (!trace.devices.rows.empty()) device = std::string(trace.Str(trace.devices.rows[0].name));
+  if (device.empty()) device = "unknown GPU";
+  item.detail = fmt::format("{} analysed step(s), mean {:.2f} ms, {} device(s): {}",
+                            d.step_count, NsToMs(d.step_ns), trace.active_devices().size(), device);
+  if (d.step_ns == 0 || trace.active_devices().empty()) {
+    item.status = AssessStatus::kNotAssessed;
+    item.missing = "GPU activity (the trace has no GPU op)";
+    item.command = kCaptureProfilerSchedule;
+    return item;
+  }
+  if (d.steps_synthesized) {
+    item.status = AssessStatus::kPartly;
+    item.missing = "ProfilerStep markers (prof.step() each iteration)";
+    item.command = kCaptureProfilerSchedule;
+  } else if (trace.devices.rows.empty()) {
+    item.status = AssessStatus::kPartly;
+    item.missing = "device properties (GPU model, memory, SMs)";
+    item.command = "a recent PyTorch (>= 1.13) records deviceProperties; " +
+                   std::string(kCaptureDoctor);
+  }
+  return item;
+}
+
+ChecklistItem Timeline(const TraceAnalysis& a, const Diagnosis& d) {
+  ChecklistItem item{ChecklistSection::kTimeline, "GPU idle time and what fills the gaps",
+                     AssessStatus::kAssessed, "", "", "", {}};
+  if (!a.utilization.valid || d.step_ns == 0) {
+    item.status = AssessStatus::kNotAssessed;
+    item.missing = "GPU activity (the trace has no GPU op)";
+    item.command = kCaptureProfilerSchedule;
+    return item;
+  }
+  item.detail = fmt::format("kernel utilization {:.1f}%, GPU idle {:.2f} ms per step ({:.1f}%)",
+                            a.utilization.rank.kernel_pct, NsToMs(d.idle_ns_per_step),
+                            100.0 * d.idle_ns_per_step / d.step_ns);
+  item.missing = "live utilization and SM activity over the whole run";
+  item.command = kCaptureLiveMetrics;
+  item.status = AssessStatus::kPartly;
+  return item;
+}
+
+bool HasPython(const Trace& trace) {
+  return std::find(trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(),
+                   CpuSliceKind::kPython) != trace.cpu_slices.kind.end();
+}
+
+}  // namespace
+
+std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysis& analysis,
+                                          const Catalog& catalog, const Diagnosis& d) {
+  std::vector<ChecklistItem> items;
+  items.push_back(Baseline(trace, d));
+  items.push_back(Timeline(analysis, d));
+  items.push_back(FromRules(ChecklistSection::kTimeline, "periodic stalls and long gaps",
+                            {"host.periodic_stall"}, catalog, d));
+  items.push_back(FromRules(ChecklistSection::kInputAndCpu, "DataLoader wait and input copies",
+                            {"input.dataloader_wait", "input.pageable_copies",
+                             "input.h2d_in_critical_path"},
+                            catalog, d));
+  ChecklistItem host = FromRules(ChecklistSection::kInputAndCpu, "host-bound gaps",
+                                 {"host.cpu_bound_gaps", "host.dataparallel"}, catalog, d);
+  if (!HasPython(trace) && d.step_ns > 0) {
+    host.status = AssessStatus::kPartly;
+    AppendUnique(host.missing, "Python frames naming the host hot spots");
+    AppendUnique(host.command, kCaptureWithStack);
+  }
+  items.push_back(std::move(host));
+  ChecklistItem comm = FromRules(ChecklistSection::kCommunication,
+                                 "exposed communication, overlap and bus bandwidth",
+                                 {"comm.exposed", "comm.no_overlap", "comm.low_bus_bandwidth"},
+                                 catalog, d);
+  if (trace.rank.world_size > 1 && comm.status == AssessStatus::kAssessed) {
+    comm.status = AssessStatus::kPartly;
+    AppendUnique(comm.missing, "the other ranks' traces (stragglers, late arrivals)");
+    AppendUnique(comm.command, kCaptureEveryRank);
+  }
+  items.push_back(std::move(comm));
+  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "launch overhead and sync points",
+                            {"launch.sync_points", "launch.tiny_kernels", "launch.launch_bound",
+                             "launch.queue_starved"},
+                            catalog, d));
+  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "kernel efficiency",
+                            {"compute.no_tensor_cores", "compute.memory_bound_elementwise",
+                             "compute.unfused_attention"},
+                            catalog, d));
+  items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "memory capacity and allocator",
+                            {"memory.near_capacity", "memory.allocator_churn"}, catalog, d));
+  items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "GEMM sizes and batch",
+                            {"memory.small_batch_gemms"}, catalog, d));
+  std::vector<std::string> platform;
+  for (const RuleSpec& spec : catalog.rules()) {
+    if (spec.bottleneck_class == BottleneckClass::kPlatform) platform.push_back(spec.id);
+  }
+  items.push_back(FromRules(ChecklistSection::kPlatform,
+                            "clocks and throttling, PCIe link, Xid errors, other processes",
+                            std::move(platform), catalog, d));
+  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
+    return a.section < b.section;
+  });
+  return items;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,121 @@
+#include "diagnose/diagnose.h"
+
+#include <algorithm>
+
+#include "diagnose/checklist.h"
+#include "diagnose/rule_context.h"
+
+namespace gpuwhy {
+
+Severity SeverityForShare(double pct, const SeverityBands& bands) {
+  if (pct >= bands.critical_pct) return Severity::kCritical;
+  if (pct >= bands.high_pct) return Severity::kHigh;
+  if (pct >= bands.medium_pct) return Severity::kMedium;
+  if (pct >= bands.low_pct) return Severity::kLow;
+  return Severity::kInfo;
+}
+
+std::string_view AssessStatusName(AssessStatus s) {
+  switch (s) {
+    case AssessStatus::kAssessed: return "assessed";
+    case AssessStatus::kPartly: return "partly";
+    case AssessStatus::kNotAssessed: return "not assessed";
+  }
+  return "not assessed";
+}
+
+const Finding* Diagnosis::Find(std::string_view id) const {
+  for (const Finding& f : findings) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+double RankingKey(const Finding& f) {
+  static constexpr double kWeight[] = {0.5, 0.75, 1.0};  // low, medium, high confidence
+  return static_cast<double>(f.recoverable_ns_per_step) *
+         kWeight[static_cast<size_t>(f.confidence)];
+}
+
+Severity Diagnosis::MaxSeverity() const {
+  Severity max = Severity::kInfo;
+  for (const Finding& f : findings) max = std::max(max, f.severity);
+  return max;
+}
+
+namespace {
+
+// One outcome per catalog rule, in catalog order.
+void OrderOutcomes(const Catalog& catalog, Diagnosis& d) {
+  std::vector<RuleOutcome> ordered;
+  for (const RuleSpec& spec : catalog.rules()) {
+    auto it = std::find_if(d.outcomes.begin(), d.outcomes.end(),
+                           [&](const RuleOutcome& o) { return o.rule_id == spec.id; });
+    if (it != d.outcomes.end()) {
+      ordered.push_back(std::move(*it));
+    } else {
+      ordered.push_back({spec.id, AssessStatus::kNotAssessed, false, "not evaluated"});
+    }
+  }
+  d.outcomes = std::move(ordered);
+}
+
+void RankFindings(std::vector<Finding>& findings) {
+  std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    double ka = RankingKey(a), kb = RankingKey(b);
+    if (ka != kb) return ka > kb;
+    if (a.recoverable_ns_per_step != b.recoverable_ns_per_step) {
+      return a.recoverable_ns_per_step > b.recoverable_ns_per_step;
+    }
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.id < b.id;
+  });
+}
+
+void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
+  if (d.steps_synthesized) {
+    d.notes.push_back("no ProfilerStep in the trace: one 'step' spans the whole trace; per-step "
+                      "numbers are per trace");
+  }
+  if (d.step_ns == 0 || trace.active_devices().empty()) d.notes.push_back("no analysable GPU work: nothing to diagnose");
+  for (const DataQualityIssue& issue : analysis.data_quality.issues) {
+    if (issue.severity == QualitySeverity::kInfo) continue;
+    d.notes.push_back(std::string(QualitySeverityName(issue.severity)) + ": " + issue.message);
+  }
+  if (trace.rank.world_size > 1) {
+    d.notes.push_back("one rank of " + std::to_string(trace.rank.world_size) +
+                      ": stragglers and cross-rank waits need every rank's trace");
+  }
+}
+
+}  // namespace
+
+Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
+                   const DiagnoseOptions& options) {
+  Diagnosis d;
+  d.rank = trace.rank.rank;
+  d.steps_synthesized = analysis.steps.extents.synthesized;
+  RuleContext ctx(trace, analysis, options, d);
+  d.step_count = ctx.step_count;
+  d.step_ns = ctx.step_ns;
+  double idle = 0;
+  for (size_t c = 0; c < kIdleCauseCount; ++c) idle += ctx.IdleLeft(static_cast<IdleCause>(c));
+  d.idle_ns_per_step = static_cast<DurationNs>(idle);
+  // Order matters: idle-based rules claim their cause's idle time in this order (see
+  // docs/findings.md "Recoverable time").
+  EvaluateInputRules(ctx);
+  EvaluateCommRules(ctx);
+  EvaluateSyncRule(ctx);
+  EvaluateMemoryRules(ctx);
+  EvaluateHostRules(ctx);
+  EvaluateLaunchRules(ctx);
+  EvaluateComputeRules(ctx);
+  EvaluatePlatformRules(ctx);
+  OrderOutcomes(options.catalog, d);
+  RankFindings(d.findings);
+  AddNotes(trace, analysis, d);
+  d.checklist = BuildChecklist(trace, analysis, options.catalog, d);
+  return d;
+}
+
+}  // namespace gpuwhy

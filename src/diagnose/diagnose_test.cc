@@ -1,0 +1,116 @@
+// Hand-built traces: exact recoverable time for a DataLoader wait, nothing from a CPU-only
+// trace, no tensor-core finding on AMD, severity bands.
+#include <gtest/gtest.h>
+
+#include "analyze/step_idle_test_util.h"
+#include "diagnose/diagnose_test_util.h"
+
+namespace gpuwhy {
+namespace {
+
+using step_idle_test::TinyTrace;
+
+constexpr const char* kNext = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+constexpr const char* kBf16Gemm = "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_tn";
+constexpr const char* kFp32Gemm = "volta_sgemm_128x64_nn";
+
+// Four 10 ms steps: 3 ms in DataLoader __next__ with the GPU idle, then a 6.5 ms GEMM.
+void InputBoundSteps(TinyTrace& t, const char* gemm = kBf16Gemm) {
+  for (int s = 0; s < 4; ++s) {
+    TimeNs base = s * 10000;
+    t.Step(s + 1, base, base + 10000);
+    t.Op(kNext, base, base + 3000);
+    t.Op("aten::mm", base + 3000, base + 3050);
+    t.Launch(t.main(), "cudaLaunchKernel", base + 3010, base + 3040, GpuOpKind::kKernel, gemm,
+             base + 3050, base + 9550);
+  }
+}
+
+TEST(DiagnoseTest, DataLoaderWaitIsTheIdleItCauses) {
+  TinyTrace t(kNsPerUs);
+  InputBoundSteps(t);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& top = d.findings.front();
+  EXPECT_EQ(top.id, "input.dataloader_wait");
+  EXPECT_EQ(d.step_ns, 10 * kNsPerMs);
+  EXPECT_EQ(top.step_ns, 10 * kNsPerMs);
+  // The GPU idles from each step start to the kernel start: 3.05 ms, of which the
+  // DataLoader covers 3 ms (the rest is the launch).
+  EXPECT_NEAR(NsToMs(top.recoverable_ns_per_step), 3.0, 0.01);
+  EXPECT_EQ(top.severity, Severity::kHigh);  // 30% of the step: TensorFlow "highly input-bound"
+  EXPECT_NEAR(top.SpeedupUpperBound(), 10.0 / 7.0, 0.01);
+  EXPECT_FALSE(top.ranges.empty());
+  ASSERT_FALSE(top.top_events.empty());
+  EXPECT_EQ(top.top_events.front(), kNext);
+  bool threshold_fired = false;
+  for (const FindingEvidence& e : top.evidence) {
+    if (e.metric.id == "step.dataloader_pct") {
+      threshold_fired = e.metric.value > e.threshold && e.comparison == ">" &&
+                        e.threshold_source.find("TensorBoard") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(threshold_fired);
+  EXPECT_NE(top.title.find("3.0 ms"), std::string::npos) << top.title;
+  ExpectNoIdleDoubleCount(d, "hand-built input-bound");
+  for (const Finding& f : d.findings) EXPECT_NE(f.id.rfind("comm.", 0), 0u) << f.id;
+  EXPECT_EQ(d.Find("memory.near_capacity"), nullptr);
+}
+
+TEST(DiagnoseTest, CpuOnlyTraceHasNoFindingAndSaysWhy) {
+  TinyTrace t(kNsPerUs);
+  t.Step(1, 0, 1000);
+  t.Op("aten::add", 10, 900);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_FALSE(d.checklist.empty());
+  EXPECT_EQ(d.checklist.front().status, AssessStatus::kNotAssessed);
+  EXPECT_FALSE(d.checklist.front().command.empty());
+}
+
+TEST(DiagnoseTest, NoTensorCoreFindingOnAmd) {
+  TinyTrace t(kNsPerUs);
+  InputBoundSteps(t, kFp32Gemm);
+  t.trace().metadata.vendor = GpuVendor::kAmd;
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  EXPECT_EQ(d.Find("compute.no_tensor_cores"), nullptr);
+  for (const RuleOutcome& o : d.outcomes) {
+    if (o.rule_id == "compute.no_tensor_cores") {
+      EXPECT_EQ(o.status, AssessStatus::kNotAssessed);
+      EXPECT_FALSE(o.note.empty());
+    }
+  }
+}
+
+TEST(DiagnoseTest, Fp32GemmsOnNvidiaEstimateHalfTheirTime) {
+  TinyTrace t(kNsPerUs);
+  InputBoundSteps(t, kFp32Gemm);
+  t.trace().metadata.vendor = GpuVendor::kNvidia;
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  const Finding* f = d.Find("compute.no_tensor_cores");
+  ASSERT_NE(f, nullptr);
+  // 6.5 ms of fp32 GEMM per step x (1 - 1/2).
+  EXPECT_NEAR(NsToMs(f->recoverable_ns_per_step), 3.25, 0.001);
+  EXPECT_EQ(f->idle_recoverable_ns_per_step, 0);
+}
+
+TEST(DiagnoseTest, SeverityBands) {
+  SeverityBands bands;
+  EXPECT_EQ(SeverityForShare(0.5, bands), Severity::kInfo);
+  EXPECT_EQ(SeverityForShare(1, bands), Severity::kLow);
+  EXPECT_EQ(SeverityForShare(5, bands), Severity::kMedium);
+  EXPECT_EQ(SeverityForShare(20, bands), Severity::kHigh);
+  EXPECT_EQ(SeverityForShare(40, bands), Severity::kCritical);
+}
+
+}  // namespace
+}  // namespace gpuwhy
