@@ -27,6 +27,10 @@ std::vector<RuleSpec> LaunchRules() {
                   "gpuwhy: most kernels shorter than 10 us (AnalysisOptions.short_kernel_ns)",
                   "share of kernels that are short above this makes launch-bound idle "
                   "'tiny kernels'"},
+                 {"min_kernels_per_step", 100, "count",
+                  "gpuwhy, after KNOWLEDGE.md §5: launch-bound jobs run thousands of kernels per "
+                  "step",
+                  "fewer kernels per step leave launch-bound idle to launch.launch_bound"},
                  {"min_step_pct", 3, "%", "gpuwhy", "launch-bound idle above this share of "
                   "step fires"}},
       .fixes = {kCompileFix,

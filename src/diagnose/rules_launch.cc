@@ -67,8 +67,11 @@ void EvaluateLaunchRules(RuleContext& ctx) {
   if (NoKernels(ctx, {kTiny, kLaunchBound, kStarved})) return;
   // launch_bound idle goes to tiny kernels when most kernels are short, else to the host.
   const RuleParam* min_short = ctx.catalog.Find(kTiny)->FindParam("min_short_count_pct");
+  const RuleParam* min_kernels = ctx.catalog.Find(kTiny)->FindParam("min_kernels_per_step");
   double short_pct = ctx.metrics.ValueOr("kernels.short_count_pct", 0);
-  bool tiny = short_pct >= min_short->value;
+  double kernels = static_cast<double>(ctx.busy.kernel_count) /
+                   static_cast<double>(std::max<int64_t>(1, ctx.step_count) * ctx.device_count);
+  bool tiny = short_pct >= min_short->value && kernels >= min_kernels->value;
   const char* owner = tiny ? kTiny : kLaunchBound;
   ctx.Outcome(tiny ? kLaunchBound : kTiny, AssessStatus::kAssessed, false);
   double launch = ctx.IdleLeft(IdleCause::kLaunchBound);
@@ -82,13 +85,12 @@ void EvaluateLaunchRules(RuleContext& ctx) {
     AddIdlePctEvidence(ctx, f, owner, "diagnose.launch_bound_idle_step_pct", launch);
     ctx.AddMetricEvidence(f, "kernels.short_count_pct", tiny ? ">=" : "<", min_short->value,
                           min_short);
-    ctx.AddMetricEvidence(f, "kernels.per_step", ">", 0, nullptr);
+    RuleContext::AddEvidence(f, "diagnose.kernels_per_step", kernels, unit::kCount,
+                             tiny ? ">=" : "<", min_kernels->value, min_kernels);
     const RuleParam* max_delay = ctx.catalog.Find(kLaunchBound)->FindParam("max_delay_us");
     ctx.AddMetricEvidence(f, "launch.delay_p95_us", ">", max_delay->value, max_delay);
     ctx.AddMetricEvidence(f, "launch.call_mean_us", ">", 0, nullptr);
     ctx.AddIdleEvidence(f, IdleCause::kLaunchBound);
-    double kernels = static_cast<double>(ctx.busy.kernel_count) /
-                     static_cast<double>(std::max<int64_t>(1, ctx.step_count) * ctx.device_count);
     ctx.Emit(std::move(f), {{"kernels", kernels}, {"short_pct", short_pct}});
   }
   double unknown = ctx.IdleLeft(IdleCause::kUnknown);
