@@ -101,14 +101,14 @@ class RuleContext {
 };
 
 // The rules, by class; each reads the context and emits 0..n findings and one outcome per
-// catalog rule it owns. Called in this order by Diagnose (idle claims depend on it).
-void EvaluateInputRules(RuleContext& ctx);
-void EvaluateCommRules(RuleContext& ctx);
-void EvaluateSyncRule(RuleContext& ctx);
-void EvaluateHostRules(RuleContext& ctx);  // periodic stall, allocator churn, cpu gaps, DP
-void EvaluateLaunchRules(RuleContext& ctx);
+// catalog rule it owns. Diagnose calls them in this order (idle claims depend on it).
+void EvaluateInputRules(RuleContext& ctx);   // input_wait
+void EvaluateCommRules(RuleContext& ctx);    // comm_wait
+void EvaluateSyncRule(RuleContext& ctx);     // sync_drain
+void EvaluateMemoryRules(RuleContext& ctx);  // allocator churn takes host_busy first
+void EvaluateHostRules(RuleContext& ctx);    // periodic stall, then cpu gaps; DataParallel
+void EvaluateLaunchRules(RuleContext& ctx);  // launch_bound, unknown
 void EvaluateComputeRules(RuleContext& ctx);
-void EvaluateMemoryRules(RuleContext& ctx);
 void EvaluatePlatformRules(RuleContext& ctx);
 
 }  // namespace gpuwhy
