@@ -30,6 +30,8 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   InfoOptions info;
   SynthCommandOptions synth;
   DemoOptions demo;
+  AnalyzeOptions analyze;
+  AddAnalyzeCommand(app, analyze);
   AddInfoCommand(app, info);
   AddSynthCommand(app, synth);
   AddDemoCommand(app, demo);
@@ -45,6 +47,7 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
     PrintError(context, fmt::format("{} (see gpuwhy --help)", e.what()));
     return kExitUnusable;
   }
+  if (app.got_subcommand("analyze")) return RunAnalyzeCommand(analyze, context);
   if (app.got_subcommand("info")) return RunInfoCommand(info, context);
   if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
   if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);

@@ -34,6 +34,15 @@ struct SynthCommandOptions {
 void AddSynthCommand(CLI::App& app, SynthCommandOptions& options);
 int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context);
 
+struct AnalyzeOptions {
+  std::vector<std::string> inputs;  // files or directories
+  std::string format = "text";      // text | json
+  std::string output;               // empty: the context's out stream
+  int top_n = 10;                   // rows in top-N lists
+};
+void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
+int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);
+
 struct DemoOptions {
   std::string keep_dir;  // empty: a temporary directory removed afterwards
 };

@@ -1,0 +1,119 @@
+// `gpuwhy analyze` end to end, in-process: synthetic traces, missing inputs, JSON to a
+// file, and every real trace under ../shared/data/kineto.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "cli/cli.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result RunGpuwhy(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  int code = RunCli(args, CliContext{out, err, ColourMode::kOff});
+  return {code, out.str(), err.str()};
+}
+
+class AnalyzeCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "gpuwhy_analyze_XXXXXX").string();
+    dir_ = ::mkdtemp(pattern.data());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  std::string Synth(const std::string& scenario) const {
+    std::string path = Path(scenario + ".json");
+    Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", "6", "-o", path});
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(AnalyzeCommandTest, InputBoundTraceShowsDataLoaderWait) {
+  std::string trace = Synth("input-bound");
+  Result r = RunGpuwhy({"analyze", trace});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("dataloader"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("input_wait"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(trace), std::string::npos);
+}
+
+TEST_F(AnalyzeCommandTest, MissingFileExitsTwoNamingThePathAndKeepsTheOthers) {
+  std::string trace = Synth("healthy");
+  Result r = RunGpuwhy({"analyze", "/nonexistent/gpuwhy/trace.json", trace});
+  EXPECT_EQ(r.code, kExitUnusable);
+  EXPECT_NE(r.err.find("/nonexistent/gpuwhy/trace.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Step breakdown"), std::string::npos) << "the good input is still reported";
+}
+
+TEST_F(AnalyzeCommandTest, EmptyDirectoryIsUnusable) {
+  fs::create_directories(Path("empty"));
+  Result r = RunGpuwhy({"analyze", Path("empty")});
+  EXPECT_EQ(r.code, kExitUnusable);
+  EXPECT_NE(r.err.find("no trace files"), std::string::npos) << r.err;
+}
+
+TEST_F(AnalyzeCommandTest, JsonToFileWithTopN) {
+  std::string trace = Synth("input-bound");
+  std::string out = Path("report.json");
+  Result r = RunGpuwhy({"analyze", "--format", "json", "--top", "3", "-o", out, trace});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.load(out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element rank = doc["ranks"].at(0);
+  EXPECT_LE(rank["top_kernels"].get_array().size(), 3u);
+  EXPECT_GT(rank["metrics"].get_array().size(), 10u);
+}
+
+TEST_F(AnalyzeCommandTest, BadOptionsAreUsageErrors) {
+  EXPECT_EQ(RunGpuwhy({"analyze"}).code, kExitUnusable);
+  EXPECT_EQ(RunGpuwhy({"analyze", "x.json", "--format", "xml"}).code, kExitUnusable);
+  EXPECT_EQ(RunGpuwhy({"analyze", "x.json", "--top", "0"}).code, kExitUnusable);
+}
+
+TEST_F(AnalyzeCommandTest, EveryRealTraceAnalysesWithoutError) {
+  std::string dir = std::string(GPUWHY_SHARED_DATA) + "/kineto";
+  if (!fs::exists(dir)) GTEST_SKIP() << "real traces absent: " << dir;
+  Result r = RunGpuwhy({"analyze", "--format", "json", dir});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
+  EXPECT_GT(doc["ranks"].get_array().size(), 10u);
+  EXPECT_EQ(doc["errors"].get_array().size(), 0u);
+  Result text = RunGpuwhy({"analyze", dir});
+  EXPECT_EQ(text.code, kExitOk) << text.err;
+  std::istringstream lines(text.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t width = 0;
+    for (char c : line) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    EXPECT_LE(width, 100u) << line;
+  }
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -1,0 +1,245 @@
+// JSON report: every metric of each rank plus the main structured tables. Keys are written
+// in a fixed order and lists keep the analyses' (deterministic) order.
+#include <fmt/format.h>
+
+#include "base/json_writer.h"
+#include "report/report.h"
+
+namespace gpuwhy {
+namespace {
+
+// -1 (all / unknown) becomes null.
+void OptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
+  w.Key(key);
+  if (value < 0) {
+    w.Null();
+    return;
+  }
+  w.Int(value);
+}
+
+void WriteMetrics(JsonWriter& w, const MetricSet& metrics) {
+  w.Key("metrics");
+  w.BeginArray();
+  for (const Metric& m : metrics.all()) {
+    w.BeginObject();
+    w.Field("id", m.id);
+    w.Key("scope");
+    w.BeginObject();
+    OptionalInt(w, "rank", m.scope.rank);
+    OptionalInt(w, "device", m.scope.device);
+    OptionalInt(w, "stream", m.scope.stream);
+    OptionalInt(w, "step", m.scope.step);
+    w.EndObject();
+    w.Field("value", m.value);
+    w.Field("unit", m.unit);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteTopKernels(JsonWriter& w, const KernelStatsResult& r, size_t top_n) {
+  w.Key("top_kernels");
+  w.BeginArray();
+  for (size_t i = 0; i < r.top.size() && i < top_n; ++i) {
+    const KernelNameStats& k = r.top[i];
+    w.BeginObject();
+    w.Field("name", k.display_name);
+    w.Field("class", KernelClassName(k.kernel_class));
+    w.Field("hta_type", HtaKernelTypeName(k.hta_type));
+    w.Field("tensor_cores", k.tensor_cores);
+    w.Field("count", k.count);
+    w.Field("total_ms", NsToMs(k.total_ns));
+    w.Field("time_pct", k.time_pct);
+    w.Field("mean_us", k.duration_us.mean);
+    w.Field("median_us", k.duration_us.median);
+    w.Field("p95_us", k.duration_us.p95);
+    w.Field("min_us", k.duration_us.min);
+    w.Field("max_us", k.duration_us.max);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRange(JsonWriter& w, Interval range) {
+  w.Field("start_ns", range.start);
+  w.Field("end_ns", range.end);
+  w.Field("duration_ms", NsToMs(range.length()));
+}
+
+void WriteIdleGaps(JsonWriter& w, const IdleGapsResult& r, size_t top_n) {
+  w.Key("idle_gaps");
+  w.BeginObject();
+  w.Field("window_ms", NsToMs(r.rank.window_ns));
+  w.Field("idle_ms", NsToMs(r.rank.idle_ns));
+  w.Field("gap_count", r.rank.gap_count);
+  w.Field("step_count", r.step_count);
+  w.Key("causes");
+  w.BeginArray();
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    w.BeginObject();
+    w.Field("cause", IdleCauseName(static_cast<IdleCause>(c)));
+    w.Field("idle_ms", NsToMs(r.rank.ns[c]));
+    w.Field("pieces", r.rank.pieces[c]);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("top_gaps");
+  w.BeginArray();
+  for (size_t i = 0; i < r.top_gaps.size() && i < top_n; ++i) {
+    const IdleGap& gap = r.top_gaps[i];
+    w.BeginObject();
+    w.Field("device", gap.device);
+    WriteRange(w, gap.range);
+    w.Field("cause", IdleCauseName(gap.dominant));
+    w.Key("pieces");
+    w.BeginArray();
+    for (const IdlePiece& piece : gap.pieces) {
+      w.BeginObject();
+      w.Field("cause", IdleCauseName(piece.cause));
+      WriteRange(w, piece.range);
+      w.Field("host_op", piece.host_name);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("host_busy_top");
+  w.BeginArray();
+  for (const HostNameTime& name : r.host_busy_top) {
+    w.BeginObject();
+    w.Field("name", name.name);
+    w.Field("ms", NsToMs(name.ns));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteSteps(JsonWriter& w, const StepBreakdownResult& r) {
+  w.Key("steps");
+  w.BeginArray();
+  for (const StepCosts& step : r.steps) {
+    w.BeginObject();
+    w.Field("step", step.number);
+    w.Field("start_ns", step.window.start);
+    w.Field("end_ns", step.window.end);
+    w.Field("time_ms", NsToMs(step.total_ns));
+    w.Key("breakdown_ms");
+    w.BeginObject();
+    for (size_t c = 0; c < kStepCategoryCount; ++c) {
+      w.Field(StepCategoryName(static_cast<StepCategory>(c)), NsToMs(step.ns[c]));
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("steps_excluded");
+  w.BeginArray();
+  for (int64_t number : r.extents.excluded) w.Int(number);
+  w.EndArray();
+  w.Field("steps_synthesized", r.extents.synthesized);
+}
+
+void WriteQuality(JsonWriter& w, const DataQualityResult& r) {
+  w.Key("data_quality");
+  w.BeginArray();
+  for (const DataQualityIssue& issue : r.issues) {
+    w.BeginObject();
+    w.Field("id", issue.id);
+    w.Field("severity", QualitySeverityName(issue.severity));
+    w.Field("count", issue.count);
+    w.Field("message", issue.message);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteHeader(JsonWriter& w, const RankHeader& h) {
+  w.Field("path", h.path);
+  OptionalInt(w, "rank", h.rank);
+  OptionalInt(w, "world_size", h.world_size);
+  w.Field("vendor", h.vendor);
+  w.Key("devices");
+  w.BeginArray();
+  for (const ReportDevice& d : h.devices) {
+    w.BeginObject();
+    w.Field("id", d.id);
+    w.Field("name", d.name);
+    OptionalInt(w, "memory_bytes", d.memory_bytes);
+    w.Field("active", d.active);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("span");
+  w.BeginObject();
+  w.Field("start_ns", h.span.start);
+  w.Field("end_ns", h.span.end);
+  w.EndObject();
+}
+
+void WriteImportStats(JsonWriter& w, const RankHeader& h) {
+  w.Key("import_stats");
+  w.BeginArray();
+  for (const ReportImportStat& stat : h.import_stats) {
+    w.BeginObject();
+    w.Field("id", stat.id);
+    w.Field("severity", stat.severity);
+    w.Field("value", stat.value);
+    w.Field("detail", stat.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
+  const TraceAnalysis& a = rank.analysis;
+  w.BeginObject();
+  WriteHeader(w, rank.header);
+  WriteMetrics(w, a.metrics);
+  WriteTopKernels(w, a.kernels, top_n);
+  WriteIdleGaps(w, a.idle_gaps, top_n);
+  WriteSteps(w, a.steps);
+  WriteQuality(w, a.data_quality);
+  WriteImportStats(w, rank.header);
+  w.Key("not_applicable");
+  w.BeginArray();
+  for (const NotApplicable& line : CollectNotApplicable(a)) {
+    w.BeginObject();
+    w.Field("analysis", line.analysis);
+    w.Field("reason", line.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderReportJson(std::span<const RankReport> ranks,
+                             std::span<const ReportFailure> failures, size_t top_n) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Field("schema_version", 1);
+  w.Field("tool", "gpuwhy");
+  w.Key("ranks");
+  w.BeginArray();
+  for (const RankReport& rank : ranks) WriteRank(w, rank, top_n);
+  w.EndArray();
+  w.Key("errors");
+  w.BeginArray();
+  for (const ReportFailure& failure : failures) {
+    w.BeginObject();
+    w.Field("path", failure.path);
+    w.Field("message", failure.message);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  std::string out = w.str();
+  out += '\n';
+  return out;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,82 @@
+// Renders the analyses of `gpuwhy analyze`: pure functions from each rank's trace summary
+// and TraceAnalysis to text or JSON. Renderers only render: nothing here computes a metric
+// or touches a file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "base/interval_set.h"
+#include "model/trace.h"
+
+namespace gpuwhy {
+
+struct ReportDevice {
+  int32_t id = 0;
+  std::string name;                 // empty when the trace has no deviceProperties entry
+  int64_t memory_bytes = kNoValue;  // total memory, when recorded
+  bool active = false;              // ran at least one GPU op
+};
+
+struct ReportImportStat {
+  std::string id;
+  std::string severity;
+  int64_t value = 0;
+  std::string detail;
+};
+
+// What the report needs from the trace itself, copied out so the trace can be freed.
+struct RankHeader {
+  std::string path;
+  int64_t rank = kNoValue;
+  int64_t world_size = kNoValue;
+  std::string vendor;  // "nvidia", "amd", ...
+  std::vector<ReportDevice> devices;
+  Interval span;  // the trace's own span; time ranges print relative to span.start
+  std::vector<ReportImportStat> import_stats;  // non-zero only, catalog order
+};
+
+RankHeader SummarizeTraceHeader(const Trace& trace);
+
+struct RankReport {
+  RankHeader header;
+  TraceAnalysis analysis;
+};
+
+// An input that could not be used; |message| is the full "PATH: why" text.
+struct ReportFailure {
+  std::string path;
+  std::string message;
+};
+
+enum class TextColour { kOff, kOn };
+
+struct TextReportOptions {
+  size_t top_n = 10;  // rows of top-N lists (kernels, gaps, streams, issuers)
+  TextColour colour = TextColour::kOff;
+};
+
+inline constexpr size_t kReportWidth = 100;
+
+// Per rank: a header, then one compact table per analysis. Every line fits kReportWidth
+// columns (escape codes aside) and every number carries its unit.
+std::string RenderReportText(std::span<const RankReport> ranks, const TextReportOptions& options);
+
+// {"schema_version": 1, "tool": "gpuwhy", "ranks": [...], "errors": [...]}: every metric
+// of each rank's MetricSet plus the main tables, in a deterministic order; NaN and
+// infinities are written as null, and so is a scope field meaning "all" (-1).
+std::string RenderReportJson(std::span<const RankReport> ranks,
+                             std::span<const ReportFailure> failures, size_t top_n = 10);
+
+// Every not_applicable line of every analysis, as (analysis, reason), in list order.
+struct NotApplicable {
+  std::string analysis;
+  std::string reason;
+};
+std::vector<NotApplicable> CollectNotApplicable(const TraceAnalysis& analysis);
+
+}  // namespace gpuwhy
