@@ -43,6 +43,8 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
         fail(file, trace.status());
         continue;
       }
+      // A cut file still shows what it holds, but the run must not look clean.
+      if (Status partial = PartialInputStatus(*trace); !partial.ok()) fail(file, partial);
       summaries.push_back(ComputeInfoSummary(*trace));
     }
   }

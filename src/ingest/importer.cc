@@ -183,4 +183,11 @@ StatusOr<Trace> ImportTraceFile(const std::string& path) {
   return trace;
 }
 
+Status PartialInputStatus(const Trace& trace) {
+  if (trace.stats.Get(ImportStat::kTruncated) == 0) return Status::Ok();
+  return Status(StatusCode::kDataLoss,
+                fmt::format("{}: {} (truncated; the events before the cut were kept)",
+                            trace.metadata.path, trace.stats.Detail(ImportStat::kTruncated)));
+}
+
 }  // namespace gpuwhy

@@ -180,3 +180,28 @@ TEST(ImportTraceFileNeedsKinetoTest, LeadingWhitespaceIsAccepted) {
 
 }  // namespace
 }  // namespace gpuwhy
+
+namespace gpuwhy {
+namespace {
+
+TEST(PartialInputStatusTest, TruncatedTraceNamesFileAndByte) {
+  std::string path = (std::filesystem::temp_directory_path() / "gpuwhy_partial_cut.json").string();
+  {
+    std::ofstream out(path);
+    out << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, {"ph": "X", "ca)";
+  }
+  auto trace = ImportTraceFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->cpu_slices.size(), 1u);
+  Status partial = PartialInputStatus(*trace);
+  EXPECT_EQ(partial.code(), StatusCode::kDataLoss);
+  EXPECT_NE(partial.message().find(path + ": byte 99: "), std::string::npos) << partial.message();
+
+  std::ofstream(path) << R"({"traceEvents": []})";
+  auto whole = ImportTraceFile(path);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TRUE(PartialInputStatus(*whole).ok());
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -84,8 +84,8 @@ StatusOr<Trace> ImportFromSource(ByteSource& source, const std::string& name,
   trace.metadata.content_bytes = result->bytes;
   if (result->truncated) {
     trace.stats.Increment(ImportStat::kTruncated);
-    std::string detail = "input stops at byte " + std::to_string(result->truncated_at) + " after " +
-                         std::to_string(result->events) + " events";
+    std::string detail = "byte " + std::to_string(result->truncated_at) + ": input stops after " +
+                         std::to_string(result->events) + " complete events";
     if (!result->structure_error.empty()) detail += " (" + result->structure_error + ")";
     trace.stats.SetDetail(ImportStat::kTruncated, detail);
   }
