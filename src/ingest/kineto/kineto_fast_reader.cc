@@ -289,6 +289,46 @@ bool ReadArg(Cursor& c, std::string_view key, KinetoEvent& event) {
   return c.SkipValue();
 }
 
+bool ReadObject(Cursor& c, KinetoEvent& event, bool is_args);
+
+// The event's own members, switched on length first: most keys are 2-4 bytes.
+bool ReadTopLevelMember(Cursor& c, std::string_view key, KinetoEvent& event) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") {
+        std::string_view ph;
+        if (!ReadStringValue(c, ph)) return false;
+        if (!ph.empty()) event.ph = ph[0];
+        return true;
+      }
+      if (key == "ts") return ReadNumberText(c, event.ts);
+      if (key == "id") {
+        int64_t id = kNoValue;
+        if (!ReadInt(c, id)) return false;
+        event.flow_id = id;
+        return true;
+      }
+      break;
+    case 3:
+      if (key == "cat") return ReadStringValue(c, event.cat);
+      if (key == "dur") return ReadNumberText(c, event.dur);
+      if (key == "pid") return ReadId(c, event.pid);
+      if (key == "tid") return ReadId(c, event.tid);
+      break;
+    case 4:
+      if (key == "name") return ReadStringValue(c, event.name);
+      if (key == "args") {
+        if (*c.p != '{') return c.Decline();
+        event.has_args = true;
+        return ReadObject(c, event, /*is_args=*/true);
+      }
+      break;
+    default:
+      break;
+  }
+  return c.SkipValue();
+}
+
 bool ReadObject(Cursor& c, KinetoEvent& event, bool is_args) {
   if (!c.Expect('{') || !c.SkipSpaces()) return false;
   if (*c.p == '}') {
@@ -302,32 +342,8 @@ bool ReadObject(Cursor& c, KinetoEvent& event, bool is_args) {
     bool ok = true;
     if (is_args) {
       ok = ReadArg(c, key, event);
-    } else if (key == "ph") {
-      std::string_view ph;
-      ok = ReadStringValue(c, ph);
-      if (ok && !ph.empty()) event.ph = ph[0];
-    } else if (key == "cat") {
-      ok = ReadStringValue(c, event.cat);
-    } else if (key == "name") {
-      ok = ReadStringValue(c, event.name);
-    } else if (key == "ts") {
-      ok = ReadNumberText(c, event.ts);
-    } else if (key == "dur") {
-      ok = ReadNumberText(c, event.dur);
-    } else if (key == "pid") {
-      ok = ReadId(c, event.pid);
-    } else if (key == "tid") {
-      ok = ReadId(c, event.tid);
-    } else if (key == "id") {
-      int64_t id = kNoValue;
-      ok = ReadInt(c, id);
-      event.flow_id = id;
-    } else if (key == "args") {
-      if (*c.p != '{') return c.Decline();
-      event.has_args = true;
-      ok = ReadObject(c, event, /*is_args=*/true);
     } else {
-      ok = c.SkipValue();
+      ok = ReadTopLevelMember(c, key, event);
     }
     if (!ok || !c.NextMember(done)) return false;
   }
