@@ -42,6 +42,17 @@ CategoryInfo ClassifyCategory(std::string_view cat) {
   return {KinetoCategory::kUnknown, false};
 }
 
+CpuSliceKind CpuSliceKindOf(KinetoCategory category) {
+  switch (category) {
+    case KinetoCategory::kRuntime: return CpuSliceKind::kRuntime;
+    case KinetoCategory::kDriver: return CpuSliceKind::kDriver;
+    case KinetoCategory::kCpuOp: return CpuSliceKind::kOp;
+    case KinetoCategory::kPython: return CpuSliceKind::kPython;
+    case KinetoCategory::kUserAnnotation: return CpuSliceKind::kUserAnnotation;
+    default: return CpuSliceKind::kOther;
+  }
+}
+
 namespace {
 
 MemoryKind ParseMemoryKind(std::string_view word) {

@@ -29,6 +29,9 @@ struct CategoryInfo {
 
 CategoryInfo ClassifyCategory(std::string_view cat);
 
+// The host-slice kind of a host-side category (runtime, driver, op, python, annotation, span).
+CpuSliceKind CpuSliceKindOf(KinetoCategory category);
+
 // "Memcpy HtoD (Pageable -> Device)" → direction and memory kinds.
 void ParseMemcpyName(std::string_view name, CopyDirection& direction, MemoryKind& src, MemoryKind& dst);
 

@@ -59,6 +59,15 @@ int64_t KinetoTraceBuilder::IdNumber(const KinetoId& id) {
   return -1 - static_cast<int64_t>(trace_.strings.Intern(id.text).value);
 }
 
+// GPU events carry pid = device and tid = stream; args say it explicitly when present.
+int32_t KinetoTraceBuilder::DeviceOf(const KinetoEvent& event) {
+  return static_cast<int32_t>(event.args.device != kNoValue ? event.args.device : IdNumber(event.pid));
+}
+
+int64_t KinetoTraceBuilder::StreamOf(const KinetoEvent& event) {
+  return event.args.stream != kNoValue ? event.args.stream : IdNumber(event.tid);
+}
+
 bool KinetoTraceBuilder::ReadTimes(const KinetoEvent& event, bool need_duration, TimeNs& start,
                                    TimeNs& end) {
   if (event.ts.empty() || (need_duration && event.dur.empty())) {
@@ -127,8 +136,8 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
     case KinetoCategory::kCudaSync: {
       const KinetoArgs& a = event.args;
       GpuSyncTable::Row row;
-      row.device = static_cast<int32_t>(a.device != kNoValue ? a.device : IdNumber(event.pid));
-      row.stream = a.stream != kNoValue ? a.stream : IdNumber(event.tid);
+      row.device = DeviceOf(event);
+      row.stream = StreamOf(event);
       row.start = start;
       row.end = end;
       row.name = trace_.strings.Intern(event.name);
@@ -140,8 +149,7 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
     }
     case KinetoCategory::kGpuUserAnnotation: {
       GpuAnnotationTable::Row row;
-      row.device = static_cast<int32_t>(event.args.device != kNoValue ? event.args.device
-                                                                      : IdNumber(event.pid));
+      row.device = DeviceOf(event);
       row.stream = IdNumber(event.tid);
       row.start = start;
       row.end = end;
@@ -150,25 +158,8 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
       trace_.gpu_annotations.rows.push_back(row);
       return;
     }
-    case KinetoCategory::kRuntime:
-      AddCpuSlice(event, CpuSliceKind::kRuntime, start, end);
-      return;
-    case KinetoCategory::kDriver:
-      AddCpuSlice(event, CpuSliceKind::kDriver, start, end);
-      return;
-    case KinetoCategory::kCpuOp:
-      AddCpuSlice(event, CpuSliceKind::kOp, start, end);
-      return;
-    case KinetoCategory::kPython:
-      AddCpuSlice(event, CpuSliceKind::kPython, start, end);
-      return;
-    case KinetoCategory::kUserAnnotation:
-      AddCpuSlice(event, CpuSliceKind::kUserAnnotation, start, end);
-      return;
-    case KinetoCategory::kProfilerSpan:
-      AddCpuSlice(event, CpuSliceKind::kOther, start, end);
-      return;
-    case KinetoCategory::kUnknown:
+    default:
+      AddCpuSlice(event, CpuSliceKindOf(info.category), start, end);
       return;
   }
 }
@@ -180,8 +171,8 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoCategory categ
   row.kind = category == KinetoCategory::kKernel   ? GpuOpKind::kKernel
              : category == KinetoCategory::kMemcpy ? GpuOpKind::kMemcpy
                                                    : GpuOpKind::kMemset;
-  row.device = static_cast<int32_t>(a.device != kNoValue ? a.device : IdNumber(event.pid));
-  row.stream = a.stream != kNoValue ? a.stream : IdNumber(event.tid);
+  row.device = DeviceOf(event);
+  row.stream = StreamOf(event);
   row.start = start;
   row.end = end;
   row.name = trace_.strings.Intern(event.name);

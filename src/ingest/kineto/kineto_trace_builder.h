@@ -34,6 +34,8 @@ class KinetoTraceBuilder {
   void CountRaw(char ph, std::string_view cat);
   bool ReadTimes(const KinetoEvent& event, bool need_duration, TimeNs& start, TimeNs& end);
   int64_t IdNumber(const KinetoId& id);
+  int32_t DeviceOf(const KinetoEvent& event);
+  int64_t StreamOf(const KinetoEvent& event);
   void AddComplete(const KinetoEvent& event);
   void AddGpuOp(const KinetoEvent& event, KinetoCategory category, TimeNs start, TimeNs end);
   void AddCpuSlice(const KinetoEvent& event, CpuSliceKind kind, TimeNs start, TimeNs end);
