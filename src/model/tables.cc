@@ -1,5 +1,7 @@
 #include "model/tables.h"
 
+#include "base/huge_pages.h"
+
 namespace gpuwhy {
 
 ThreadId ThreadTable::Append(const Row& row) {
@@ -27,19 +29,19 @@ GpuOpId GpuOpTable::Append(const Row& row) {
 }
 
 void GpuOpTable::Reserve(size_t rows) {
-  kind.reserve(rows);
-  device.reserve(rows);
-  stream.reserve(rows);
-  start.reserve(rows);
-  end.reserve(rows);
-  name.reserve(rows);
-  correlation.reserve(rows);
-  external_id.reserve(rows);
-  bytes.reserve(rows);
-  copy_direction.reserve(rows);
-  src_kind.reserve(rows);
-  dst_kind.reserve(rows);
-  launch.reserve(rows);
+  ReserveWithHugePages(kind, rows);
+  ReserveWithHugePages(device, rows);
+  ReserveWithHugePages(stream, rows);
+  ReserveWithHugePages(start, rows);
+  ReserveWithHugePages(end, rows);
+  ReserveWithHugePages(name, rows);
+  ReserveWithHugePages(correlation, rows);
+  ReserveWithHugePages(external_id, rows);
+  ReserveWithHugePages(bytes, rows);
+  ReserveWithHugePages(copy_direction, rows);
+  ReserveWithHugePages(src_kind, rows);
+  ReserveWithHugePages(dst_kind, rows);
+  ReserveWithHugePages(launch, rows);
 }
 
 GpuOpTable::Row GpuOpTable::Get(size_t i) const {
@@ -62,15 +64,15 @@ CpuSliceId CpuSliceTable::Append(const Row& row) {
 }
 
 void CpuSliceTable::Reserve(size_t rows) {
-  thread.reserve(rows);
-  start.reserve(rows);
-  end.reserve(rows);
-  name.reserve(rows);
-  kind.reserve(rows);
-  correlation.reserve(rows);
-  external_id.reserve(rows);
-  input_dims.reserve(rows);
-  input_types.reserve(rows);
+  ReserveWithHugePages(thread, rows);
+  ReserveWithHugePages(start, rows);
+  ReserveWithHugePages(end, rows);
+  ReserveWithHugePages(name, rows);
+  ReserveWithHugePages(kind, rows);
+  ReserveWithHugePages(correlation, rows);
+  ReserveWithHugePages(external_id, rows);
+  ReserveWithHugePages(input_dims, rows);
+  ReserveWithHugePages(input_types, rows);
 }
 
 CpuSliceTable::Row CpuSliceTable::Get(size_t i) const {

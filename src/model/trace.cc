@@ -1,17 +1,31 @@
 #include "model/trace.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <type_traits>
+
+#include "base/huge_pages.h"
 
 namespace gpuwhy {
 namespace {
 
+// Reorders |column| by |order| through one reused scratch buffer: allocating a fresh
+// vector per column would fault in new pages for every column of a multi-GB trace.
 template <typename T>
-void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
-  std::vector<T> sorted;
-  sorted.reserve(column.size());
-  for (uint32_t i : order) sorted.push_back(std::move(column[i]));
-  column = std::move(sorted);
+void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::vector<std::byte>& scratch) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  size_t bytes = column.size() * sizeof(T);
+  if (scratch.size() < bytes) {
+    scratch.clear();
+    scratch.shrink_to_fit();
+    scratch.reserve(bytes);
+    AdviseHugePages(scratch.data(), bytes);
+    scratch.resize(bytes);
+  }
+  T* sorted = reinterpret_cast<T*>(scratch.data());
+  for (size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+  std::memcpy(column.data(), sorted, bytes);
 }
 
 std::vector<uint32_t> Identity(size_t n) {
@@ -55,19 +69,20 @@ void Trace::SortGpuOps() {
   });
   std::vector<uint32_t> new_index(order.size());
   for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
-  Permute(t.kind, order);
-  Permute(t.device, order);
-  Permute(t.stream, order);
-  Permute(t.start, order);
-  Permute(t.end, order);
-  Permute(t.name, order);
-  Permute(t.correlation, order);
-  Permute(t.external_id, order);
-  Permute(t.bytes, order);
-  Permute(t.copy_direction, order);
-  Permute(t.src_kind, order);
-  Permute(t.dst_kind, order);
-  Permute(t.launch, order);
+  std::vector<std::byte> scratch;
+  Permute(t.launch, order, scratch);  // the widest column first: the scratch is sized once
+  Permute(t.kind, order, scratch);
+  Permute(t.device, order, scratch);
+  Permute(t.stream, order, scratch);
+  Permute(t.start, order, scratch);
+  Permute(t.end, order, scratch);
+  Permute(t.name, order, scratch);
+  Permute(t.correlation, order, scratch);
+  Permute(t.external_id, order, scratch);
+  Permute(t.bytes, order, scratch);
+  Permute(t.copy_direction, order, scratch);
+  Permute(t.src_kind, order, scratch);
+  Permute(t.dst_kind, order, scratch);
   for (auto& row : collectives.rows) {
     if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
   }
@@ -87,15 +102,16 @@ void Trace::SortCpuSlicesAndNest() {
   });
   std::vector<uint32_t> new_index(order.size());
   for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
-  Permute(t.thread, order);
-  Permute(t.start, order);
-  Permute(t.end, order);
-  Permute(t.name, order);
-  Permute(t.kind, order);
-  Permute(t.correlation, order);
-  Permute(t.external_id, order);
-  Permute(t.input_dims, order);
-  Permute(t.input_types, order);
+  std::vector<std::byte> scratch;
+  Permute(t.start, order, scratch);  // 8-byte columns first: the scratch is sized once
+  Permute(t.thread, order, scratch);
+  Permute(t.end, order, scratch);
+  Permute(t.name, order, scratch);
+  Permute(t.kind, order, scratch);
+  Permute(t.correlation, order, scratch);
+  Permute(t.external_id, order, scratch);
+  Permute(t.input_dims, order, scratch);
+  Permute(t.input_types, order, scratch);
   for (auto& row : collectives.rows) {
     if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
   }
