@@ -1,11 +1,14 @@
-// `gpuwhy analyze TRACE…|DIR`: runs every analysis on each trace and renders the report.
+// `gpuwhy analyze TRACE…|DIR`: runs every analysis and the diagnosis on each trace and renders
+// the verdict first (ranked findings, checklist), then the tables that support it.
 #include <CLI/CLI.hpp>
 
 #include <ostream>
+#include <span>
 
 #include "analyze/analysis.h"
 #include "base/file_input.h"
 #include "cli/commands.h"
+#include "diagnose/diagnose.h"
 #include "ingest/importer.h"
 #include "report/report.h"
 
@@ -21,23 +24,69 @@ void DropRenderUnused(TraceAnalysis& analysis) {
   analysis.communication.collectives = {};
 }
 
+constexpr std::string_view kSeverities[] = {"info", "low", "medium", "high", "critical"};
+
+Severity ParseSeverity(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSeverities); ++i) {
+    if (kSeverities[i] == name) return static_cast<Severity>(i);
+  }
+  return Severity::kCritical;  // unreachable: CLI11 checks the name
+}
+
+// The config file first, then each --set in order: the command line wins.
+Status BuildDiagnoseOptions(const AnalyzeOptions& options, DiagnoseOptions& out) {
+  if (!options.config.empty()) {
+    if (Status status = out.catalog.ApplyConfigFile(options.config); !status.ok()) return status;
+  }
+  for (const std::string& assignment : options.overrides) {
+    if (Status status = out.catalog.ApplyOverride(assignment); !status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+bool ReachesSeverity(std::span<const RankReport> ranks, Severity threshold) {
+  for (const RankReport& rank : ranks) {
+    for (const Finding& f : rank.diagnosis.findings) {
+      if (f.severity >= threshold) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
   CLI::App* command = app.add_subcommand(
       "analyze",
-      "Analyse traces: utilization, time breakdowns, idle-gap causes, kernels, launches, sync, "
-      "communication, memory");
+      "Diagnose traces: ranked bottlenecks with evidence, recoverable time and fixes, the "
+      "checklist, then the analysis tables");
   command->add_option("inputs", options.inputs, "Trace files (.json, .json.gz) or directories")
       ->required();
-  command->add_option("--format", options.format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--format", options.format, "Output format: text, json or md")
+      ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   command->add_option("--top", options.top_n, "Rows in top-N lists (kernels, gaps, streams)")
       ->check(CLI::Range(1, 100000));
+  command
+      ->add_option("--fail-on", options.fail_on,
+                   "Exit 1 when a finding reaches SEVERITY (info, low, medium, high, critical)")
+      ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}));
+  // One value per --set, so `--set a.b=1 trace.json` leaves trace.json an input.
+  command
+      ->add_option("--set", options.overrides,
+                   "Override a rule threshold: RULE.PARAM=VALUE (repeatable; docs/findings.md)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--config", options.config,
+                      "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
+  DiagnoseOptions diagnose_options;
+  if (Status status = BuildDiagnoseOptions(options, diagnose_options); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   std::vector<RankReport> ranks;
   std::vector<ReportFailure> failures;
   const auto fail = [&](const std::string& path, const std::string& message) {
@@ -60,20 +109,23 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
         fail(file, trace.status().message());
         continue;
       }
-      RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace, analysis_options)};
+      RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace, analysis_options), {}};
+      // The diagnosis reads the trace and the full analyses: before anything is dropped.
+      rank.diagnosis = Diagnose(*trace, rank.analysis, diagnose_options);
       DropRenderUnused(rank.analysis);
       ranks.push_back(std::move(rank));
     }
   }
   const bool to_file = !options.output.empty();
+  TextReportOptions text;
+  text.top_n = analysis_options.top_n;
+  text.colour = !to_file && context.colour == ColourMode::kOn ? TextColour::kOn : TextColour::kOff;
   std::string rendered;
   if (options.format == "json") {
     rendered = RenderReportJson(ranks, failures, analysis_options.top_n);
+  } else if (options.format == "md") {
+    rendered = RenderReportMarkdown(ranks, failures, text);
   } else {
-    TextReportOptions text;
-    text.top_n = analysis_options.top_n;
-    text.colour =
-        !to_file && context.colour == ColourMode::kOn ? TextColour::kOn : TextColour::kOff;
     rendered = RenderReportText(ranks, text);
   }
   if (to_file) {
@@ -84,7 +136,11 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   } else {
     context.out << rendered << std::flush;
   }
-  return failures.empty() ? kExitOk : kExitUnusable;
+  if (!failures.empty()) return kExitUnusable;
+  if (!options.fail_on.empty() && ReachesSeverity(ranks, ParseSeverity(options.fail_on))) {
+    return kExitFindings;
+  }
+  return kExitOk;
 }
 
 }  // namespace gpuwhy

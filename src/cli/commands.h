@@ -36,9 +36,12 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
 
 struct AnalyzeOptions {
   std::vector<std::string> inputs;  // files or directories
-  std::string format = "text";      // text | json
+  std::string format = "text";      // text | json | md
   std::string output;               // empty: the context's out stream
   int top_n = 10;                   // rows in top-N lists
+  std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
+  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE", applied after the config file
+  std::string config;                  // file of RULE.PARAM = VALUE lines
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);

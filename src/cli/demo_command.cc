@@ -1,5 +1,5 @@
 // `gpuwhy demo`: the built-in example. It synthesises an input-bound training trace and
-// runs `info` on it (a later issue makes it run the full diagnosis).
+// runs the full diagnosis on it (`gpuwhy analyze`), under a banner saying it is synthetic.
 #include <stdlib.h>
 #include <CLI/CLI.hpp>
 
@@ -90,9 +90,9 @@ int RunDemoCommand(const DemoOptions& options, const CliContext& context) {
                 << ".truth.json).\n";
   }
   context.out << '\n' << std::flush;
-  InfoOptions info;
-  info.inputs = {trace_path};
-  return RunInfoCommand(info, context);
+  AnalyzeOptions analyze;
+  analyze.inputs = {trace_path};
+  return RunAnalyzeCommand(analyze, context);
 }
 
 }  // namespace gpuwhy

@@ -1,8 +1,9 @@
-// JSON report: every metric of each rank plus the main structured tables. Keys are written
+// JSON report: each rank's diagnosis, every metric plus the main structured tables. Keys are written
 // in a fixed order and lists keep the analyses' (deterministic) order.
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "report/diagnosis_sections.h"
 #include "report/report.h"
 
 namespace gpuwhy {
@@ -197,6 +198,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   const TraceAnalysis& a = rank.analysis;
   w.BeginObject();
   WriteHeader(w, rank.header);
+  report::WriteDiagnosisJson(w, rank.diagnosis);
   WriteMetrics(w, a.metrics);
   WriteTopKernels(w, a.kernels, top_n);
   WriteIdleGaps(w, a.idle_gaps, top_n);

@@ -11,6 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "base/interval_set.h"
+#include "diagnose/diagnose.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -45,6 +46,7 @@ RankHeader SummarizeTraceHeader(const Trace& trace);
 struct RankReport {
   RankHeader header;
   TraceAnalysis analysis;
+  Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
 };
 
 // An input that could not be used; |message| is the full "PATH: why" text.
@@ -58,19 +60,29 @@ enum class TextColour { kOff, kOn };
 struct TextReportOptions {
   size_t top_n = 10;  // rows of top-N lists (kernels, gaps, streams, issuers)
   TextColour colour = TextColour::kOff;
+  size_t detailed_findings = 3;  // findings shown with evidence and fixes; the rest in brief
 };
 
 inline constexpr size_t kReportWidth = 100;
 
-// Per rank: a header, then one compact table per analysis. Every line fits kReportWidth
+// Per rank: a header, the diagnosis (ranked findings with evidence, recoverable time and
+// fixes, then the checklist), then one compact table per analysis. Every line fits kReportWidth
 // columns (escape codes aside) and every number carries its unit.
 std::string RenderReportText(std::span<const RankReport> ranks, const TextReportOptions& options);
 
-// {"schema_version": 1, "tool": "gpuwhy", "ranks": [...], "errors": [...]}: every metric
-// of each rank's MetricSet plus the main tables, in a deterministic order; NaN and
-// infinities are written as null, and so is a scope field meaning "all" (-1).
+// {"schema_version": 1, "tool": "gpuwhy", "ranks": [...], "errors": [...]}: each rank's
+// findings and checklist, every metric of its MetricSet plus the main tables, in a deterministic order; NaN and
+// infinities are written as null, and so is a scope field meaning "all" (-1). The schema is
+// docs/report-schema.json (JSON Schema draft 2020-12).
 std::string RenderReportJson(std::span<const RankReport> ranks,
                              std::span<const ReportFailure> failures, size_t top_n = 10);
+
+// The same report as Markdown for an issue tracker: per rank a findings table, each finding
+// with its evidence, fixes as code blocks and how to verify, the checklist as a task list,
+// and the text tables folded in a <details> block.
+std::string RenderReportMarkdown(std::span<const RankReport> ranks,
+                                 std::span<const ReportFailure> failures,
+                                 const TextReportOptions& options);
 
 // Every not_applicable line of every analysis, as (analysis, reason), in list order.
 struct NotApplicable {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "report/diagnosis_sections.h"
 #include "report/report.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
@@ -210,6 +211,20 @@ void RenderHtaIdleSplit(std::string& out, const Section& s) {
   NotApplicableLines(out, r.not_applicable);
 }
 
+void RenderAnalysisTables(std::string& out, const Section& s) {
+  RenderUtilization(out, s);
+  RenderTemporal(out, s);
+  RenderHtaIdleSplit(out, s);
+  RenderSteps(out, s);
+  RenderIdleGaps(out, s);
+  RenderKernels(out, s);
+  RenderLaunch(out, s);
+  RenderSyncCopies(out, s);
+  RenderCommunication(out, s);
+  RenderMemory(out, s);
+  RenderDataQuality(out, s);
+}
+
 }  // namespace report
 
 std::string RenderReportText(std::span<const RankReport> ranks, const TextReportOptions& options) {
@@ -218,17 +233,8 @@ std::string RenderReportText(std::span<const RankReport> ranks, const TextReport
     if (i > 0) out += "\n\n";
     report::Section s{ranks[i].header, ranks[i].analysis, options};
     report::RenderHeader(out, s);
-    report::RenderUtilization(out, s);
-    report::RenderTemporal(out, s);
-    report::RenderHtaIdleSplit(out, s);
-    report::RenderSteps(out, s);
-    report::RenderIdleGaps(out, s);
-    report::RenderKernels(out, s);
-    report::RenderLaunch(out, s);
-    report::RenderSyncCopies(out, s);
-    report::RenderCommunication(out, s);
-    report::RenderMemory(out, s);
-    report::RenderDataQuality(out, s);
+    report::RenderDiagnosisText(out, s, ranks[i].diagnosis);
+    report::RenderAnalysisTables(out, s);
     report::RenderImportStats(out, s);
   }
   return out;

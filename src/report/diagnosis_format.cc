@@ -1,0 +1,62 @@
+// Formatting of the diagnosis' numbers, shared by the text and Markdown reports, so a value
+// reads the same in both.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "report/diagnosis_sections.h"
+#include "report/text_format.h"
+
+namespace gpuwhy::report {
+
+std::string MetricValue(double value, std::string_view unit) {
+  if (std::isnan(value)) return "n/a";
+  if (unit == unit::kPercent) return Pct(value);
+  if (unit == unit::kMs) return Ms(value);
+  if (unit == unit::kUs) return Us(value);
+  if (unit == unit::kBytes) return Bytes(value);
+  if (unit == unit::kGBps) return GBps(value);
+  if (unit == unit::kCount && std::fabs(value) < 9e15 && value == std::floor(value)) {
+    return Count(static_cast<int64_t>(value));
+  }
+  if (unit == unit::kCount) return fmt::format("{:.1f}", value);
+  if (unit == unit::kRatio) return fmt::format("{:.3g}", value);
+  return fmt::format("{:.4g} {}", value, unit);
+}
+
+std::string ScopeText(const MetricScope& scope) {
+  std::string parts;
+  auto add = [&](std::string part) {
+    if (!parts.empty()) parts += ' ';
+    parts += part;
+  };
+  if (scope.device >= 0) add(fmt::format("GPU {}", scope.device));
+  if (scope.stream >= 0) add(fmt::format("stream {}", scope.stream));
+  if (scope.step >= 0) add(fmt::format("step {}", scope.step));
+  return parts.empty() ? "" : "[" + parts + "]";
+}
+
+std::string EvidenceText(const FindingEvidence& e) {
+  const Metric& m = e.metric;
+  std::string text = m.id;
+  if (std::string scope = ScopeText(m.scope); !scope.empty()) text += " " + scope;
+  text += " = " + MetricValue(m.value, m.unit);
+  // A threshold of 0 without a source only says "present": the value is context.
+  if (!e.comparison.empty() && (e.threshold != 0 || !e.threshold_source.empty())) {
+    text += fmt::format(" {} {}", e.comparison, MetricValue(e.threshold, m.unit));
+  }
+  return text;
+}
+
+std::string RangeText(const EvidenceRange& r, TimeNs origin) {
+  std::string where = r.device >= 0 ? fmt::format("GPU {} ", r.device) : "";
+  if (r.stream >= 0) where += fmt::format("stream {} ", r.stream);
+  std::string text = fmt::format("{}{} for {}", where, Offset(r.start, origin),
+                                 MsNs(r.end - r.start));
+  if (!r.label.empty()) text += ": " + r.label;
+  return text;
+}
+
+std::string SpeedupText(double speedup) { return fmt::format("{:.2f}×", speedup); }
+
+}  // namespace gpuwhy::report

@@ -1,0 +1,123 @@
+// The diagnosis in the JSON report: the verdict, every finding with all its evidence,
+// ranges, events and fixes, the checklist and the notes. docs/report-schema.json.
+#include "report/diagnosis_sections.h"
+
+namespace gpuwhy::report {
+namespace {
+
+// -1 (all / unknown) becomes null, as in the metrics.
+void OptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
+  w.Key(key);
+  if (value < 0) {
+    w.Null();
+    return;
+  }
+  w.Int(value);
+}
+
+void WriteScope(JsonWriter& w, const MetricScope& scope) {
+  w.Key("scope");
+  w.BeginObject();
+  OptionalInt(w, "rank", scope.rank);
+  OptionalInt(w, "device", scope.device);
+  OptionalInt(w, "stream", scope.stream);
+  OptionalInt(w, "step", scope.step);
+  w.EndObject();
+}
+
+void WriteStrings(JsonWriter& w, std::string_view key, const std::vector<std::string>& list) {
+  w.Key(key);
+  w.BeginArray();
+  for (const std::string& s : list) w.String(s);
+  w.EndArray();
+}
+
+void WriteFinding(JsonWriter& w, const Finding& f) {
+  w.BeginObject();
+  w.Field("id", f.id);
+  w.Field("class", BottleneckClassName(f.bottleneck_class));
+  w.Field("severity", SeverityName(f.severity));
+  w.Field("title", f.title);
+  w.Key("evidence");
+  w.BeginArray();
+  for (const FindingEvidence& e : f.evidence) {
+    w.BeginObject();
+    w.Field("id", e.metric.id);
+    WriteScope(w, e.metric.scope);
+    w.Field("value", e.metric.value);
+    w.Field("unit", e.metric.unit);
+    w.Field("comparison", e.comparison);
+    w.Field("threshold", e.threshold);
+    w.Field("threshold_source", e.threshold_source);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("ranges");
+  w.BeginArray();
+  for (const EvidenceRange& r : f.ranges) {
+    w.BeginObject();
+    w.Field("kind", r.kind);
+    OptionalInt(w, "device", r.device);
+    OptionalInt(w, "stream", r.stream);
+    w.Field("start_ns", r.start);
+    w.Field("end_ns", r.end);
+    w.Field("duration_ms", NsToMs(r.end - r.start));
+    w.Field("label", r.label);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteStrings(w, "top_events", f.top_events);
+  w.Field("recoverable_ms_per_step", NsToMs(f.recoverable_ns_per_step));
+  w.Field("idle_recoverable_ms_per_step", NsToMs(f.idle_recoverable_ns_per_step));
+  w.Field("step_ms", NsToMs(f.step_ns));
+  w.Field("speedup_upper_bound", f.SpeedupUpperBound());
+  w.Field("confidence", ConfidenceName(f.confidence));
+  w.Key("fixes");
+  w.BeginArray();
+  for (const Fix& fix : f.fixes) {
+    w.BeginObject();
+    w.Field("action", fix.action);
+    w.Field("code", fix.code);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("verify", f.verify);
+  w.EndObject();
+}
+
+void WriteChecklistItem(JsonWriter& w, const ChecklistItem& item) {
+  w.BeginObject();
+  w.Field("section", ChecklistSectionName(item.section));
+  w.Field("title", item.title);
+  w.Field("status", AssessStatusName(item.status));
+  w.Field("detail", item.detail);
+  w.Field("missing", item.missing);
+  w.Field("command", item.command);
+  WriteStrings(w, "rules", item.rule_ids);
+  w.EndObject();
+}
+
+}  // namespace
+
+void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d) {
+  w.Key("verdict");
+  w.BeginObject();
+  w.Field("step_ms", NsToMs(d.step_ns));
+  w.Field("step_count", d.step_count);
+  w.Field("steps_synthesized", d.steps_synthesized);
+  w.Field("idle_ms_per_step", NsToMs(d.idle_ns_per_step));
+  w.Field("finding_count", static_cast<int64_t>(d.findings.size()));
+  w.Field("max_severity", SeverityName(d.MaxSeverity()));
+  w.EndObject();
+  w.Key("findings");
+  w.BeginArray();
+  for (const Finding& f : d.findings) WriteFinding(w, f);
+  w.EndArray();
+  w.Key("checklist");
+  w.BeginArray();
+  for (const ChecklistItem& item : d.checklist) WriteChecklistItem(w, item);
+  w.EndArray();
+  WriteStrings(w, "notes", d.notes);
+}
+
+}  // namespace gpuwhy::report

@@ -1,0 +1,33 @@
+// The diagnosis parts of the reports (findings, checklist, notes), shared by the text,
+// JSON and Markdown renderers. Formatting only: the numbers come from the Diagnosis.
+#pragma once
+
+#include <string>
+
+#include "base/json_writer.h"
+#include "diagnose/diagnose.h"
+#include "report/report.h"
+#include "report/text_sections.h"
+
+namespace gpuwhy::report {
+
+// "62.3 %", "12.345 ms", "1.50 GiB", "1,234": a metric value in its unit.
+std::string MetricValue(double value, std::string_view unit);
+// "[GPU 0 stream 7 step 12]" for a scope narrower than the rank, else "".
+std::string ScopeText(const MetricScope& scope);
+// "step.dataloader_pct = 62.3 % > 5.0 %": the metric, and the threshold when one fired.
+std::string EvidenceText(const FindingEvidence& e);
+// "GPU 0 +1,234.567 ms for 75.000 ms: input_wait: enumerate(DataLoader)…".
+std::string RangeText(const EvidenceRange& r, TimeNs origin);
+// "2.65×".
+std::string SpeedupText(double speedup);
+
+// The verdict: a summary line, the ranked findings, the notes and the checklist.
+void RenderDiagnosisText(std::string& out, const Section& s, const Diagnosis& d);
+// The analysis tables after the verdict (every section but the header and import stats).
+void RenderAnalysisTables(std::string& out, const Section& s);
+
+// "verdict", "findings", "checklist" and "notes" fields of a rank object.
+void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d);
+
+}  // namespace gpuwhy::report

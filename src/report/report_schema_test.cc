@@ -1,0 +1,246 @@
+// The JSON report against its documented schema, docs/report-schema.json. A small validator
+// for the subset of JSON Schema (draft 2020-12) the schema uses: type, enum, required,
+// properties, additionalProperties (bool or schema), items and local $ref. Any other keyword
+// fails the test, so the schema cannot silently outgrow what is checked here.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "diagnose/diagnose.h"
+#include "ingest/importer.h"
+#include "report/report.h"
+#include "synth/synth.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+namespace dom = simdjson::dom;
+
+const std::string kSchemaPath = GPUWHY_REPORT_SCHEMA;
+const std::string kData = GPUWHY_SHARED_DATA;
+
+class SchemaValidator {
+ public:
+  explicit SchemaValidator(dom::element root) : root_(root) {}
+
+  std::vector<std::string> Validate(dom::element value) {
+    errors_.clear();
+    Check(root_, value, "$");
+    return errors_;
+  }
+
+ private:
+  void Error(const std::string& path, const std::string& what) {
+    if (errors_.size() < 20) errors_.push_back(path + ": " + what);
+  }
+
+  static bool HasType(dom::element value, std::string_view type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "boolean") return value.is_bool();
+    if (type == "null") return value.is_null();
+    if (type == "integer") return value.is_int64() || value.is_uint64();
+    if (type == "number") return value.is_number();
+    return false;
+  }
+
+  dom::element Resolve(std::string_view ref, const std::string& path) {
+    constexpr std::string_view kPrefix = "#/$defs/";
+    dom::element target;
+    if (!ref.starts_with(kPrefix) ||
+        root_["$defs"][ref.substr(kPrefix.size())].get(target) != simdjson::SUCCESS) {
+      Error(path, "unresolvable $ref " + std::string(ref));
+      return root_;
+    }
+    return target;
+  }
+
+  void Check(dom::element schema, dom::element value, const std::string& path) {
+    dom::object keywords;
+    if (schema.get(keywords) != simdjson::SUCCESS) {
+      Error(path, "schema is not an object");
+      return;
+    }
+    for (auto [key, sub] : keywords) {
+      if (key == "$ref") {
+        Check(Resolve(std::string_view(sub), path), value, path);
+      } else if (key == "type") {
+        CheckType(sub, value, path);
+      } else if (key == "enum") {
+        CheckEnum(sub, value, path);
+      } else if (key == "required") {
+        if (!value.is_object()) continue;
+        for (dom::element name : sub.get_array()) {
+          if (value[std::string_view(name)].error() != simdjson::SUCCESS) {
+            Error(path, "missing required key " + std::string(std::string_view(name)));
+          }
+        }
+      } else if (key == "properties" || key == "additionalProperties") {
+        if (key == "properties") CheckProperties(keywords, value, path);
+      } else if (key == "items") {
+        if (!value.is_array()) continue;
+        size_t i = 0;
+        for (dom::element item : value.get_array()) {
+          Check(sub, item, path + "[" + std::to_string(i++) + "]");
+        }
+      } else if (key != "$schema" && key != "$id" && key != "$defs" && key != "title" &&
+                 key != "description") {
+        Error(path, "schema keyword outside the validated subset: " + std::string(key));
+      }
+    }
+  }
+
+  void CheckType(dom::element type, dom::element value, const std::string& path) {
+    std::vector<std::string_view> allowed;
+    if (type.is_string()) {
+      allowed.push_back(std::string_view(type));
+    } else {
+      for (dom::element t : type.get_array()) allowed.push_back(std::string_view(t));
+    }
+    for (std::string_view t : allowed) {
+      if (HasType(value, t)) return;
+    }
+    Error(path, "wrong type " + simdjson::minify(value).substr(0, 80));
+  }
+
+  void CheckEnum(dom::element options, dom::element value, const std::string& path) {
+    std::string actual = simdjson::minify(value);
+    for (dom::element option : options.get_array()) {
+      if (simdjson::minify(option) == actual) return;
+    }
+    Error(path, "value not in enum: " + actual.substr(0, 80));
+  }
+
+  // properties and additionalProperties together: each key of |value| is checked against
+  // its own schema, or the additional one, or rejected when additionalProperties is false.
+  void CheckProperties(dom::object keywords, dom::element value, const std::string& path) {
+    if (!value.is_object()) return;
+    dom::object properties = keywords["properties"].get_object();
+    dom::element additional;
+    bool has_additional = keywords["additionalProperties"].get(additional) == simdjson::SUCCESS;
+    for (auto [key, sub] : value.get_object()) {
+      std::string sub_path = path + "." + std::string(key);
+      dom::element property;
+      if (properties[key].get(property) == simdjson::SUCCESS) {
+        Check(property, sub, sub_path);
+      } else if (has_additional && additional.is_bool()) {
+        if (!bool(additional)) Error(sub_path, "key not in the schema");
+      } else if (has_additional) {
+        Check(additional, sub, sub_path);
+      }
+    }
+  }
+
+  dom::element root_;
+  std::vector<std::string> errors_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+RankReport Report(const Trace& trace) {
+  RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace), {}};
+  rank.diagnosis = Diagnose(trace, rank.analysis);
+  return rank;
+}
+
+class ReportSchemaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    schema_text_ = ReadFile(kSchemaPath);
+    ASSERT_FALSE(schema_text_.empty()) << "cannot read " << kSchemaPath;
+    ASSERT_EQ(schema_parser_.parse(schema_text_).get(schema_), simdjson::SUCCESS);
+  }
+  // Validates |json|; returns the number of findings in it, for the caller's checks.
+  size_t ExpectValid(const std::string& json, const std::string& what) {
+    dom::parser parser;
+    dom::element doc;
+    EXPECT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << what;
+    if (doc.is_null()) return 0;
+    SchemaValidator validator(schema_);
+    std::vector<std::string> errors = validator.Validate(doc);
+    for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
+    size_t findings = 0;
+    for (dom::element rank : doc["ranks"].get_array()) findings += rank["findings"].get_array().size();
+    return findings;
+  }
+  std::string schema_text_;
+  dom::parser schema_parser_;
+  dom::element schema_;
+};
+
+TEST_F(ReportSchemaTest, ValidatorRejectsWhatTheSchemaForbids) {
+  SchemaValidator validator(schema_);
+  dom::parser parser;
+  auto errors_of = [&](const char* json) {
+    dom::element doc = parser.parse(std::string_view(json));
+    return validator.Validate(doc).size();
+  };
+  EXPECT_EQ(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
+  EXPECT_GT(errors_of(R"({"schema_version":2,"tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
+  EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[]})"), 0u);
+  EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[],"errors":[],"x":1})"),
+            0u);
+  EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[{}],"errors":[]})"), 0u);
+  EXPECT_GT(errors_of(R"({"schema_version":"1","tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
+}
+
+TEST_F(ReportSchemaTest, EverySynthScenarioMatchesTheSchema) {
+  fs::path dir = fs::path(::testing::TempDir()) / "gpuwhy_report_schema";
+  fs::create_directories(dir);
+  std::vector<RankReport> ranks;
+  for (const std::string& scenario : ScenarioNames()) {
+    std::string path = (dir / (scenario + ".json")).string();
+    SynthOptions options;
+    options.scenario = scenario;
+    options.steps = 6;
+    ASSERT_TRUE(WriteSyntheticTrace(options, path).ok()) << scenario;
+    StatusOr<Trace> trace = ImportTraceFile(path);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    RankReport rank = Report(*trace);
+    std::vector<RankReport> one;
+    one.push_back(rank);
+    size_t findings = ExpectValid(RenderReportJson(one, {}), scenario);
+    if (scenario != "healthy") {
+      EXPECT_GT(findings, 0u) << scenario;
+    }
+    ranks.push_back(std::move(rank));
+  }
+  // All ranks in one report, with an unusable input.
+  std::vector<ReportFailure> failures = {{"missing.json", "missing.json: no such file"}};
+  ExpectValid(RenderReportJson(ranks, failures), "all scenarios");
+}
+
+TEST_F(ReportSchemaTest, RealTracesMatchTheSchema) {
+  const std::vector<std::string> paths = {
+      kData + "/kineto/kineto_tb_plugin/2d19c63_resnet50_num_workers_0__worker0.pt.trace.json.gz",
+      kData + "/kineto/hta/nccl_parser_config_nccl_data.json.gz",
+      kData + "/kineto/tracelens/h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+      kData + "/kineto/hta/cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+      kData + "/kineto/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+      kData + "/kineto/param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json",
+  };
+  int checked = 0;
+  for (const std::string& path : paths) {
+    if (!fs::exists(path)) continue;
+    StatusOr<Trace> trace = ImportTraceFile(path);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    std::vector<RankReport> one;
+    one.push_back(Report(*trace));
+    ExpectValid(RenderReportJson(one, {}), fs::path(path).filename().string());
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no real traces under " << kData;
+}
+
+}  // namespace
+}  // namespace gpuwhy
