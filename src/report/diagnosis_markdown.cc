@@ -34,14 +34,15 @@ std::string Code(std::string_view text) {
   return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
-// Shell for commands and environment variables, Python for everything else.
+// Shell for commands and environment variables, Python for code, text for the rest.
 std::string_view CodeLanguage(std::string_view code) {
   for (std::string_view shell :
        {"export ", "nvidia-smi", "gpuwhy ", "nsys ", "ncu ", "sudo ", "dmesg", "NCCL_",
         "CUDA_", "TORCH_", "PYTORCH_", "torchrun ", "python ", "numactl", "taskset"}) {
     if (code.starts_with(shell)) return "sh";
   }
-  return "python";
+  // Catalog "code" is sometimes advice in words ("WebDataset shards, numpy.memmap").
+  return code.find_first_of("(=") == std::string_view::npos ? "text" : "python";
 }
 
 std::string Recoverable(const Finding& f) {
