@@ -89,7 +89,11 @@ bool ParsePlainDecimal(std::string_view text, int scale_digits, int64_t& out) {
   if (negative) ++p;
   const char* int_begin = p;
   int64_t value = 0;
-  while (p < end && static_cast<unsigned>(*p - '0') < 10) value = value * 10 + (*p++ - '0');
+  // At most 17 digits are accumulated (no overflow); more than 16 sends the text to the
+  // general path, which checks every step.
+  while (p < end && static_cast<unsigned>(*p - '0') < 10 && p - int_begin < 17) {
+    value = value * 10 + (*p++ - '0');
+  }
   ptrdiff_t int_digits = p - int_begin;
   if (int_digits == 0 || int_digits > 16) return false;
   int64_t fraction = 0;
