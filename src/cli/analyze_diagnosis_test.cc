@@ -49,7 +49,8 @@ class AnalyzeDiagnosisTest : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "gpuwhy_diagnosis_XXXXXX").string();
     dir_ = ::mkdtemp(pattern.data());
     for (const char* scenario : {"healthy", "input-bound"}) {
-      Result r = RunGpuwhyCli({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
+      Result r =
+          RunGpuwhyCli({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
       ASSERT_EQ(r.code, kExitOk) << r.err;
     }
   }
@@ -77,7 +78,8 @@ TEST_F(AnalyzeDiagnosisTest, DiagnosisComesBeforeTheTables) {
 
 TEST_F(AnalyzeDiagnosisTest, FailOnExitCodes) {
   EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "high", Path("healthy")}).code, kExitOk);
-  EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "high", Path("input-bound")}).code, kExitFindings);
+  EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "high", Path("input-bound")}).code,
+            kExitFindings);
   EXPECT_EQ(RunGpuwhyCli({"analyze", Path("input-bound")}).code, kExitOk);
   // Unusable input wins over findings.
   Result r = RunGpuwhyCli({"analyze", "--fail-on", "low", Path("input-bound"), Path("missing")});
@@ -96,17 +98,18 @@ TEST_F(AnalyzeDiagnosisTest, ResNetWithoutWorkers) {
 TEST_F(AnalyzeDiagnosisTest, OverridesAndConfigFile) {
   // Raising the DataLoader threshold above any share silences the rule.
   Result quiet = RunGpuwhyCli({"analyze", "--set", "input.dataloader_wait.min_step_pct=100",
-                      "--set", "input.dataloader_wait.high_pct=100", Path("input-bound")});
+                               "--set", "input.dataloader_wait.high_pct=100", Path("input-bound")});
   ASSERT_EQ(quiet.code, kExitOk) << quiet.err;
   EXPECT_EQ(FirstFindingLine(quiet.out).find("input.dataloader_wait"), std::string::npos);
   std::string config = (fs::path(dir_) / "rules.conf").string();
-  std::ofstream(config) << "# quiet the DataLoader rule\ninput.dataloader_wait.min_step_pct = 100\n";
+  std::ofstream(config)
+      << "# quiet the DataLoader rule\ninput.dataloader_wait.min_step_pct = 100\n";
   Result from_file = RunGpuwhyCli({"analyze", "--config", config, Path("input-bound")});
   ASSERT_EQ(from_file.code, kExitOk) << from_file.err;
   EXPECT_EQ(FirstFindingLine(from_file.out).find("input.dataloader_wait"), std::string::npos);
   // --set wins over the file.
   Result both = RunGpuwhyCli({"analyze", "--config", config, "--set",
-                     "input.dataloader_wait.min_step_pct=5", Path("input-bound")});
+                              "input.dataloader_wait.min_step_pct=5", Path("input-bound")});
   EXPECT_NE(FirstFindingLine(both.out).find("input.dataloader_wait"), std::string::npos);
 }
 

@@ -51,8 +51,8 @@ std::string EvidenceText(const FindingEvidence& e) {
 std::string RangeText(const EvidenceRange& r, TimeNs origin) {
   std::string where = r.device >= 0 ? fmt::format("GPU {} ", r.device) : "";
   if (r.stream >= 0) where += fmt::format("stream {} ", r.stream);
-  std::string text = fmt::format("{}{} for {}", where, Offset(r.start, origin),
-                                 MsNs(r.end - r.start));
+  std::string text =
+      fmt::format("{}{} for {}", where, Offset(r.start, origin), MsNs(r.end - r.start));
   if (!r.label.empty()) text += ": " + r.label;
   return text;
 }

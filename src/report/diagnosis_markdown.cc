@@ -37,8 +37,8 @@ std::string Code(std::string_view text) {
 // Shell for commands and environment variables, Python for code, text for the rest.
 std::string_view CodeLanguage(std::string_view code) {
   for (std::string_view shell :
-       {"export ", "nvidia-smi", "gpuwhy ", "nsys ", "ncu ", "sudo ", "dmesg", "NCCL_",
-        "CUDA_", "TORCH_", "PYTORCH_", "torchrun ", "python ", "numactl", "taskset"}) {
+       {"export ", "nvidia-smi", "gpuwhy ", "nsys ", "ncu ", "sudo ", "dmesg", "NCCL_", "CUDA_",
+        "TORCH_", "PYTORCH_", "torchrun ", "python ", "numactl", "taskset"}) {
     if (code.starts_with(shell)) return "sh";
   }
   // Catalog "code" is sometimes advice in words ("WebDataset shards, numpy.memmap").
@@ -54,22 +54,23 @@ std::string Recoverable(const Finding& f) {
 void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs origin) {
   out += fmt::format("\n#### {}. {} ({}): {}\n\n", index + 1, Code(f.id), SeverityName(f.severity),
                      f.title);
-  out += fmt::format("Class **{}** · recoverable **{}** per step of {} · up to **{}** faster · "
-                     "confidence **{}**\n",
-                     BottleneckClassName(f.bottleneck_class), Recoverable(f), MsNs(f.step_ns),
-                     SpeedupText(f.SpeedupUpperBound()), ConfidenceName(f.confidence));
+  out += fmt::format(
+      "Class **{}** · recoverable **{}** per step of {} · up to **{}** faster · "
+      "confidence **{}**\n",
+      BottleneckClassName(f.bottleneck_class), Recoverable(f), MsNs(f.step_ns),
+      SpeedupText(f.SpeedupUpperBound()), ConfidenceName(f.confidence));
   if (!f.evidence.empty()) {
     out += "\n| Evidence | Scope | Value | Threshold | Source |\n|---|---|--:|---|---|\n";
     for (const FindingEvidence& e : f.evidence) {
       std::string scope = ScopeText(e.metric.scope);
-      bool has_threshold = !e.comparison.empty() && (e.threshold != 0 || !e.threshold_source.empty());
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", Code(e.metric.id),
-                         scope.empty() ? "rank" : Cell(scope.substr(1, scope.size() - 2)),
-                         Cell(MetricValue(e.metric.value, e.metric.unit)),
-                         has_threshold ? Cell(e.comparison + " " +
-                                              MetricValue(e.threshold, e.metric.unit))
-                                       : "",
-                         Cell(e.threshold_source));
+      bool has_threshold =
+          !e.comparison.empty() && (e.threshold != 0 || !e.threshold_source.empty());
+      out += fmt::format(
+          "| {} | {} | {} | {} | {} |\n", Code(e.metric.id),
+          scope.empty() ? "rank" : Cell(scope.substr(1, scope.size() - 2)),
+          Cell(MetricValue(e.metric.value, e.metric.unit)),
+          has_threshold ? Cell(e.comparison + " " + MetricValue(e.threshold, e.metric.unit)) : "",
+          Cell(e.threshold_source));
     }
   }
   if (!f.ranges.empty()) {
@@ -101,9 +102,9 @@ void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs ori
 void Checklist(std::string& out, const Diagnosis& d) {
   out += "\n### Checklist\n\n";
   for (const ChecklistItem& item : d.checklist) {
-    out += fmt::format("- [{}] **{}**: {} ({})", item.status == AssessStatus::kAssessed ? "x" : " ",
-                       ChecklistSectionName(item.section), item.title,
-                       AssessStatusName(item.status));
+    out +=
+        fmt::format("- [{}] **{}**: {} ({})", item.status == AssessStatus::kAssessed ? "x" : " ",
+                    ChecklistSectionName(item.section), item.title, AssessStatusName(item.status));
     if (!item.detail.empty()) out += ": " + item.detail;
     out += "\n";
     if (item.status == AssessStatus::kAssessed) continue;
@@ -117,11 +118,11 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   const Diagnosis& d = rank.diagnosis;
   std::string title = h.rank < 0 ? "Trace" : fmt::format("Rank {}", h.rank);
   out += fmt::format("\n## {}: {}\n\n", title, Code(h.path));
-  std::string verdict = d.findings.empty()
-                            ? std::string("no finding")
-                            : fmt::format("{} finding{}, worst **{}**", d.findings.size(),
-                                          d.findings.size() == 1 ? "" : "s",
-                                          SeverityName(d.MaxSeverity()));
+  std::string verdict =
+      d.findings.empty()
+          ? std::string("no finding")
+          : fmt::format("{} finding{}, worst **{}**", d.findings.size(),
+                        d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
   if (d.step_ns > 0) {
     verdict += fmt::format(". Step {} ({}); GPU idle {} per step ({})", MsNs(d.step_ns),
                            d.steps_synthesized ? "no ProfilerStep: the whole trace"
@@ -138,15 +139,17 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   }
   out += "\n";
   if (!d.findings.empty()) {
-    out += "\n### Findings\n\n| # | Severity | Finding | Recoverable / step | Speed-up ≤ | "
-           "Confidence |\n|--:|---|---|--:|--:|---|\n";
+    out +=
+        "\n### Findings\n\n| # | Severity | Finding | Recoverable / step | Speed-up ≤ | "
+        "Confidence |\n|--:|---|---|--:|--:|---|\n";
     for (size_t i = 0; i < d.findings.size(); ++i) {
       const Finding& f = d.findings[i];
       out += fmt::format("| {} | {} | {}: {} | {} | {} | {} |\n", i + 1, SeverityName(f.severity),
                          Code(f.id), Cell(f.title), Recoverable(f),
                          SpeedupText(f.SpeedupUpperBound()), ConfidenceName(f.confidence));
     }
-    for (size_t i = 0; i < d.findings.size(); ++i) FindingSection(out, i, d.findings[i], h.span.start);
+    for (size_t i = 0; i < d.findings.size(); ++i)
+      FindingSection(out, i, d.findings[i], h.span.start);
   }
   if (!d.notes.empty()) {
     out += "\n**Notes**\n\n";
@@ -159,8 +162,8 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   Section s{h, rank.analysis, plain};
   RenderAnalysisTables(tables, s);
   RenderImportStats(tables, s);
-  out += "\n<details><summary>Analysis tables and import statistics</summary>\n\n```text" +
-         tables + "```\n\n</details>\n";
+  out += "\n<details><summary>Analysis tables and import statistics</summary>\n\n```text" + tables +
+         "```\n\n</details>\n";
 }
 
 }  // namespace

@@ -28,8 +28,7 @@ const std::string kResNet0 =
     kData + "/kineto/kineto_tb_plugin/2d19c63_resnet50_num_workers_0__worker0.pt.trace.json.gz";
 const std::string kDlrmDir = kData + "/kineto/param/dlrm_kineto";
 const std::string kA100 = kData + "/kineto/hta/nccl_parser_config_nccl_data.json.gz";
-const std::string kH100 =
-    kData + "/kineto/tracelens/h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
+const std::string kH100 = kData + "/kineto/tracelens/h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz";
 
 RankReport ReportOf(const std::string& path) {
   StatusOr<Trace> trace = ImportTraceFile(path);
@@ -184,11 +183,11 @@ void ExpectEvidenceMatchesMetrics(const RankReport& rank, const std::string& wha
       EXPECT_EQ(m.unit, metric->unit) << what << " " << m.id;
       // The detailed findings print their first evidence lines with the value in its unit.
       if (i < 3 && e < 3) {
-        EXPECT_NE(text.find(m.id + (report::ScopeText(m.scope).empty()
-                                        ? ""
-                                        : " " + report::ScopeText(m.scope)) +
-                            " = " + report::MetricValue(m.value, m.unit)),
-                  std::string::npos)
+        EXPECT_NE(
+            text.find(m.id +
+                      (report::ScopeText(m.scope).empty() ? "" : " " + report::ScopeText(m.scope)) +
+                      " = " + report::MetricValue(m.value, m.unit)),
+            std::string::npos)
             << what << " " << m.id;
       }
     }
@@ -197,8 +196,8 @@ void ExpectEvidenceMatchesMetrics(const RankReport& rank, const std::string& wha
 
 // The golden verdicts (top findings) of each trace, as the text report prints them.
 const std::map<std::string, std::string> kDlrmTop = {
-    {"worker0", "comm.exposed"}, {"worker1", "comm.exposed"}, {"worker2", "comm.exposed"},
-    {"worker3", "comm.exposed"}, {"worker4", "comm.exposed"}, {"worker5", "comm.exposed"},
+    {"worker0", "comm.exposed"}, {"worker1", "comm.exposed"},       {"worker2", "comm.exposed"},
+    {"worker3", "comm.exposed"}, {"worker4", "comm.exposed"},       {"worker5", "comm.exposed"},
     {"worker6", "comm.exposed"}, {"worker7", "host.cpu_bound_gaps"}};
 const std::vector<std::string> kA100Top = {"launch.launch_bound", "host.cpu_bound_gaps"};
 const std::vector<std::string> kH100Top = {"compute.memory_bound_elementwise",

@@ -42,8 +42,8 @@ std::vector<std::string> Wrap(std::string_view text, size_t width) {
 
 // "    LABEL     text…" with continuation lines under the text, at most |max_lines| lines
 // (the last one ends with "…" when something was left out).
-void Labelled(std::string& out, std::string_view label, std::string_view text,
-              size_t max_lines = 2, size_t extra_indent = 0) {
+void Labelled(std::string& out, std::string_view label, std::string_view text, size_t max_lines = 2,
+              size_t extra_indent = 0) {
   size_t column = kIndent + kLabelWidth + extra_indent;
   std::vector<std::string> lines = Wrap(text, kReportWidth - column);
   if (lines.empty()) return;
@@ -92,10 +92,9 @@ std::string RecoverableText(const Finding& f) {
 
 void FindingHeadLine(std::string& out, const Section& s, size_t index, const Finding& f) {
   std::string severity = Upper(SeverityName(f.severity));
-  std::string line =
-      FitWidth(fmt::format("{:>2}. {:<8} {}  {}, confidence {}", index + 1, severity, f.id,
-                           RecoverableText(f), ConfidenceName(f.confidence)),
-               kReportWidth);
+  std::string line = FitWidth(fmt::format("{:>2}. {:<8} {}  {}, confidence {}", index + 1, severity,
+                                          f.id, RecoverableText(f), ConfidenceName(f.confidence)),
+                              kReportWidth);
   if (s.options.colour == TextColour::kOn) {
     Colour(line, f.id, "1");
     Colour(line, severity, SeverityColour(f.severity));
@@ -109,8 +108,8 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
     const FindingEvidence& e = f.evidence[i];
     std::string text = EvidenceText(e);
     bool new_source = !e.threshold_source.empty() &&
-                      std::find(sources_shown.begin(), sources_shown.end(),
-                                e.threshold_source) == sources_shown.end();
+                      std::find(sources_shown.begin(), sources_shown.end(), e.threshold_source) ==
+                          sources_shown.end();
     if (new_source) {
       text += " (" + e.threshold_source + ")";
       sources_shown.push_back(e.threshold_source);
@@ -118,8 +117,8 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
     Labelled(out, i == 0 ? "evidence" : "", text);
   }
   if (f.evidence.size() > kMaxEvidence) {
-    Labelled(out, "", fmt::format("(+{} more in --format md or json)",
-                                  f.evidence.size() - kMaxEvidence));
+    Labelled(out, "",
+             fmt::format("(+{} more in --format md or json)", f.evidence.size() - kMaxEvidence));
   }
   if (!f.ranges.empty()) {
     std::string text = RangeText(f.ranges.front(), s.header.span.start);
@@ -167,8 +166,8 @@ void RenderChecklist(std::string& out, const Section& s, const Diagnosis& d) {
       text += fmt::format(" ({})", AssessStatusName(item.status));
     }
     if (!item.detail.empty()) text += ": " + item.detail;
-    std::string head = fmt::format("  {} {:<17}", StatusMark(item.status),
-                                   ChecklistSectionName(item.section));
+    std::string head =
+        fmt::format("  {} {:<17}", StatusMark(item.status), ChecklistSectionName(item.section));
     std::vector<std::string> lines = Wrap(text, kReportWidth - DisplayWidth(head));
     for (size_t i = 0; i < lines.size(); ++i) {
       std::string line = (i == 0 ? head : std::string(DisplayWidth(head), ' ')) + lines[i];
@@ -195,16 +194,18 @@ void RenderDiagnosisText(std::string& out, const Section& s, const Diagnosis& d)
           : fmt::format("{} finding{} (worst: {})", d.findings.size(),
                         d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
   if (d.step_ns > 0) {
-    summary += fmt::format("; step {}{}", MsNs(d.step_ns),
-                           d.steps_synthesized ? " (whole trace)"
-                                               : fmt::format(" (mean of {})", d.step_count));
+    summary += fmt::format(
+        "; step {}{}", MsNs(d.step_ns),
+        d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count));
     summary += fmt::format("; GPU idle {}/step ({})", MsNs(d.idle_ns_per_step),
                            Pct(100.0 * d.idle_ns_per_step / d.step_ns));
   }
   Heading(out, s, "Diagnosis", summary);
   if (d.findings.empty()) {
-    Wrapped(out, "No rule fired: nothing here costs a measurable share of the step. The "
-                 "checklist says what this trace could and could not show.", 2);
+    Wrapped(out,
+            "No rule fired: nothing here costs a measurable share of the step. The "
+            "checklist says what this trace could and could not show.",
+            2);
   }
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];

@@ -170,7 +170,8 @@ class ReportSchemaTest : public ::testing::Test {
     std::vector<std::string> errors = validator.Validate(doc);
     for (const std::string& e : errors) ADD_FAILURE() << what << ": " << e;
     size_t findings = 0;
-    for (dom::element rank : doc["ranks"].get_array()) findings += rank["findings"].get_array().size();
+    for (dom::element rank : doc["ranks"].get_array())
+      findings += rank["findings"].get_array().size();
     return findings;
   }
   std::string schema_text_;
@@ -188,8 +189,7 @@ TEST_F(ReportSchemaTest, ValidatorRejectsWhatTheSchemaForbids) {
   EXPECT_EQ(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
   EXPECT_GT(errors_of(R"({"schema_version":2,"tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
   EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[]})"), 0u);
-  EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[],"errors":[],"x":1})"),
-            0u);
+  EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[],"errors":[],"x":1})"), 0u);
   EXPECT_GT(errors_of(R"({"schema_version":1,"tool":"gpuwhy","ranks":[{}],"errors":[]})"), 0u);
   EXPECT_GT(errors_of(R"({"schema_version":"1","tool":"gpuwhy","ranks":[],"errors":[]})"), 0u);
 }
