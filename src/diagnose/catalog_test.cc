@@ -1,5 +1,6 @@
 // The catalog's content (every required id, sourced thresholds, fixes) and threshold
 // overrides from "RULE.PARAM=VALUE" lines and config files.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -119,7 +120,7 @@ TEST(OverrideTest, ConfigFileErrorsNameTheFile) {
   Status missing = c.ApplyConfigFile("/nonexistent/gpuwhy.conf");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("/nonexistent/gpuwhy.conf"), std::string::npos);
-  auto path = std::filesystem::path(::testing::TempDir()) / "gpuwhy_overrides.conf";
+  auto path = std::filesystem::path(::testing::TempDir()) / ("gpuwhy_overrides_" + std::to_string(getpid()) + ".conf");
   std::ofstream(path) << "launch.sync_points.min_step_pct = 1\nlaunch.sync_points.x = 2\n";
   Status s = c.ApplyConfigFile(path.string());
   ASSERT_FALSE(s.ok());

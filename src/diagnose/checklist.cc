@@ -42,7 +42,14 @@ ChecklistItem FromRules(ChecklistSection section, std::string title,
   if (!item.missing.empty() && item.status == AssessStatus::kAssessed) {
     item.status = AssessStatus::kPartly;
   }
-  item.detail = found.empty() ? "nothing found" : "findings: " + found;
+  if (!found.empty()) {
+    item.detail = "findings: " + found;
+  } else if (item.status == AssessStatus::kNotAssessed) {
+    item.detail = "not assessed: see what is missing";
+  } else {
+    item.detail = item.status == AssessStatus::kPartly ? "nothing found in what could be checked"
+                                                       : "nothing found";
+  }
   return item;
 }
 

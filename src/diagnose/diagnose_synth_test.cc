@@ -1,5 +1,6 @@
 // Every `gpuwhy synth` scenario: the injected bottleneck is the top finding, with
 // recoverable time within 10% of the injected stall; healthy has nothing above info.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -47,7 +48,7 @@ struct SynthDiagnosis {
 
 SynthDiagnosis RunScenario(const std::string& scenario) {
   SynthDiagnosis out;
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diagnose_" + scenario);
+  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diagnose_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;

@@ -3,6 +3,7 @@
 // blocks and task list; and golden checks on real traces (8-rank DLRM on V100, an A100 HTA
 // trace, an H100 trace): the top finding ids, and every evidence value equals the metric of
 // the same id and scope in the analysis, as printed in the text report.
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -40,7 +41,7 @@ RankReport ReportOf(const std::string& path) {
 }
 
 RankReport Synth(const std::string& scenario) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diag_report_" + scenario);
+  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diag_report_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;

@@ -2,6 +2,7 @@
 // for the subset of JSON Schema (draft 2020-12) the schema uses: type, enum, required,
 // properties, additionalProperties (bool or schema), items and local $ref. Any other keyword
 // fails the test, so the schema cannot silently outgrow what is checked here.
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -195,7 +196,7 @@ TEST_F(ReportSchemaTest, ValidatorRejectsWhatTheSchemaForbids) {
 }
 
 TEST_F(ReportSchemaTest, EverySynthScenarioMatchesTheSchema) {
-  fs::path dir = fs::path(::testing::TempDir()) / "gpuwhy_report_schema";
+  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_report_schema_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::vector<RankReport> ranks;
   for (const std::string& scenario : ScenarioNames()) {

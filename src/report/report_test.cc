@@ -2,6 +2,7 @@
 // metric has id/scope/value/unit, odd traces render without crashing.
 #include "report/report.h"
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -24,7 +25,7 @@ RankReport Analyse(const Trace& trace) {
 }
 
 RankReport FromSynth(const std::string& scenario) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_report_" + scenario);
+  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_report_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;
