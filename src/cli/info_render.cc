@@ -268,17 +268,4 @@ std::string FormatBytes(uint64_t bytes) {
   return fmt::format("{:.1f} {}", value, kUnits[unit]);
 }
 
-std::string GroupDigits(int64_t value) {
-  // Negate via value + 1 so INT64_MIN does not overflow.
-  uint64_t magnitude =
-      value < 0 ? static_cast<uint64_t>(-(value + 1)) + 1 : static_cast<uint64_t>(value);
-  std::string digits = fmt::format("{}", magnitude);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return value < 0 ? "-" + out : out;
-}
-
 }  // namespace gpuwhy

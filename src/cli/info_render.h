@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text_width.h"
 #include "cli/info_summary.h"
 #include "cli/terminal.h"
 
@@ -26,7 +27,5 @@ std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
 
 // "512 B", "1.5 KiB", "12.3 MiB", "1.02 GiB".
 std::string FormatBytes(uint64_t bytes);
-// 1234567 -> "1,234,567".
-std::string GroupDigits(int64_t value);
 
 }  // namespace gpuwhy

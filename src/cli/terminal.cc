@@ -7,9 +7,7 @@
 namespace gpuwhy {
 namespace {
 
-constexpr std::string_view kEllipsis = "…";
 
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 std::string_view StyleCode(Style style) {
   switch (style) {
@@ -36,41 +34,6 @@ std::string Styled(ColourMode mode, Style style, std::string_view text) {
   std::string out(StyleCode(style));
   out.append(text);
   out.append("\x1b[0m");
-  return out;
-}
-
-size_t DisplayWidth(std::string_view text) {
-  size_t width = 0;
-  for (char c : text) width += IsContinuationByte(c) ? 0 : 1;
-  return width;
-}
-
-std::string FitWidth(std::string_view text, size_t width) {
-  if (DisplayWidth(text) <= width) return std::string(text);
-  if (width == 0) return "";
-  size_t columns = 0;
-  size_t i = 0;
-  for (; i < text.size(); ++i) {
-    if (IsContinuationByte(text[i])) continue;
-    if (columns == width - 1) break;
-    ++columns;
-  }
-  std::string out(text.substr(0, i));
-  out.append(kEllipsis);
-  return out;
-}
-
-std::string FitWidthKeepEnd(std::string_view text, size_t width) {
-  if (DisplayWidth(text) <= width) return std::string(text);
-  if (width == 0) return "";
-  size_t columns = 0;
-  size_t i = text.size();
-  while (i > 0 && columns < width - 1) {
-    --i;
-    if (!IsContinuationByte(text[i])) ++columns;
-  }
-  std::string out(kEllipsis);
-  out.append(text.substr(i));
   return out;
 }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text_width.h"
+
 namespace gpuwhy {
 
 enum class ColourMode { kOff, kOn };
@@ -18,15 +20,6 @@ enum class Style { kBold, kDim, kRed, kYellow, kGreen, kCyan };
 
 // |text| wrapped in the style's escape codes when |mode| is kOn, else |text| unchanged.
 std::string Styled(ColourMode mode, Style style, std::string_view text);
-
-// Number of terminal columns |text| takes, counting each UTF-8 code point as one.
-size_t DisplayWidth(std::string_view text);
-
-// Cuts |text| to at most |width| columns, ending with "…" when something was cut.
-std::string FitWidth(std::string_view text, size_t width);
-
-// Like FitWidth, but keeps the end (for paths, where the file name matters most).
-std::string FitWidthKeepEnd(std::string_view text, size_t width);
 
 // Splits |text| at spaces into lines of at most |width| columns; a word longer than a line
 // is cut with FitWidth.

@@ -78,7 +78,7 @@ TEST(DiagnosisReportTest, VerdictComesFirstAndFitsTheWidth) {
   std::string text = Text(rank);
   std::vector<std::string> lines = Lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
-    EXPECT_LE(report::DisplayWidth(lines[i]), kReportWidth) << "line " << i + 1 << ": " << lines[i];
+    EXPECT_LE(DisplayWidth(lines[i]), kReportWidth) << "line " << i + 1 << ": " << lines[i];
   }
   int verdict = FindLine(lines, "Diagnosis:");
   int first = FindLine(lines, " 1. ");

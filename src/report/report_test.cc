@@ -59,7 +59,7 @@ void ExpectFitsWidth(const std::string& text) {
   int number = 0;
   while (std::getline(lines, line)) {
     ++number;
-    EXPECT_LE(report::DisplayWidth(line), kReportWidth) << "line " << number << ": " << line;
+    EXPECT_LE(DisplayWidth(line), kReportWidth) << "line " << number << ": " << line;
   }
 }
 
@@ -185,7 +185,7 @@ TEST(ReportTest, KernelNamesShortenSmartly) {
       "vectorized_ele…<threshold_k…>");
   EXPECT_EQ(ShortenKernelName("volta_scudnn_128x64_stridedB_splitK_xregs_large_nn_v1", 29),
             "volta_scudnn_128x64…rge_nn_v1");
-  EXPECT_EQ(report::DisplayWidth(ShortenKernelName(name, 12)), 12u);
+  EXPECT_EQ(DisplayWidth(ShortenKernelName(name, 12)), 12u);
   EXPECT_EQ(ShortenKernelName("volta_sgemm_128x64_nn", 29), "volta_sgemm_128x64_nn");
 }
 

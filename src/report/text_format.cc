@@ -11,10 +11,6 @@
 namespace gpuwhy::report {
 namespace {
 
-constexpr std::string_view kEllipsis = "…";
-
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
 // Index of the '(' matching the ')' that ends |name|, or npos.
 size_t OpeningParen(std::string_view name) {
   if (name.empty() || name.back() != ')') return std::string_view::npos;
@@ -97,7 +93,7 @@ std::string FitMiddle(std::string_view text, size_t width) {
   size_t cut = text.size();
   for (size_t columns = 0; cut > 0 && columns < tail;) {
     --cut;
-    if (!IsContinuationByte(text[cut])) ++columns;
+    if (!IsUtf8ContinuationByte(text[cut])) ++columns;
   }
   return head + std::string(text.substr(cut));
 }
@@ -113,25 +109,6 @@ std::string FixedMs(double ms) {
 }
 
 }  // namespace
-
-size_t DisplayWidth(std::string_view text) {
-  size_t width = 0;
-  for (char c : text) width += IsContinuationByte(c) ? 0 : 1;
-  return width;
-}
-
-std::string FitWidth(std::string_view text, size_t width) {
-  if (DisplayWidth(text) <= width) return std::string(text);
-  if (width == 0) return "";
-  size_t columns = 0;
-  size_t i = 0;
-  for (; i < text.size(); ++i) {
-    if (IsContinuationByte(text[i])) continue;
-    if (columns == width - 1) break;
-    ++columns;
-  }
-  return std::string(text.substr(0, i)) + std::string(kEllipsis);
-}
 
 std::string ShortenKernelName(std::string_view name, size_t width) {
   std::string s(name);
@@ -186,24 +163,11 @@ std::vector<std::string> ShortenKernelNames(const std::vector<std::string>& name
       if (c == '_' || c == ':' || c == '<' || c == ',' || c == ' ') break;
       --start;
     }
-    while (start < cores[i].size() && IsContinuationByte(cores[i][start])) ++start;
+    while (start < cores[i].size() && IsUtf8ContinuationByte(cores[i][start])) ++start;
     std::string head = FitWidth(cores[i], kHead + 1);  // kHead columns and "…"
     out[i] = head + FitWidth(std::string_view(cores[i]).substr(start), width - kHead - 1);
   }
   return out;
-}
-
-std::string Count(int64_t value) {
-  // Negate via value + 1 so INT64_MIN does not overflow.
-  uint64_t magnitude =
-      value < 0 ? static_cast<uint64_t>(-(value + 1)) + 1 : static_cast<uint64_t>(value);
-  std::string digits = fmt::format("{}", magnitude);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return value < 0 ? "-" + out : out;
 }
 
 std::string Ms(double ms) { return FixedMs(ms); }

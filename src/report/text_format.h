@@ -8,14 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text_width.h"
 #include "base/time.h"
 
 namespace gpuwhy::report {
 
-// Columns |text| takes on a terminal: one per UTF-8 code point.
-size_t DisplayWidth(std::string_view text);
-// Cuts |text| to at most |width| columns, ending with "…" when something was cut.
-std::string FitWidth(std::string_view text, size_t width);
 
 // Shortens a kernel name for a column: drops "void ", then the argument list, then
 // template arguments ("<…>"), then namespace qualifiers, and finally cuts the end.
@@ -26,7 +23,7 @@ std::string ShortenKernelName(std::string_view name, size_t width);
 std::vector<std::string> ShortenKernelNames(const std::vector<std::string>& names, size_t width);
 
 // 1234567 -> "1,234,567".
-std::string Count(int64_t value);
+inline std::string Count(int64_t value) { return GroupDigits(value); }
 // "12.345 ms" / "1,234.6 ms": three decimals below 100 ms, one above.
 std::string Ms(double ms);
 inline std::string MsNs(DurationNs ns) { return Ms(NsToMs(ns)); }
