@@ -16,6 +16,7 @@ template <typename T>
 void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::vector<std::byte>& scratch) {
   static_assert(std::is_trivially_copyable_v<T>);
   size_t bytes = column.size() * sizeof(T);
+  if (bytes == 0) return;  // memcpy must not see the null data() of an empty vector
   if (scratch.size() < bytes) {
     scratch.clear();
     scratch.shrink_to_fit();

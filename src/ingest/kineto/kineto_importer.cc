@@ -53,6 +53,7 @@ class MemorySource : public ByteSource {
   explicit MemorySource(std::string_view content) : content_(content) { file_size_ = content.size(); }
   StatusOr<size_t> Read(char* dst, size_t capacity) override {
     size_t n = std::min(capacity, content_.size() - offset_);
+    if (n == 0) return n;  // an empty view may have a null data()
     std::memcpy(dst, content_.data() + offset_, n);
     offset_ += n;
     return n;
