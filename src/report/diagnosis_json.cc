@@ -5,26 +5,6 @@
 namespace gpuwhy::report {
 namespace {
 
-// -1 (all / unknown) becomes null, as in the metrics.
-void OptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
-  w.Key(key);
-  if (value < 0) {
-    w.Null();
-    return;
-  }
-  w.Int(value);
-}
-
-void WriteScope(JsonWriter& w, const MetricScope& scope) {
-  w.Key("scope");
-  w.BeginObject();
-  OptionalInt(w, "rank", scope.rank);
-  OptionalInt(w, "device", scope.device);
-  OptionalInt(w, "stream", scope.stream);
-  OptionalInt(w, "step", scope.step);
-  w.EndObject();
-}
-
 void WriteStrings(JsonWriter& w, std::string_view key, const std::vector<std::string>& list) {
   w.Key(key);
   w.BeginArray();
@@ -43,7 +23,7 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   for (const FindingEvidence& e : f.evidence) {
     w.BeginObject();
     w.Field("id", e.metric.id);
-    WriteScope(w, e.metric.scope);
+    WriteMetricScope(w, e.metric.scope);
     w.Field("value", e.metric.value);
     w.Field("unit", e.metric.unit);
     w.Field("comparison", e.comparison);
@@ -57,8 +37,8 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   for (const EvidenceRange& r : f.ranges) {
     w.BeginObject();
     w.Field("kind", r.kind);
-    OptionalInt(w, "device", r.device);
-    OptionalInt(w, "stream", r.stream);
+    WriteOptionalInt(w, "device", r.device);
+    WriteOptionalInt(w, "stream", r.stream);
     w.Field("start_ns", r.start);
     w.Field("end_ns", r.end);
     w.Field("duration_ms", NsToMs(r.end - r.start));
@@ -118,6 +98,25 @@ void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d) {
   for (const ChecklistItem& item : d.checklist) WriteChecklistItem(w, item);
   w.EndArray();
   WriteStrings(w, "notes", d.notes);
+}
+
+void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
+  w.Key(key);
+  if (value < 0) {
+    w.Null();
+    return;
+  }
+  w.Int(value);
+}
+
+void WriteMetricScope(JsonWriter& w, const MetricScope& scope) {
+  w.Key("scope");
+  w.BeginObject();
+  WriteOptionalInt(w, "rank", scope.rank);
+  WriteOptionalInt(w, "device", scope.device);
+  WriteOptionalInt(w, "stream", scope.stream);
+  WriteOptionalInt(w, "step", scope.step);
+  w.EndObject();
 }
 
 }  // namespace gpuwhy::report

@@ -29,5 +29,9 @@ void RenderAnalysisTables(std::string& out, const Section& s);
 
 // "verdict", "findings", "checklist" and "notes" fields of a rank object.
 void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d);
+// "key": value, or null for -1 (all / unknown), as every scope in the JSON report.
+void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value);
+// "scope": {"rank", "device", "stream", "step"} with null for "all".
+void WriteMetricScope(JsonWriter& w, const MetricScope& scope);
 
 }  // namespace gpuwhy::report

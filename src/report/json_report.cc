@@ -9,15 +9,8 @@
 namespace gpuwhy {
 namespace {
 
-// -1 (all / unknown) becomes null.
-void OptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
-  w.Key(key);
-  if (value < 0) {
-    w.Null();
-    return;
-  }
-  w.Int(value);
-}
+using report::WriteMetricScope;
+using report::WriteOptionalInt;
 
 void WriteMetrics(JsonWriter& w, const MetricSet& metrics) {
   w.Key("metrics");
@@ -25,13 +18,7 @@ void WriteMetrics(JsonWriter& w, const MetricSet& metrics) {
   for (const Metric& m : metrics.all()) {
     w.BeginObject();
     w.Field("id", m.id);
-    w.Key("scope");
-    w.BeginObject();
-    OptionalInt(w, "rank", m.scope.rank);
-    OptionalInt(w, "device", m.scope.device);
-    OptionalInt(w, "stream", m.scope.stream);
-    OptionalInt(w, "step", m.scope.step);
-    w.EndObject();
+    WriteMetricScope(w, m.scope);
     w.Field("value", m.value);
     w.Field("unit", m.unit);
     w.EndObject();
@@ -159,8 +146,8 @@ void WriteQuality(JsonWriter& w, const DataQualityResult& r) {
 
 void WriteHeader(JsonWriter& w, const RankHeader& h) {
   w.Field("path", h.path);
-  OptionalInt(w, "rank", h.rank);
-  OptionalInt(w, "world_size", h.world_size);
+  WriteOptionalInt(w, "rank", h.rank);
+  WriteOptionalInt(w, "world_size", h.world_size);
   w.Field("vendor", h.vendor);
   w.Key("devices");
   w.BeginArray();
@@ -168,7 +155,7 @@ void WriteHeader(JsonWriter& w, const RankHeader& h) {
     w.BeginObject();
     w.Field("id", d.id);
     w.Field("name", d.name);
-    OptionalInt(w, "memory_bytes", d.memory_bytes);
+    WriteOptionalInt(w, "memory_bytes", d.memory_bytes);
     w.Field("active", d.active);
     w.EndObject();
   }
