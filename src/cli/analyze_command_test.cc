@@ -10,30 +10,17 @@
 #include <simdjson.h>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 namespace gpuwhy {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunGpuwhy(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  int code = RunCli(args, CliContext{out, err, ColourMode::kOff});
-  return {code, out.str(), err.str()};
-}
-
 class AnalyzeCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "gpuwhy_analyze_XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
+    dir_ = MakeScratchDir("gpuwhy_analyze");
   }
   void TearDown() override {
     std::error_code ec;

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 namespace gpuwhy {
 namespace {
@@ -20,19 +21,6 @@ namespace fs = std::filesystem;
 const std::string kResNet0 = std::string(GPUWHY_SHARED_DATA) +
                              "/kineto/kineto_tb_plugin/"
                              "2d19c63_resnet50_num_workers_0__worker0.pt.trace.json.gz";
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunGpuwhyCli(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  int code = RunCli(args, CliContext{out, err, ColourMode::kOff});
-  return {code, out.str(), err.str()};
-}
 
 // The first line of the report that starts a finding (" 1. SEVERITY id ...").
 std::string FirstFindingLine(const std::string& text) {
@@ -46,11 +34,10 @@ std::string FirstFindingLine(const std::string& text) {
 class AnalyzeDiagnosisTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = (fs::temp_directory_path() / "gpuwhy_diagnosis_XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
+    dir_ = MakeScratchDir("gpuwhy_diagnosis");
     for (const char* scenario : {"healthy", "input-bound"}) {
       Result r =
-          RunGpuwhyCli({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
+          RunGpuwhy({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
       ASSERT_EQ(r.code, kExitOk) << r.err;
     }
   }
@@ -65,7 +52,7 @@ class AnalyzeDiagnosisTest : public ::testing::Test {
 };
 
 TEST_F(AnalyzeDiagnosisTest, DiagnosisComesBeforeTheTables) {
-  Result r = RunGpuwhyCli({"analyze", Path("input-bound")});
+  Result r = RunGpuwhy({"analyze", Path("input-bound")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   size_t diagnosis = r.out.find("\nDiagnosis:");
   size_t checklist = r.out.find("\nChecklist:");
@@ -77,19 +64,19 @@ TEST_F(AnalyzeDiagnosisTest, DiagnosisComesBeforeTheTables) {
 }
 
 TEST_F(AnalyzeDiagnosisTest, FailOnExitCodes) {
-  EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "high", Path("healthy")}).code, kExitOk);
-  EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "high", Path("input-bound")}).code,
+  EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "high", Path("healthy")}).code, kExitOk);
+  EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "high", Path("input-bound")}).code,
             kExitFindings);
-  EXPECT_EQ(RunGpuwhyCli({"analyze", Path("input-bound")}).code, kExitOk);
+  EXPECT_EQ(RunGpuwhy({"analyze", Path("input-bound")}).code, kExitOk);
   // Unusable input wins over findings.
-  Result r = RunGpuwhyCli({"analyze", "--fail-on", "low", Path("input-bound"), Path("missing")});
+  Result r = RunGpuwhy({"analyze", "--fail-on", "low", Path("input-bound"), Path("missing")});
   EXPECT_EQ(r.code, kExitUnusable);
-  EXPECT_EQ(RunGpuwhyCli({"analyze", "--fail-on", "severe", Path("healthy")}).code, kExitUnusable);
+  EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "severe", Path("healthy")}).code, kExitUnusable);
 }
 
 TEST_F(AnalyzeDiagnosisTest, ResNetWithoutWorkers) {
   if (!fs::exists(kResNet0)) GTEST_SKIP() << "no " << kResNet0;
-  Result r = RunGpuwhyCli({"analyze", "--fail-on", "high", kResNet0});
+  Result r = RunGpuwhy({"analyze", "--fail-on", "high", kResNet0});
   EXPECT_EQ(r.code, kExitFindings) << r.err;
   EXPECT_NE(FirstFindingLine(r.out).find("input.dataloader_wait"), std::string::npos)
       << FirstFindingLine(r.out);
@@ -97,18 +84,18 @@ TEST_F(AnalyzeDiagnosisTest, ResNetWithoutWorkers) {
 
 TEST_F(AnalyzeDiagnosisTest, OverridesAndConfigFile) {
   // Raising the DataLoader threshold above any share silences the rule.
-  Result quiet = RunGpuwhyCli({"analyze", "--set", "input.dataloader_wait.min_step_pct=100",
+  Result quiet = RunGpuwhy({"analyze", "--set", "input.dataloader_wait.min_step_pct=100",
                                "--set", "input.dataloader_wait.high_pct=100", Path("input-bound")});
   ASSERT_EQ(quiet.code, kExitOk) << quiet.err;
   EXPECT_EQ(FirstFindingLine(quiet.out).find("input.dataloader_wait"), std::string::npos);
   std::string config = (fs::path(dir_) / "rules.conf").string();
   std::ofstream(config)
       << "# quiet the DataLoader rule\ninput.dataloader_wait.min_step_pct = 100\n";
-  Result from_file = RunGpuwhyCli({"analyze", "--config", config, Path("input-bound")});
+  Result from_file = RunGpuwhy({"analyze", "--config", config, Path("input-bound")});
   ASSERT_EQ(from_file.code, kExitOk) << from_file.err;
   EXPECT_EQ(FirstFindingLine(from_file.out).find("input.dataloader_wait"), std::string::npos);
   // --set wins over the file.
-  Result both = RunGpuwhyCli({"analyze", "--config", config, "--set",
+  Result both = RunGpuwhy({"analyze", "--config", config, "--set",
                               "input.dataloader_wait.min_step_pct=5", Path("input-bound")});
   EXPECT_NE(FirstFindingLine(both.out).find("input.dataloader_wait"), std::string::npos);
 }
@@ -121,7 +108,7 @@ TEST_F(AnalyzeDiagnosisTest, BadOverridesAreOneLineErrors) {
         std::vector<std::string>{"analyze", "--set", "input.dataloader_wait.min_step_pct=abc",
                                  Path("healthy")},
         std::vector<std::string>{"analyze", "--config", Path("missing.conf"), Path("healthy")}}) {
-    Result r = RunGpuwhyCli(args);
+    Result r = RunGpuwhy(args);
     EXPECT_EQ(r.code, kExitUnusable) << args[2];
     EXPECT_TRUE(r.out.empty()) << args[2];
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -130,7 +117,7 @@ TEST_F(AnalyzeDiagnosisTest, BadOverridesAreOneLineErrors) {
 }
 
 TEST_F(AnalyzeDiagnosisTest, JsonAndMarkdownFormats) {
-  Result json = RunGpuwhyCli({"analyze", "--format", "json", Path("input-bound")});
+  Result json = RunGpuwhy({"analyze", "--format", "json", Path("input-bound")});
   ASSERT_EQ(json.code, kExitOk) << json.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -138,7 +125,7 @@ TEST_F(AnalyzeDiagnosisTest, JsonAndMarkdownFormats) {
   std::string_view id = doc["ranks"].at(0)["findings"].at(0)["id"];
   EXPECT_EQ(id, "input.dataloader_wait");
   std::string md_path = (fs::path(dir_) / "report.md").string();
-  Result md = RunGpuwhyCli({"analyze", "--format", "md", "-o", md_path, Path("input-bound")});
+  Result md = RunGpuwhy({"analyze", "--format", "md", "-o", md_path, Path("input-bound")});
   ASSERT_EQ(md.code, kExitOk) << md.err;
   EXPECT_TRUE(md.out.empty());
   std::ifstream in(md_path);
@@ -148,7 +135,7 @@ TEST_F(AnalyzeDiagnosisTest, JsonAndMarkdownFormats) {
 }
 
 TEST_F(AnalyzeDiagnosisTest, DemoRunsTheDiagnosis) {
-  Result r = RunGpuwhyCli({"demo"});
+  Result r = RunGpuwhy({"demo"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("SYNTHETIC"), std::string::npos);
   EXPECT_LT(r.out.find("SYNTHETIC"), r.out.find("Diagnosis:"));

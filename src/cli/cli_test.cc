@@ -1,5 +1,6 @@
 // End-to-end tests of the command line, run in-process with string streams.
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 #include <unistd.h>
 
@@ -17,24 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunGpuwhy(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  int code = RunCli(args, CliContext{out, err, ColourMode::kOff});
-  return {code, out.str(), err.str()};
-}
-
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "gpuwhy_cli_XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
+    dir_ = MakeScratchDir("gpuwhy_cli");
   }
   void TearDown() override {
     std::error_code ec;
