@@ -245,15 +245,7 @@ std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
   w.BeginArray();
   for (const InfoSummary& s : summaries) WriteOne(w, s);
   w.EndArray();
-  w.Key("errors");
-  w.BeginArray();
-  for (const InfoFailure& failure : failures) {
-    w.BeginObject();
-    w.Field("path", failure.path);
-    w.Field("message", failure.message);
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteFailures(w, failures);
   w.EndObject();
   return w.str();
 }

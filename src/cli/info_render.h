@@ -7,14 +7,12 @@
 #include "base/text_width.h"
 #include "cli/info_summary.h"
 #include "cli/terminal.h"
+#include "report/report.h"
 
 namespace gpuwhy {
 
 // An input that could not be read; |message| is the full "PATH: byte N: why" text.
-struct InfoFailure {
-  std::string path;
-  std::string message;
-};
+using InfoFailure = ReportFailure;  // one shape for unreadable inputs in every report
 
 constexpr size_t kTextWidth = 100;
 

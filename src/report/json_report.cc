@@ -206,6 +206,18 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
 
 }  // namespace
 
+void WriteFailures(JsonWriter& w, std::span<const ReportFailure> failures) {
+  w.Key("errors");
+  w.BeginArray();
+  for (const ReportFailure& failure : failures) {
+    w.BeginObject();
+    w.Field("path", failure.path);
+    w.Field("message", failure.message);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 std::string RenderReportJson(std::span<const RankReport> ranks,
                              std::span<const ReportFailure> failures, size_t top_n) {
   JsonWriter w;
@@ -216,15 +228,7 @@ std::string RenderReportJson(std::span<const RankReport> ranks,
   w.BeginArray();
   for (const RankReport& rank : ranks) WriteRank(w, rank, top_n);
   w.EndArray();
-  w.Key("errors");
-  w.BeginArray();
-  for (const ReportFailure& failure : failures) {
-    w.BeginObject();
-    w.Field("path", failure.path);
-    w.Field("message", failure.message);
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteFailures(w, failures);
   w.EndObject();
   std::string out = w.str();
   out += '\n';

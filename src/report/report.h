@@ -11,6 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "base/interval_set.h"
+#include "base/json_writer.h"
 #include "diagnose/diagnose.h"
 #include "model/trace.h"
 
@@ -54,6 +55,9 @@ struct ReportFailure {
   std::string path;
   std::string message;
 };
+
+// "errors": [{"path", "message"}], the same in every JSON output of gpuwhy.
+void WriteFailures(JsonWriter& w, std::span<const ReportFailure> failures);
 
 enum class TextColour { kOff, kOn };
 
