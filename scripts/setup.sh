@@ -14,6 +14,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  chromium
 )
 
 install_only=0
