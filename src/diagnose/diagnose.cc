@@ -60,6 +60,8 @@ void OrderOutcomes(const Catalog& catalog, Diagnosis& d) {
   d.outcomes = std::move(ordered);
 }
 
+}  // namespace
+
 void RankFindings(std::vector<Finding>& findings) {
   std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     double ka = RankingKey(a), kb = RankingKey(b);
@@ -71,6 +73,8 @@ void RankFindings(std::vector<Finding>& findings) {
     return a.id < b.id;
   });
 }
+
+namespace {
 
 void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
   if (d.steps_synthesized) {
