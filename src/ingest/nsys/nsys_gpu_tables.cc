@@ -1,0 +1,192 @@
+// CUPTI_ACTIVITY_KIND_{KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION} -> gpu_ops and gpu_syncs.
+#include <array>
+
+#include "ingest/nsys/nsys_context.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+constexpr std::string_view kSyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+
+int32_t Int32(int64_t v) { return static_cast<int32_t>(v); }
+
+// Columns every GPU activity table has had in every export schema we know of.
+Status RequireColumns(const NsysContext& ctx, std::string_view table,
+                      std::initializer_list<std::string_view> columns) {
+  for (std::string_view column : columns) {
+    if (!ctx.reader.HasColumn(table, column)) {
+      return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)",
+                             ctx.reader.path(), table, column);
+    }
+  }
+  return Status::Ok();
+}
+
+// Appends one GPU op; rows with end < start are counted and skipped, as in Kineto.
+bool CheckTimes(NsysProcess& p, int64_t start, int64_t end) {
+  if (end >= start) return true;
+  p.trace.stats.Increment(ImportStat::kNegativeDuration);
+  return false;
+}
+
+Status ReadKernels(NsysContext& ctx) {
+  const std::string_view t = kKernelTable;
+  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
+  std::string name = ctx.reader.FirstColumn(t, {"demangledName", "shortName", "mangledName"});
+  if (name.empty()) {
+    return InvalidArgument("{}: table {} has no kernel name column (demangledName or shortName)",
+                           ctx.reader.path(), t);
+  }
+  std::string sql = fmt::format(
+      "SELECT start, end, deviceId, streamId, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{} FROM {}",
+      ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"), name, ctx.Column(t, "gridX"),
+      ctx.Column(t, "gridY"), ctx.Column(t, "gridZ"), ctx.Column(t, "blockX"),
+      ctx.Column(t, "blockY"), ctx.Column(t, "blockZ"), ctx.Column(t, "registersPerThread"),
+      ctx.Column(t, "staticSharedMemory"), ctx.Column(t, "dynamicSharedMemory"),
+      ctx.Column(t, "graphNodeId"), ctx.Column(t, "graphId"), t);
+  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  GpuOpTable::Row row;
+  row.kind = GpuOpKind::kKernel;
+  while (q.Step()) {
+    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
+    row.start = q.Int(0);
+    row.end = q.Int(1);
+    if (!CheckTimes(p, row.start, row.end)) continue;
+    row.device = Int32(q.Int(2));
+    row.stream = q.Int(3);
+    row.correlation = q.IntOr(4, kNoValue);
+    row.name = ctx.Intern(p, q.Int(6));
+    LaunchConfig& l = row.launch;
+    for (int i = 0; i < 3; ++i) {
+      l.grid[i] = Int32(q.IntOr(7 + i, -1));
+      l.block[i] = Int32(q.IntOr(10 + i, -1));
+    }
+    l.registers_per_thread = Int32(q.IntOr(13, -1));
+    if (!q.IsNull(14) || !q.IsNull(15)) {
+      l.shared_memory_bytes = Int32(q.IntOr(14, 0) + q.IntOr(15, 0));
+    }
+    l.graph_node_id = q.IntOr(16, kNoValue);
+    l.graph_id = q.IntOr(17, kNoValue);
+    p.trace.gpu_ops.Append(row);
+  }
+  return q.status();
+}
+
+// "Memcpy HtoD (Pageable -> Device)" is formatted once per combination and process.
+StringId CopyName(NsysProcess& p, CopyDirection d, MemoryKind src, MemoryKind dst,
+                  std::unordered_map<uint32_t, StringId>& cache) {
+  uint32_t key = static_cast<uint32_t>(p.key & 0xffff) << 16 |
+                 static_cast<uint32_t>(d) << 8 | static_cast<uint32_t>(src) << 4 |
+                 static_cast<uint32_t>(dst);
+  auto [it, inserted] = cache.try_emplace(key);
+  if (inserted) it->second = p.trace.strings.Intern(MemcpyDisplayName(d, src, dst));
+  return it->second;
+}
+
+Status ReadMemcpys(NsysContext& ctx) {
+  const std::string_view t = kMemcpyTable;
+  if (!ctx.reader.HasTable(t)) return Status::Ok();
+  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
+  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, bytes, {}, {}, {} FROM {}",
+                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
+                                ctx.Column(t, "copyKind"), ctx.Column(t, "srcKind"),
+                                ctx.Column(t, "dstKind"), t);
+  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  std::unordered_map<uint32_t, StringId> names;
+  GpuOpTable::Row row;
+  row.kind = GpuOpKind::kMemcpy;
+  while (q.Step()) {
+    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
+    row.start = q.Int(0);
+    row.end = q.Int(1);
+    if (!CheckTimes(p, row.start, row.end)) continue;
+    row.device = Int32(q.Int(2));
+    row.stream = q.Int(3);
+    row.correlation = q.IntOr(4, kNoValue);
+    row.bytes = q.Int(6);
+    row.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
+    row.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
+    row.dst_kind = q.IsNull(9) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(9));
+    row.name = CopyName(p, row.copy_direction, row.src_kind, row.dst_kind, names);
+    p.trace.gpu_ops.Append(row);
+  }
+  return q.status();
+}
+
+Status ReadMemsets(NsysContext& ctx) {
+  const std::string_view t = kMemsetTable;
+  if (!ctx.reader.HasTable(t)) return Status::Ok();
+  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
+  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, bytes, {} FROM {}",
+                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
+                                ctx.Column(t, "memKind"), t);
+  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  GpuOpTable::Row row;
+  row.kind = GpuOpKind::kMemset;
+  while (q.Step()) {
+    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
+    row.start = q.Int(0);
+    row.end = q.Int(1);
+    if (!CheckTimes(p, row.start, row.end)) continue;
+    row.device = Int32(q.Int(2));
+    row.stream = q.Int(3);
+    row.correlation = q.IntOr(4, kNoValue);
+    row.bytes = q.Int(6);
+    // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
+    MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
+    row.dst_kind = kind;
+    row.name = p.trace.strings.Intern(kind == MemoryKind::kDevice ? "Memset (Device)"
+                                      : kind == MemoryKind::kManaged ? "Memset (Managed)"
+                                      : kind == MemoryKind::kPinned  ? "Memset (Pinned)"
+                                                                     : "Memset (Unknown)");
+    p.trace.gpu_ops.Append(row);
+  }
+  return q.status();
+}
+
+Status ReadSyncs(NsysContext& ctx) {
+  const std::string_view t = kSyncTable;
+  if (!ctx.reader.HasTable(t)) return Status::Ok();
+  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
+  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, {} FROM {}",
+                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
+                                ctx.Column(t, "syncType"), t);
+  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  std::array<StringId, 5> names{};
+  NsysProcess* named_for = nullptr;
+  while (q.Step()) {
+    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
+    GpuSyncTable::Row row;
+    row.start = q.Int(0);
+    row.end = q.Int(1);
+    if (!CheckTimes(p, row.start, row.end)) continue;
+    row.device = Int32(q.Int(2));
+    row.stream = q.Int(3);
+    row.correlation = q.IntOr(4, kNoValue);
+    int64_t type = q.IntOr(6, 0);
+    if (named_for != &p) {
+      names.fill(StringId());
+      named_for = &p;
+    }
+    size_t slot = type >= 1 && type <= 4 ? static_cast<size_t>(type) : 0;
+    if (!names[slot].valid()) names[slot] = p.trace.strings.Intern(NsysSyncName(type));
+    row.name = names[slot];
+    p.trace.gpu_syncs.rows.push_back(row);
+  }
+  return q.status();
+}
+
+}  // namespace
+
+Status ReadGpuTables(NsysContext& ctx) {
+  RETURN_IF_ERROR(ReadKernels(ctx));
+  RETURN_IF_ERROR(ReadMemcpys(ctx));
+  RETURN_IF_ERROR(ReadMemsets(ctx));
+  return ReadSyncs(ctx);
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,147 @@
+#include "ingest/nsys/sqlite_reader.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace gpuwhy {
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      sql_(std::move(other.sql_)),
+      status_(std::move(other.status_)) {}
+
+SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    sql_ = std::move(other.sql_);
+    status_ = std::move(other.status_);
+  }
+  return *this;
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+
+bool SqliteStatement::Step() {
+  if (stmt_ == nullptr || !status_.ok()) return false;
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE) {
+    status_ = InvalidArgument("sqlite: {} (in: {})", sqlite3_errmsg(sqlite3_db_handle(stmt_)), sql_);
+  }
+  return false;
+}
+
+bool SqliteStatement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+int64_t SqliteStatement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double SqliteStatement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+
+std::string_view SqliteStatement::Text(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return {reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+}
+
+std::string ImmutableSqliteUri(std::string_view path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    // '?' and '#' end the path part of a URI; '%' starts an escape.
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  // immutable=1: SQLite assumes nobody changes the file, takes no locks and never writes
+  // (not even a -journal or -wal next to it); mode=ro as a second guard.
+  uri += "?mode=ro&immutable=1";
+  return uri;
+}
+
+StatusOr<SqliteReader> SqliteReader::Open(const std::string& path) {
+  SqliteReader reader;
+  reader.path_ = path;
+  std::string uri = ImmutableSqliteUri(path);
+  int rc = sqlite3_open_v2(uri.c_str(), &reader.db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (rc != SQLITE_OK) {
+    return InvalidArgument("{}: cannot open as SQLite: {}", path,
+                           reader.db_ ? sqlite3_errmsg(reader.db_) : sqlite3_errstr(rc));
+  }
+  RETURN_IF_ERROR(reader.ReadSchema());
+  return reader;
+}
+
+SqliteReader::SqliteReader(SqliteReader&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)),
+      path_(std::move(other.path_)),
+      tables_(std::move(other.tables_)),
+      columns_(std::move(other.columns_)) {}
+
+SqliteReader& SqliteReader::operator=(SqliteReader&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close_v2(db_);
+    db_ = std::exchange(other.db_, nullptr);
+    path_ = std::move(other.path_);
+    tables_ = std::move(other.tables_);
+    columns_ = std::move(other.columns_);
+  }
+  return *this;
+}
+
+SqliteReader::~SqliteReader() { sqlite3_close_v2(db_); }
+
+Status SqliteReader::ReadSchema() {
+  ASSIGN_OR_RETURN(SqliteStatement tables,
+                   Prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"));
+  while (tables.Step()) tables_.emplace(tables.Text(0));
+  if (!tables.status().ok()) return tables.status().WithContext(path_);
+  for (const std::string& table : tables_) {
+    // table_info takes an identifier: quote it, doubling embedded quotes.
+    std::string quoted = "\"";
+    for (char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    quoted += '"';
+    ASSIGN_OR_RETURN(SqliteStatement info, Prepare("PRAGMA table_info(" + quoted + ")"));
+    std::set<std::string>& columns = columns_[table];
+    while (info.Step()) columns.emplace(info.Text(1));
+    if (!info.status().ok()) return info.status().WithContext(path_);
+  }
+  return Status::Ok();
+}
+
+bool SqliteReader::HasColumn(std::string_view table, std::string_view column) const {
+  auto it = columns_.find(std::string(table));
+  return it != columns_.end() && it->second.count(std::string(column)) > 0;
+}
+
+std::string SqliteReader::FirstColumn(std::string_view table,
+                                      std::initializer_list<std::string_view> candidates) const {
+  for (std::string_view column : candidates) {
+    if (HasColumn(table, column)) return std::string(column);
+  }
+  return {};
+}
+
+StatusOr<SqliteStatement> SqliteReader::Prepare(const std::string& sql) const {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    // A file that only starts like SQLite fails here ("file is not a database").
+    return InvalidArgument("{}: sqlite: {}", path_, sqlite3_errmsg(db_));
+  }
+  return SqliteStatement(stmt, sql);
+}
+
+StatusOr<int64_t> SqliteReader::CountRows(std::string_view table) const {
+  if (!HasTable(table)) return int64_t{0};
+  ASSIGN_OR_RETURN(SqliteStatement count, Prepare(fmt::format("SELECT count(*) FROM \"{}\"", table)));
+  int64_t n = count.Step() ? count.Int(0) : 0;
+  RETURN_IF_ERROR(count.status());
+  return n;
+}
+
+}  // namespace gpuwhy

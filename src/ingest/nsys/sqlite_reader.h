@@ -1,0 +1,85 @@
+// A thin read-only view of an SQLite file: opened immutable (nothing is ever written, no
+// journal or WAL is created), prepared statements, and the schema (tables and columns) read
+// once, so importers ask "is this column here?" before they select it.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gpuwhy {
+
+// One prepared statement; the columns are read by index while Step() returns true.
+class SqliteStatement {
+ public:
+  SqliteStatement() = default;
+  SqliteStatement(sqlite3_stmt* stmt, std::string sql) : stmt_(stmt), sql_(std::move(sql)) {}
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&& other) noexcept;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+
+  // True while a row is ready; false at the end or on error (then status() says why).
+  bool Step();
+  const Status& status() const { return status_; }
+
+  bool IsNull(int column) const;
+  int64_t Int(int column) const;
+  // |fallback| for NULL (absent values in optional columns).
+  int64_t IntOr(int column, int64_t fallback) const { return IsNull(column) ? fallback : Int(column); }
+  double Double(int column) const;
+  // Valid until the next Step(); empty for NULL.
+  std::string_view Text(int column) const;
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string sql_;
+  Status status_;
+};
+
+class SqliteReader {
+ public:
+  // Opens |path| read-only and immutable; fails when it is not a readable SQLite database.
+  static StatusOr<SqliteReader> Open(const std::string& path);
+
+  SqliteReader(SqliteReader&& other) noexcept;
+  SqliteReader& operator=(SqliteReader&& other) noexcept;
+  SqliteReader(const SqliteReader&) = delete;
+  SqliteReader& operator=(const SqliteReader&) = delete;
+  ~SqliteReader();
+
+  bool HasTable(std::string_view table) const { return columns_.count(std::string(table)) > 0; }
+  bool HasColumn(std::string_view table, std::string_view column) const;
+  // The first of |candidates| present in |table| (schema drift renamed it), or "".
+  std::string FirstColumn(std::string_view table, std::initializer_list<std::string_view> candidates) const;
+  const std::set<std::string>& tables() const { return tables_; }
+
+  StatusOr<SqliteStatement> Prepare(const std::string& sql) const;
+  // SELECT count(*) FROM table; 0 when the table is absent.
+  StatusOr<int64_t> CountRows(std::string_view table) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteReader() = default;
+  Status ReadSchema();
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::set<std::string> tables_;
+  std::unordered_map<std::string, std::set<std::string>> columns_;
+};
+
+// "file:" URI of |path| with the characters URIs reserve escaped, plus ?immutable=1.
+std::string ImmutableSqliteUri(std::string_view path);
+
+}  // namespace gpuwhy
