@@ -1,0 +1,220 @@
+#include "analyze/signals.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace gpuwhy {
+namespace {
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+std::optional<double> MeanOf(const MetricSeries* s) {
+  if (s == nullptr || s->empty()) return std::nullopt;
+  return s->Mean();
+}
+
+void Throttling(const MetricSeriesSet& set, GpuSignals& g) {
+  g.throttle_pct.assign(std::size(kThrottleReasons), 0);
+  if (const MetricSeries* bits = set.Find("gpu.throttle_reasons", g.device); bits && !bits->empty()) {
+    g.throttle_recorded = true;
+    for (size_t r = 0; r < std::size(kThrottleReasons); ++r) {
+      size_t on = 0;
+      for (double v : bits->value) {
+        if (static_cast<uint64_t>(v) & kThrottleReasons[r].bit) ++on;
+      }
+      g.throttle_pct[r] = 100.0 * static_cast<double>(on) / static_cast<double>(bits->size());
+    }
+  }
+  g.power_violation_pct = MeanOf(set.Find("gpu.power_violation_pct", g.device));
+  if (const MetricSeries* t = set.Find("gpu.thermal_violation", g.device); t && !t->empty()) {
+    g.thermal_violation_pct = t->PercentAbove(0);
+  }
+  const MetricSeries* clock = set.Find("gpu.sm_clock_mhz", g.device);
+  const MetricSeries* max = set.Find("gpu.sm_clock_max_mhz", g.device);
+  if (clock && max && !clock->empty() && max->Max() > 0) {
+    g.sm_clock_vs_max_pct = 100.0 * clock->Mean() / max->Max();
+  }
+  if (const MetricSeries* temp = set.Find("gpu.temp_c", g.device); temp && !temp->empty()) {
+    g.temp_max_c = temp->Max();
+  }
+}
+
+void Processes(const MetricSeriesSet& set, GpuSignals& g) {
+  for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
+    if (seen->Max() < 1) continue;  // graphics only
+    const MetricSeries* any = set.Find("gpu.util_pct", g.device);
+    double samples = any && !any->empty() ? static_cast<double>(any->size())
+                                          : static_cast<double>(seen->size());
+    g.compute_processes.push_back(
+        {seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)});
+  }
+}
+
+void Pcie(const MetricSeriesSet& set, const SignalOptions& o, GpuSignals& g) {
+  const MetricSeries* gen = set.Find("gpu.pcie_gen", g.device);
+  const MetricSeries* width = set.Find("gpu.pcie_width", g.device);
+  const MetricSeries* gen_max = set.Find("gpu.pcie_gen_max", g.device);
+  const MetricSeries* width_max = set.Find("gpu.pcie_width_max", g.device);
+  if (gen_max && !gen_max->empty()) g.pcie_gen_max = gen_max->Max();
+  if (width_max && !width_max->empty()) g.pcie_width_max = width_max->Max();
+  if (gen && !gen->empty()) g.pcie_gen = gen->Max();
+  if (width && !width->empty()) g.pcie_width = width->Max();
+  const MetricSeries* util = set.Find("gpu.util_pct", g.device);
+  const MetricSeries* base = gen ? gen : width;
+  if (!base || base->empty() || !(g.pcie_gen_max || g.pcie_width_max)) return;
+  size_t judged = 0, below = 0;
+  double lowest_gen = 1e9, lowest_width = 1e9;
+  for (size_t i = 0; i < base->size(); ++i) {
+    TimeNs t = base->time[i];
+    if (util) {
+      std::optional<double> u = ValueAt(*util, t);
+      if (u && *u < o.busy_util_pct) continue;  // idle: link power saving is normal
+    }
+    ++judged;
+    std::optional<double> cg = gen ? ValueAt(*gen, t) : std::nullopt;
+    std::optional<double> cw = width ? ValueAt(*width, t) : std::nullopt;
+    if (cg) lowest_gen = std::min(lowest_gen, *cg);
+    if (cw) lowest_width = std::min(lowest_width, *cw);
+    bool gen_low = cg && g.pcie_gen_max && *cg < *g.pcie_gen_max;
+    bool width_low = cw && g.pcie_width_max && *cw < *g.pcie_width_max;
+    if (gen_low || width_low) ++below;
+  }
+  if (judged == 0) return;
+  g.pcie_downgraded_pct = 100.0 * static_cast<double>(below) / static_cast<double>(judged);
+  // Report the link as it was while busy.
+  if (lowest_gen < 1e9) g.pcie_gen = lowest_gen;
+  if (lowest_width < 1e9) g.pcie_width = lowest_width;
+}
+
+void Memory(const MetricSeriesSet& set, GpuSignals& g) {
+  const MetricSeries* used = set.Find("gpu.mem_used_mib", g.device);
+  if (!used || used->empty()) return;
+  g.mem_used_max_mib = used->Max();
+  const MetricSeries* total = set.Find("gpu.mem_total_mib", g.device);
+  const MetricSeries* free_mib = set.Find("gpu.mem_free_mib", g.device);
+  if (total && !total->empty()) {
+    g.mem_total_mib = total->Max();
+  } else if (free_mib && !free_mib->empty()) {
+    g.mem_total_mib = used->value.back() + free_mib->value.back();  // DCGM: used + free
+  }
+  if (g.mem_total_mib && *g.mem_total_mib > 0) {
+    g.mem_used_max_pct = 100.0 * *g.mem_used_max_mib / *g.mem_total_mib;
+  }
+}
+
+GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOptions& o) {
+  GpuSignals g;
+  g.device = device;
+  if (const SeriesDevice* d = set.Device(device)) g.name = d->name;
+  if (const MetricSeries* util = set.Find("gpu.util_pct", device); util && !util->empty()) {
+    g.samples = util->size();
+    g.util_mean_pct = util->Mean();
+    g.util_low_pct = util->PercentBelow(o.low_util_pct);
+    g.sawtooth = FindSawtooth(*util, o);
+  }
+  // MIG instances report SM activity per instance: the device's activity is their mean.
+  std::vector<const MetricSeries*> sm = set.FindAll("gpu.sm_active_pct", device);
+  if (!sm.empty()) {
+    double sum = 0;
+    for (const MetricSeries* s : sm) sum += s->Mean();
+    g.sm_active_mean_pct = sum / static_cast<double>(sm.size());
+  }
+  g.tensor_active_mean_pct = MeanOf(set.Find("gpu.tensor_active_pct", device));
+  Throttling(set, g);
+  Processes(set, g);
+  Pcie(set, o, g);
+  Memory(set, g);
+  return g;
+}
+
+void EmitMetrics(SignalAnalysis& a) {
+  auto add = [&](const char* id, int32_t device, const std::optional<double>& v, const char* unit) {
+    if (v) a.metrics.Add(id, MetricScope::Device(device), *v, unit);
+  };
+  for (const GpuSignals& g : a.gpus) {
+    add("signals.util_mean_pct", g.device, g.util_mean_pct, unit::kPercent);
+    add("signals.util_low_pct", g.device, g.util_low_pct, unit::kPercent);
+    add("signals.sm_active_mean_pct", g.device, g.sm_active_mean_pct, unit::kPercent);
+    add("signals.tensor_active_mean_pct", g.device, g.tensor_active_mean_pct, unit::kPercent);
+    if (g.sawtooth.found) {
+      a.metrics.Add("signals.sawtooth_period_s", MetricScope::Device(g.device),
+                    g.sawtooth.period_s, "s");
+    }
+    add("signals.sm_clock_vs_max_pct", g.device, g.sm_clock_vs_max_pct, unit::kPercent);
+    add("signals.pcie_downgraded_pct", g.device, g.pcie_downgraded_pct, unit::kPercent);
+    add("signals.mem_used_max_pct", g.device, g.mem_used_max_pct, unit::kPercent);
+    a.metrics.Add("signals.compute_processes", MetricScope::Device(g.device),
+                  static_cast<double>(g.compute_processes.size()), unit::kCount);
+  }
+  const HostSignals& h = a.host;
+  auto host = [&](const char* id, const std::optional<double>& v) {
+    if (v) a.metrics.Add(id, MetricScope::Rank(), *v, unit::kPercent);
+  };
+  host("signals.cpu_busy_mean_pct", h.cpu_busy_mean_pct);
+  host("signals.cpu_saturated_pct", h.cpu_saturated_pct);
+  host("signals.iowait_mean_pct", h.iowait_mean_pct);
+  host("signals.io_wait_gpu_idle_pct", h.io_wait_gpu_idle_pct);
+  host("signals.busiest_thread_mean_pct", h.busiest_thread_mean_pct);
+  host("signals.thread_pinned_gpu_idle_pct", h.thread_pinned_gpu_idle_pct);
+}
+
+}  // namespace
+
+std::optional<double> ValueAt(const MetricSeries& s, TimeNs t) {
+  auto it = std::upper_bound(s.time.begin(), s.time.end(), t);
+  if (it == s.time.begin()) return std::nullopt;
+  return s.value[static_cast<size_t>(it - s.time.begin()) - 1];
+}
+
+Sawtooth FindSawtooth(const MetricSeries& util, const SignalOptions& o) {
+  Sawtooth st;
+  if (util.empty()) return st;
+  st.low_time_pct = util.PercentBelow(o.low_util_pct);
+  // A collapse starts where the series falls under the low threshold after having been
+  // above the high one since the previous collapse.
+  std::vector<TimeNs> starts;
+  bool armed = false;
+  for (size_t i = 0; i < util.size(); ++i) {
+    double v = util.value[i];
+    if (v >= o.high_util_pct) armed = true;
+    if (armed && v < o.low_util_pct) {
+      starts.push_back(util.time[i]);
+      armed = false;
+    }
+  }
+  st.collapses = static_cast<int>(starts.size());
+  if (starts.size() < 3) return st;
+  std::vector<double> gaps;
+  for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(NsToSec(starts[i] - starts[i - 1]));
+  double mean = 0;
+  for (double g : gaps) mean += g;
+  mean /= static_cast<double>(gaps.size());
+  double var = 0;
+  for (double g : gaps) var += (g - mean) * (g - mean);
+  st.period_cv = mean > 0 ? std::sqrt(var / static_cast<double>(gaps.size())) / mean : 0;
+  st.period_s = Median(gaps);
+  // Regular enough to be a loop's rhythm (data loading every step), not random dips.
+  st.found = st.period_cv <= 0.35;
+  return st;
+}
+
+SignalAnalysis AnalyzeSignals(const MetricSeriesSet& set, const SignalOptions& options) {
+  SignalAnalysis a;
+  a.source = set.source;
+  a.path = set.path;
+  a.times_synthesized = set.times_synthesized;
+  if (auto span = set.Span()) a.span_ns = span->second - span->first;
+  a.interval_ns = set.nominal_interval_ns;
+  for (int32_t device : set.DeviceIndices()) a.gpus.push_back(AnalyzeGpu(set, device, options));
+  a.host = AnalyzeHostSignals(set, options);
+  EmitMetrics(a);
+  return a;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,116 @@
+// Signals: what the metric series of a run say (DESIGN.md "Analyses: Signals"): per GPU the
+// utilization and its sawtooth, SM activity, throttling by reason, other processes, the PCIe
+// link vs its maximum and memory headroom; for the host iowait, CPU saturation and the
+// busiest thread of the job. Analyses never parse: input is a MetricSeriesSet from any
+// source (live sampler, recording, nvidia-smi or DCGM log). Metric ids: docs/metric-series.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/metric.h"
+#include "model/metric_series.h"
+
+namespace gpuwhy {
+
+// NVML clocks-event ("throttle") reason bits (nvmlClocksEventReason*), the ones that slow a
+// busy GPU down. Idle, application-clock and display bits are not throttling.
+struct ThrottleReason {
+  uint64_t bit;
+  const char* id;     // "sw_power_cap"
+  const char* label;  // "software power cap"
+};
+inline constexpr ThrottleReason kThrottleReasons[] = {
+    {0x4, "sw_power_cap", "software power cap"},
+    {0x8, "hw_slowdown", "hardware slowdown"},
+    {0x20, "sw_thermal", "software thermal slowdown"},
+    {0x40, "hw_thermal", "hardware thermal slowdown"},
+    {0x80, "hw_power_brake", "hardware power brake"},
+};
+
+// Periodic collapse of utilization: high, then under the low threshold, then high again.
+struct Sawtooth {
+  bool found = false;
+  int collapses = 0;          // high -> low transitions
+  double period_s = 0;        // median time between collapses
+  double period_cv = 0;       // coefficient of variation of those intervals (regularity)
+  double low_time_pct = 0;    // share of samples under the low threshold
+};
+
+struct GpuProcess {
+  std::string entity;  // "pid 4242"
+  std::string name;
+  double present_pct = 0;  // share of the GPU's samples it was seen in
+};
+
+struct GpuSignals {
+  int32_t device = 0;
+  std::string name;
+  size_t samples = 0;
+  std::optional<double> util_mean_pct;      // gpu.util_pct (NVML/nvidia-smi "utilization")
+  std::optional<double> util_low_pct;       // share of samples < low threshold
+  std::optional<double> sm_active_mean_pct;  // DCGM SM activity, when recorded
+  std::optional<double> tensor_active_mean_pct;
+  Sawtooth sawtooth;
+  // Share of samples with each throttle reason active (kThrottleReasons order; 0 when the
+  // reasons were not recorded), plus dmon's power/thermal violation columns.
+  std::vector<double> throttle_pct;
+  bool throttle_recorded = false;
+  std::optional<double> power_violation_pct;   // dmon pviol mean
+  std::optional<double> thermal_violation_pct;  // dmon tviol: share of samples flagged
+  std::optional<double> sm_clock_vs_max_pct;    // mean SM clock / max SM clock
+  std::optional<double> temp_max_c;
+  std::vector<GpuProcess> compute_processes;  // with a compute context
+  // PCIe: the link while the GPU is busy (an idle GPU lowers its link speed on purpose).
+  std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+  std::optional<double> pcie_downgraded_pct;  // share of busy samples below max gen or width
+  std::optional<double> mem_used_max_pct;     // peak used / total
+  std::optional<double> mem_used_max_mib, mem_total_mib;
+};
+
+struct HostSignals {
+  size_t samples = 0;
+  std::optional<double> cpu_busy_mean_pct;    // all cores
+  std::optional<double> cpu_saturated_pct;    // share of samples with all cores >= 95% busy
+  std::optional<double> iowait_mean_pct;
+  std::optional<double> io_wait_gpu_idle_pct;  // share of samples: iowait/disk high, GPU low
+  std::optional<double> disk_util_max_pct;
+  int cores = 0;
+  // The job's busiest thread: pinned at >= 90% of a core while the GPUs are under the low
+  // threshold is the GIL signature.
+  std::string busiest_thread;  // "tid 4243 (python)"
+  std::optional<double> busiest_thread_mean_pct;
+  std::optional<double> thread_pinned_gpu_idle_pct;  // share of samples
+};
+
+struct SignalOptions {
+  double low_util_pct = 20;   // "collapse" and idle: below this (issue: share of time < 20%)
+  double high_util_pct = 50;  // a sawtooth rises above this between collapses
+  double busy_util_pct = 10;  // PCIe link judged only while the GPU is at least this busy
+  double pinned_thread_pct = 90;
+  double iowait_pct = 10;
+  double disk_busy_pct = 90;
+  double saturated_cpu_pct = 95;
+};
+
+struct SignalAnalysis {
+  std::string source;
+  std::string path;
+  bool times_synthesized = false;
+  DurationNs span_ns = 0;
+  DurationNs interval_ns = 0;  // median spacing of GPU samples
+  std::vector<GpuSignals> gpus;
+  HostSignals host;
+  MetricSet metrics;  // the numbers above as metrics ("signals.util_mean_pct", ...)
+};
+
+SignalAnalysis AnalyzeSignals(const MetricSeriesSet& set, const SignalOptions& options = {});
+
+// Exposed for tests.
+Sawtooth FindSawtooth(const MetricSeries& util, const SignalOptions& options);
+// The value of |s| at |t|: the last sample at or before t (held), nullopt before the first.
+std::optional<double> ValueAt(const MetricSeries& s, TimeNs t);
+HostSignals AnalyzeHostSignals(const MetricSeriesSet& set, const SignalOptions& options);
+
+}  // namespace gpuwhy

@@ -1,0 +1,179 @@
+// dcgm-exporter's Prometheus text: `NAME{label="v",...} VALUE [TIMESTAMP_MS]` lines with
+// `# HELP` / `# TYPE` comments. The `gpu` label is the device index; MIG instances add
+// `GPU_I_ID` (the entity "gi N"). DCGM profiling fields (DCGM_FI_PROF_*) are ratios 0..1 and
+// become percentages. Several scrapes appended to one file are told apart by a key repeating:
+// without timestamps, scrape n is placed at n x 1 s.
+#include <map>
+
+#include "ingest/metrics/metric_log.h"
+#include "ingest/metrics/text_table.h"
+
+namespace gpuwhy {
+namespace {
+
+using metrics_text::ParseNumber;
+using metrics_text::SplitLines;
+using metrics_text::Trim;
+
+struct DcgmField {
+  std::string_view name;
+  std::string_view metric;
+  std::string_view unit;
+  double scale;  // to the unit
+};
+
+constexpr DcgmField kDcgmFields[] = {
+    {"DCGM_FI_DEV_GPU_UTIL", "gpu.util_pct", "%", 1},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", "gpu.mem_util_pct", "%", 1},
+    {"DCGM_FI_DEV_ENC_UTIL", "gpu.enc_pct", "%", 1},
+    {"DCGM_FI_DEV_DEC_UTIL", "gpu.dec_pct", "%", 1},
+    {"DCGM_FI_PROF_SM_ACTIVE", "gpu.sm_active_pct", "%", 100},
+    {"DCGM_FI_PROF_SM_OCCUPANCY", "gpu.sm_occupancy_pct", "%", 100},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gpu.tensor_active_pct", "%", 100},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "gpu.dram_active_pct", "%", 100},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu.gr_engine_active_pct", "%", 100},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES", "gpu.pcie_tx_mbps", "MB/s", 1e-6},
+    {"DCGM_FI_PROF_PCIE_RX_BYTES", "gpu.pcie_rx_mbps", "MB/s", 1e-6},
+    {"DCGM_FI_DEV_SM_CLOCK", "gpu.sm_clock_mhz", "MHz", 1},
+    {"DCGM_FI_DEV_MEM_CLOCK", "gpu.mem_clock_mhz", "MHz", 1},
+    {"DCGM_FI_DEV_MAX_SM_CLOCK", "gpu.sm_clock_max_mhz", "MHz", 1},
+    {"DCGM_FI_DEV_POWER_USAGE", "gpu.power_w", "W", 1},
+    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gpu.power_limit_w", "W", 1},
+    {"DCGM_FI_DEV_GPU_TEMP", "gpu.temp_c", "C", 1},
+    {"DCGM_FI_DEV_MEMORY_TEMP", "gpu.mem_temp_c", "C", 1},
+    {"DCGM_FI_DEV_SLOWDOWN_TEMP", "gpu.temp_slowdown_c", "C", 1},
+    {"DCGM_FI_DEV_FB_USED", "gpu.mem_used_mib", "MiB", 1},
+    {"DCGM_FI_DEV_FB_FREE", "gpu.mem_free_mib", "MiB", 1},
+    {"DCGM_FI_DEV_FB_TOTAL", "gpu.mem_total_mib", "MiB", 1},
+    {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "gpu.throttle_reasons", "bitmask", 1},
+    {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "gpu.throttle_reasons", "bitmask", 1},
+    {"DCGM_FI_DEV_PCIE_LINK_GEN", "gpu.pcie_gen", "gen", 1},
+    {"DCGM_FI_DEV_PCIE_LINK_WIDTH", "gpu.pcie_width", "lanes", 1},
+    {"DCGM_FI_DEV_PCIE_MAX_LINK_GEN", "gpu.pcie_gen_max", "gen", 1},
+    {"DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", "gpu.pcie_width_max", "lanes", 1},
+    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu.pcie_replays", "count", 1},
+    {"DCGM_FI_DEV_XID_ERRORS", "gpu.xid", "code", 1},
+    {"DCGM_FI_DEV_ROW_REMAP_PENDING", "gpu.remapped_rows_pending", "bool", 1},
+    {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpu.ecc_double_bit", "count", 1},
+    {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "gpu.ecc_single_bit", "count", 1},
+};
+
+const DcgmField* FindField(std::string_view name) {
+  for (const DcgmField& f : kDcgmFields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// Parses `{a="x",b="y"}` into a map; false when malformed.
+bool ParseLabels(std::string_view text, std::map<std::string, std::string>& labels) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ',' || text[i] == ' ')) ++i;
+    if (i == text.size()) break;
+    size_t eq = text.find('=', i);
+    if (eq == std::string_view::npos || eq + 1 >= text.size() || text[eq + 1] != '"') {
+      return false;
+    }
+    std::string key(Trim(text.substr(i, eq - i)));
+    std::string value;
+    size_t j = eq + 2;
+    for (; j < text.size() && text[j] != '"'; ++j) {
+      if (text[j] == '\\' && j + 1 < text.size()) ++j;
+      value += text[j];
+    }
+    if (j >= text.size()) return false;
+    labels[key] = value;
+    i = j + 1;
+  }
+  return true;
+}
+
+struct Sample {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  double value = 0;
+  std::optional<int64_t> timestamp_ms;
+};
+
+std::optional<Sample> ParseSampleLine(std::string_view line) {
+  Sample s;
+  size_t name_end = line.find_first_of("{ ");
+  if (name_end == std::string_view::npos || name_end == 0) return std::nullopt;
+  s.name = std::string(line.substr(0, name_end));
+  std::string_view rest = line.substr(name_end);
+  if (rest[0] == '{') {
+    size_t close = rest.rfind('}');
+    if (close == std::string_view::npos) return std::nullopt;
+    if (!ParseLabels(rest.substr(1, close - 1), s.labels)) return std::nullopt;
+    rest = rest.substr(close + 1);
+  }
+  std::vector<std::string_view> values = metrics_text::SplitWhitespace(rest);
+  if (values.empty()) return std::nullopt;
+  std::optional<double> v = ParseNumber(values[0]);
+  if (!v) return std::nullopt;
+  s.value = *v;
+  if (values.size() > 1) {
+    if (auto ts = ParseNumber(values[1])) s.timestamp_ms = static_cast<int64_t>(*ts);
+  }
+  return s;
+}
+
+}  // namespace
+
+StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string_view name) {
+  MetricSeriesSet set;
+  set.source = "dcgm-exporter";
+  set.path = std::string(name);
+  std::map<std::string, int64_t> scrapes;  // series key -> samples so far
+  size_t dcgm_lines = 0;
+  std::vector<std::string_view> lines = SplitLines(text);
+  for (size_t n = 0; n < lines.size(); ++n) {
+    std::string_view line = Trim(lines[n]);
+    if (line.empty() || line[0] == '#' || line[0] == '$') continue;
+    std::optional<Sample> sample = ParseSampleLine(line);
+    if (!sample) {
+      set.CountIssue("unparsed_line", fmt::format("line {}: not NAME{{labels}} VALUE", n + 1));
+      continue;
+    }
+    if (sample->name.rfind("DCGM_", 0) != 0) continue;  // other exporters' metrics
+    ++dcgm_lines;
+    const DcgmField* field = FindField(sample->name);
+    if (field == nullptr) {
+      set.CountIssue("unmapped_metric", fmt::format("line {}: {}", n + 1, sample->name));
+      continue;
+    }
+    auto gpu = sample->labels.find("gpu");
+    std::optional<double> index =
+        gpu == sample->labels.end() ? std::nullopt : ParseNumber(gpu->second);
+    if (!index) {
+      set.CountIssue("unparsed_line", fmt::format("line {}: no gpu=\"N\" label", n + 1));
+      continue;
+    }
+    const auto device = static_cast<int32_t>(*index);
+    std::string entity;
+    if (auto gi = sample->labels.find("GPU_I_ID"); gi != sample->labels.end()) {
+      entity = "gi " + gi->second;
+    }
+    SeriesDevice& d = set.GetOrCreateDevice(device);
+    if (auto it = sample->labels.find("modelName"); it != sample->labels.end()) d.name = it->second;
+    if (auto it = sample->labels.find("UUID"); it != sample->labels.end()) d.uuid = it->second;
+    if (auto it = sample->labels.find("pci_bus_id"); it != sample->labels.end()) {
+      d.pci_bus_id = it->second;
+    }
+    TimeNs t = 0;
+    if (sample->timestamp_ms) {
+      t = *sample->timestamp_ms * kNsPerMs;
+    } else {
+      t = scrapes[fmt::format("{}/{}/{}", sample->name, device, entity)]++ * kNsPerSec;
+      set.times_synthesized = true;
+    }
+    MetricSeries& s = set.GetOrCreate({std::string(field->metric), device, entity}, field->unit);
+    if (auto pod = sample->labels.find("pod"); pod != sample->labels.end()) s.label = pod->second;
+    s.Add(t, sample->value * field->scale);
+  }
+  if (dcgm_lines == 0) return InvalidArgument("{}: no DCGM_FI_* sample line", name);
+  return set;
+}
+
+}  // namespace gpuwhy
