@@ -1,0 +1,246 @@
+// NCCL_DEBUG=INFO output. NCCL lines look like "host:pid:tid [dev] NCCL INFO message" (WARN
+// lines start with "[date] "), often behind an srun " 0: " prefix and between the job's own
+// output. What is read: the version, NCCL_* settings NCCL reports, the network it initialised
+// ("NET/IB : Using …", "NET/Socket : Using …", "No device found"), "Using network X", every
+// "Channel NN/M : a[d] -> b[d] via TRANSPORT" connection, ring and tree lines, the "GDR" flag,
+// warnings, and nccl-tests result rows with their average bus bandwidth.
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "ingest/system/system_parsers.h"
+#include "ingest/system/text_lines.h"
+
+namespace gpuwhy {
+namespace {
+
+using system::TextLine;
+
+// " 0: text" (srun --label) -> "text".
+std::string_view StripSrunLabel(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] == ' ') ++i;
+  size_t digits = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i > digits && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return s.substr(i + 2);
+  return s;
+}
+
+NcclTransport TransportOf(std::string_view via) {
+  if (via.starts_with("P2P")) return NcclTransport::kP2p;
+  if (via.starts_with("SHM")) return NcclTransport::kShm;
+  if (via.starts_with("NET/IB")) return NcclTransport::kNetIb;
+  if (via.starts_with("NET/Socket")) return NcclTransport::kNetSocket;
+  if (via.starts_with("NET/")) return NcclTransport::kNetPlugin;
+  if (via.starts_with("CollNet") || via.starts_with("COLLNET")) return NcclTransport::kCollNet;
+  if (via.starts_with("NVLS")) return NcclTransport::kNvls;
+  return NcclTransport::kOther;
+}
+
+// "a[d] -> b[d]": the rank before '['.
+std::optional<int> RankBefore(std::string_view s) {
+  size_t bracket = s.find('[');
+  std::optional<int64_t> rank = system::ParseInt(s.substr(0, bracket));
+  if (!rank) return std::nullopt;
+  return static_cast<int>(*rank);
+}
+
+// "Channel 00/0 : 3[0] -> 0[0] [receive] via NET/Socket/0" (also "Channel 00 : …").
+bool ReadConnection(std::string_view msg, NcclConnection& c) {
+  size_t via = msg.find(" via ");
+  size_t arrow = msg.find(" -> ");
+  size_t colon = msg.find(" : ");
+  if (via == std::string_view::npos || arrow == std::string_view::npos ||
+      colon == std::string_view::npos || arrow < colon || via < arrow) {
+    return false;
+  }
+  std::string_view channel = system::Trim(msg.substr(8, colon - 8));
+  std::optional<double> number = system::LeadingNumber(channel);
+  std::optional<int> from = RankBefore(system::Trim(msg.substr(colon + 3, arrow - colon - 3)));
+  std::string_view after = system::Trim(msg.substr(arrow + 4, via - arrow - 4));
+  std::optional<int> to = RankBefore(after.substr(0, after.find(' ')));
+  if (!number || !from || !to) return false;
+  c.channel = static_cast<int>(*number);
+  c.from_rank = *from;
+  c.to_rank = *to;
+  c.via = std::string(system::Trim(msg.substr(via + 5)));
+  c.transport = TransportOf(c.via);
+  c.gdr = system::Contains(c.via, "/GDRDMA");
+  return true;
+}
+
+// "NET/IB : Using [0]mlx5_0:1/IB …", "NET/IB : No device found.", "NET/OFI Selected Provider
+// is efa (found 4 nics)", "NET/OFI No eligible providers were found".
+bool ReadNet(std::string_view msg, NcclNetLine& net) {
+  if (!msg.starts_with("NET/")) return false;
+  std::string_view rest = msg.substr(4);
+  size_t end = rest.find_first_of(" :");
+  net.net = std::string(rest.substr(0, end));
+  if (net.net == "Plugin") return false;
+  std::string_view tail = end == std::string_view::npos ? "" : system::Trim(rest.substr(end));
+  if (tail.starts_with(":")) tail = system::Trim(tail.substr(1));
+  if (tail.starts_with("Using ")) {
+    net.devices = std::string(tail.substr(6));
+    return true;
+  }
+  if (system::Contains(tail, "No device found") || system::Contains(tail, "No eligible providers")) {
+    net.no_device = true;
+    return true;
+  }
+  if (tail.starts_with("Selected Provider is ") || tail.starts_with("Selected provider is ")) {
+    net.devices = std::string(tail.substr(21));
+    return true;
+  }
+  return false;
+}
+
+// nccl-tests: "  1048576  262144  float  sum  -1  123.4  8.50  15.93  0  …".
+bool ReadTestRow(std::string_view s, NcclTestRow& row) {
+  std::vector<std::string_view> w = system::SplitWords(s);
+  if (w.size() < 10) return false;
+  std::optional<int64_t> size = system::ParseInt(w[0]);
+  std::optional<int64_t> count = system::ParseInt(w[1]);
+  if (!size || !count || std::isdigit(static_cast<unsigned char>(w[2][0]))) return false;
+  std::vector<double> numbers;
+  for (size_t i = 4; i < w.size(); ++i) {
+    std::optional<double> v = system::LeadingNumber(w[i]);
+    if (!v) {
+      if (w[i] == "N/A") {
+        numbers.push_back(0);
+        continue;
+      }
+      return false;
+    }
+    numbers.push_back(*v);
+  }
+  // With a root column (nccl-tests ≥ 2.10) there are 9 numbers, without it 8.
+  size_t base = numbers.size() >= 9 ? 1 : 0;
+  if (numbers.size() < base + 7) return false;
+  row.size_bytes = *size;
+  row.count = *count;
+  row.type = std::string(w[2]);
+  row.redop = std::string(w[3]);
+  row.time_us = numbers[base];
+  row.algbw_gbs = numbers[base + 1];
+  row.busbw_gbs = numbers[base + 2];
+  row.in_place_busbw_gbs = numbers[base + 6];
+  return true;
+}
+
+void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line, NcclLog& log) {
+  if (msg.starts_with("Channel ")) {
+    NcclConnection c;
+    if (ReadConnection(msg, c)) {
+      c.quote = system::Quote(path, line);
+      log.connections.push_back(std::move(c));
+    } else if (system::Contains(msg, " : ") && !system::Contains(msg, " via ")) {
+      ++log.ring_lines;
+    }
+    return;
+  }
+  if (msg.starts_with("Trees ")) {
+    ++log.tree_lines;
+    return;
+  }
+  if (size_t set = msg.find(" set by environment to"); set != std::string_view::npos) {
+    std::string_view name = msg.substr(0, set);
+    std::string_view value = system::Trim(msg.substr(set + 22));
+    log.env.push_back({std::string(name), std::string(value), system::Quote(path, line)});
+    return;
+  }
+  if (msg.starts_with("Using network ")) {
+    log.networks_used.push_back(
+        {std::string(system::Trim(msg.substr(14))), "", system::Quote(path, line)});
+    return;
+  }
+  if (size_t gdr = msg.find(" GDR "); gdr != std::string_view::npos &&
+                                     system::Contains(msg, "Connected all rings")) {
+    std::optional<double> on = system::LeadingNumber(msg.substr(gdr + 5));
+    if (on) log.gdr = log.gdr.value_or(false) || *on > 0;
+    log.gdr_lines.push_back(system::Quote(path, line));
+    return;
+  }
+  if (size_t nranks = msg.find(" nRanks "); nranks != std::string_view::npos) {
+    if (auto v = system::LeadingNumber(msg.substr(nranks + 8))) {
+      log.max_nranks = std::max(log.max_nranks, static_cast<int>(*v));
+    }
+    if (size_t nnodes = msg.find(" nNodes "); nnodes != std::string_view::npos) {
+      if (auto v = system::LeadingNumber(msg.substr(nnodes + 8))) {
+        log.max_nnodes = std::max(log.max_nnodes, static_cast<int>(*v));
+      }
+    }
+    return;
+  }
+  if (size_t nranks = msg.find(" nranks "); nranks != std::string_view::npos) {
+    if (auto v = system::LeadingNumber(msg.substr(nranks + 8))) {
+      log.max_nranks = std::max(log.max_nranks, static_cast<int>(*v));
+    }
+  }
+  NcclNetLine net;
+  if (ReadNet(msg, net)) {
+    net.quote = system::Quote(path, line);
+    log.nets.push_back(std::move(net));
+  }
+}
+
+}  // namespace
+
+Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& facts) {
+  NcclLog log;
+  log.file = std::string(path);
+  bool any = false;
+  bool in_test_table = false;
+  for (const TextLine& line : system::SplitLines(text)) {
+    std::string_view s = StripSrunLabel(line.text);
+    if (size_t v = s.find("NCCL version "); v != std::string_view::npos && log.version.empty()) {
+      std::vector<std::string_view> w = system::SplitWords(s.substr(v + 13));
+      if (!w.empty()) {
+        log.version = std::string(w[0]);
+        log.version_quote = system::Quote(path, line);
+        any = true;
+      }
+    }
+    if (size_t info = s.find("NCCL INFO "); info != std::string_view::npos) {
+      any = true;
+      ReadInfo(system::Trim(s.substr(info + 10)), path, line, log);
+      continue;
+    }
+    if (size_t warn = s.find("NCCL WARN "); warn != std::string_view::npos) {
+      any = true;
+      log.warnings.push_back(system::Quote(path, line));
+      continue;
+    }
+    std::string_view t = system::Trim(s);
+    if (t.starts_with("#")) {
+      if (system::Contains(t, "size") && system::Contains(t, "busbw")) in_test_table = true;
+      if (size_t avg = t.find("Avg bus bandwidth"); avg != std::string_view::npos) {
+        size_t colon = t.find(':', avg);
+        std::optional<double> value =
+            colon == std::string_view::npos ? std::nullopt : system::LeadingNumber(t.substr(colon + 1));
+        if (value) {
+          log.avg_busbw_gbs = value;
+          log.avg_busbw_quote = system::Quote(path, line);
+          any = true;
+        } else {
+          facts.problems.push_back(
+              system::LineError(path, line.number, "'Avg bus bandwidth' without a number"));
+        }
+        in_test_table = false;
+      }
+      continue;
+    }
+    if (!in_test_table) continue;
+    NcclTestRow row;
+    if (ReadTestRow(t, row)) {
+      row.quote = system::Quote(path, line);
+      log.test_rows.push_back(std::move(row));
+      any = true;
+    }
+  }
+  if (!any) return InvalidArgument("{}: no NCCL INFO/WARN line or nccl-tests result found", path);
+  facts.nccl_logs.push_back(std::move(log));
+  return Status::Ok();
+}
+
+}  // namespace gpuwhy

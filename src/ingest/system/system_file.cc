@@ -1,0 +1,116 @@
+// Recognising a system file by its content and dispatching it to its parser.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "base/file_input.h"
+#include "ingest/system/system_parsers.h"
+#include "ingest/system/text_lines.h"
+
+namespace gpuwhy {
+namespace {
+
+bool IsEnvLine(std::string_view t) {
+  size_t eq = t.find('=');
+  if (eq == std::string_view::npos || eq == 0) return false;
+  for (char c : t.substr(0, eq)) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+// Share of the first non-empty lines that |test| accepts, in [0, 1].
+template <typename Test>
+double ShareOfLines(std::string_view text, Test test) {
+  int total = 0, yes = 0;
+  for (const system::TextLine& line : system::SplitLines(text)) {
+    std::string_view t = system::Trim(line.text);
+    if (t.empty() || t.starts_with("$ ")) continue;
+    ++total;
+    yes += test(line.text) ? 1 : 0;
+    if (total == 200) break;
+  }
+  return total == 0 ? 0 : static_cast<double>(yes) / total;
+}
+
+}  // namespace
+
+std::string_view SystemFormatName(SystemFormat format) {
+  static constexpr std::array<std::string_view, 12> kNames = {
+      "unknown",          "kernel log",       "lspci -vvv",       "nvidia-smi topo -m",
+      "NCCL log",         "nvidia-smi -q",    "nvidia-smi -q -x", "nvidia-smi",
+      "nvidia-smi --query-gpu csv", "nvidia-smi nvlink -s", "ibstat", "environment"};
+  return kNames[static_cast<size_t>(format)];
+}
+
+SystemFormat SniffSystemFormat(std::string_view text) {
+  std::string_view head = text.substr(0, 64 * 1024);
+  using system::Contains;
+  if (Contains(head, "<nvidia_smi_log") || system::Trim(head).starts_with("<?xml")) {
+    return SystemFormat::kNvidiaSmiXml;
+  }
+  if (Contains(head, "NVSMI LOG")) return SystemFormat::kNvidiaSmiQuery;
+  if (Contains(head, "NVIDIA-SMI ") && Contains(head, "Driver Version")) {
+    return SystemFormat::kNvidiaSmiTable;
+  }
+  if (Contains(head, "--query-gpu") || Contains(head.substr(0, head.find('\n')), "pci.bus_id")) {
+    return SystemFormat::kNvidiaSmiCsv;
+  }
+  if (Contains(head, "NCCL INFO") || Contains(head, "NCCL WARN") || Contains(head, "# nThread") ||
+      Contains(head, "Avg bus bandwidth")) {
+    return SystemFormat::kNccl;
+  }
+  if (Contains(head, "nvidia-smi topo") || Contains(head, "CPU Affinity") ||
+      (Contains(head, "Legend:") && Contains(head, "NV#"))) {
+    return SystemFormat::kTopology;
+  }
+  if (Contains(head, "LnkSta:") || Contains(head, "LnkCap:") ||
+      ShareOfLines(head, [](std::string_view l) {
+        if (l.size() > 13 && l[4] == ':') l.remove_prefix(5);  // PCI domain
+        return l.size() > 8 && l[2] == ':' && l[5] == '.' && l[7] == ' ';
+      }) > 0.5) {
+    return SystemFormat::kLspci;
+  }
+  if (Contains(head, "nvidia-smi nvlink") || (Contains(head, "GPU 0:") && Contains(head, "Link 0:"))) {
+    return SystemFormat::kNvLinkStatus;
+  }
+  if (Contains(head, "CA '") || Contains(head, "Infiniband device '")) {
+    return SystemFormat::kInfiniband;
+  }
+  if (Contains(head, "NVRM:") || ShareOfLines(head, HasKernelLogTimestamp) > 0.3) {
+    return SystemFormat::kKernelLog;
+  }
+  if (ShareOfLines(head, [](std::string_view l) { return IsEnvLine(system::Trim(l)); }) > 0.8) {
+    return SystemFormat::kEnvironment;
+  }
+  return SystemFormat::kUnknown;
+}
+
+Status ParseSystemText(SystemFormat format, std::string_view text, std::string_view path,
+                       SystemFacts& facts) {
+  facts.inputs.push_back({std::string(path), std::string(SystemFormatName(format)),
+                          static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'))});
+  switch (format) {
+    case SystemFormat::kKernelLog: return ParseKernelLog(text, path, facts);
+    case SystemFormat::kLspci: return ParseLspci(text, path, facts);
+    case SystemFormat::kTopology: return ParseTopology(text, path, facts);
+    case SystemFormat::kNccl: return ParseNcclLog(text, path, facts);
+    case SystemFormat::kNvidiaSmiQuery: return ParseNvidiaSmiQuery(text, path, facts);
+    case SystemFormat::kNvidiaSmiXml: return ParseNvidiaSmiXml(text, path, facts);
+    case SystemFormat::kNvidiaSmiTable: return ParseNvidiaSmiTable(text, path, facts);
+    case SystemFormat::kNvidiaSmiCsv: return ParseNvidiaSmiCsv(text, path, facts);
+    case SystemFormat::kNvLinkStatus: return ParseNvLinkStatus(text, path, facts);
+    case SystemFormat::kInfiniband: return ParseInfiniband(text, path, facts);
+    case SystemFormat::kEnvironment: return ParseEnvironment(text, path, facts);
+    case SystemFormat::kUnknown: break;
+  }
+  facts.inputs.pop_back();
+  return NotFound("{}: not a recognised system log", path);
+}
+
+Status ReadSystemFile(const std::string& path, SystemFacts& facts) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return ParseSystemText(SniffSystemFormat(text), text, path, facts);
+}
+
+}  // namespace gpuwhy
