@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "model/system_facts.h"
@@ -75,5 +76,18 @@ Status ParseSystemText(SystemFormat format, std::string_view text, std::string_v
 // Reads one file, sniffs and parses it. kUnknown files are recorded nowhere and return
 // NotFound so a bundle reader can list them.
 Status ReadSystemFile(const std::string& path, SystemFacts& facts);
+
+// A support bundle directory: every file sniffed and parsed (see system_bundle.cc).
+struct BundleFailure {
+  std::string path;
+  std::string message;  // "PATH: line N: why"
+};
+struct BundleReadResult {
+  std::vector<std::string> unrecognised;  // files of no known format (listed, not errors)
+  std::vector<BundleFailure> failures;    // files that failed to parse
+};
+BundleReadResult ReadSupportBundle(const std::string& dir, SystemFacts& facts);
+// True for a directory holding at least one recognised system file (or proc/, sys/ trees).
+bool LooksLikeSupportBundle(const std::string& dir);
 
 }  // namespace gpuwhy

@@ -1,0 +1,80 @@
+// A support bundle: a directory of files collected from a node (kernel log, lspci -vvv,
+// nvidia-smi outputs, topo -m, NCCL logs, ibstat, env). Names do not matter: every regular
+// file is sniffed. Traces next to the logs (.json, .json.gz, .sqlite, .nsys-rep) and proc/ and
+// sys/ trees (read by gpuwhy doctor's probe with the bundle as root) are left alone.
+#include <algorithm>
+#include <filesystem>
+
+#include "base/file_input.h"
+#include "ingest/system/system_parsers.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uintmax_t kMaxFileBytes = 512ull << 20;
+
+bool SkippedName(const fs::path& path) {
+  std::string name = path.filename().string();
+  for (std::string_view ext : {".json", ".json.gz", ".sqlite", ".nsys-rep", ".qdrep", ".pt",
+                               ".pkl", ".tar", ".tgz", ".zip"}) {
+    if (name.ends_with(ext)) return true;
+  }
+  return name.starts_with(".");
+}
+
+std::vector<fs::path> BundleFiles(const std::string& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::directory_entry& e = *it;
+    std::string name = e.path().filename().string();
+    if (e.is_directory() && it.depth() == 0 && (name == "proc" || name == "sys")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!e.is_regular_file() || SkippedName(e.path())) continue;
+    if (e.file_size(ec) > kMaxFileBytes) continue;
+    files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());  // deterministic order
+  return files;
+}
+
+}  // namespace
+
+bool LooksLikeSupportBundle(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  if (fs::is_directory(fs::path(dir) / "proc", ec) || fs::is_directory(fs::path(dir) / "sys", ec)) {
+    return true;
+  }
+  for (const fs::path& file : BundleFiles(dir)) {
+    StatusOr<std::string> text = ReadWholeFile(file.string());
+    if (text.ok() && SniffSystemFormat(*text) != SystemFormat::kUnknown) return true;
+  }
+  return false;
+}
+
+BundleReadResult ReadSupportBundle(const std::string& dir, SystemFacts& facts) {
+  BundleReadResult result;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    result.failures.push_back({dir, dir + ": not a directory"});
+    return result;
+  }
+  for (const fs::path& file : BundleFiles(dir)) {
+    Status status = ReadSystemFile(file.string(), facts);
+    if (status.ok()) continue;
+    if (status.code() == StatusCode::kNotFound) {
+      result.unrecognised.push_back(file.string());
+    } else {
+      result.failures.push_back({file.string(), status.message()});
+    }
+  }
+  return result;
+}
+
+}  // namespace gpuwhy
