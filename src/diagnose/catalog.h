@@ -86,5 +86,6 @@ std::vector<RuleSpec> InputAndHostRules();
 std::vector<RuleSpec> MemoryAndCommRules();
 std::vector<RuleSpec> LaunchAndComputeRules();
 std::vector<RuleSpec> PlatformRules();
+std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
 
 }  // namespace gpuwhy

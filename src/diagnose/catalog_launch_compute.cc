@@ -212,16 +212,6 @@ std::vector<RuleSpec> PlatformRules() {
                            {{"Read the clock-event reasons", "nvidia-smi -q -d PERFORMANCE"},
                             {"Fix cooling or the power cap", "nvidia-smi -q -d POWER,TEMPERATURE"}},
                            "clock-event reasons clear; SM clock at its application clock"));
-  rules.push_back(Platform("platform.pcie_downgraded", "PCIe link below its capability",
-                           {{"Compare the link state with its capability",
-                             "sudo lspci -vvv | grep -E 'LnkCap|LnkSta'"},
-                            {"Reseat the card or move it to an x16 slot", ""}},
-                           "copy.htod_gbps rises; link width/speed at capability"));
-  rules.push_back(Platform("platform.xid_errors", "driver Xid errors in the kernel log",
-                           {{"Read the kernel log", "sudo dmesg -T | grep -i 'NVRM: Xid'"},
-                            {"Drain the node on repeated hardware Xids (48, 63/64, 74, 79, 94/95)",
-                             ""}},
-                           "no new Xid in dmesg"));
   rules.push_back(Platform("platform.contention", "another process shares the GPU",
                            {{"List processes on the GPU", "nvidia-smi --query-compute-apps="
                              "pid,process_name,used_memory --format=csv"},

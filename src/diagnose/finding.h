@@ -7,6 +7,7 @@
 
 #include "analyze/metric.h"
 #include "base/time.h"
+#include "model/source_quote.h"
 
 namespace gpuwhy {
 
@@ -38,6 +39,7 @@ struct Finding {
   std::vector<FindingEvidence> evidence;
   std::vector<EvidenceRange> ranges;  // the top time ranges behind it
   std::vector<std::string> top_events;  // op / kernel names behind it
+  std::vector<SourceQuote> quotes;  // log lines behind it (gpuwhy doctor), file and line
   // Time per step that fixing this would give back, attributed so that no idle interval
   // counts for two findings. Upper-bound speed-up = step / (step - recoverable).
   DurationNs recoverable_ns_per_step = 0;

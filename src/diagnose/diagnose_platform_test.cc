@@ -1,0 +1,230 @@
+// gpuwhy doctor's diagnosis on the real node logs the issue names (Xid 13/48/94/119, the RTX
+// 4090 riser at 2.5 GT/s, the EFA-failure socket fallback, 8xH100 NV18 and 4xL40S NODE) and on
+// small inline inputs for the environment and empty cases.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "diagnose/diagnose_platform.h"
+#include "ingest/system/system_parsers.h"
+
+namespace gpuwhy {
+namespace {
+
+std::string Logs() { return std::string(GPUWHY_SHARED_DATA) + "/logs/"; }
+
+#define SKIP_WITHOUT_DATA()                                    \
+  if (!std::filesystem::exists(Logs())) GTEST_SKIP() << "no shared data at " << Logs()
+
+Diagnosis FromFiles(std::initializer_list<std::string> files, SystemFacts* out = nullptr) {
+  SystemFacts facts;
+  for (const std::string& f : files) {
+    Status s = ReadSystemFile(Logs() + f, facts);
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  if (out != nullptr) *out = facts;
+  return d;
+}
+
+const ChecklistItem* Item(const Diagnosis& d, std::string_view title_start) {
+  for (const ChecklistItem& item : d.checklist) {
+    if (item.title.starts_with(title_start)) return &item;
+  }
+  return nullptr;
+}
+
+TEST(DiagnosePlatformTest, Xid119GspTimeouts) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"dmesg/gpud_components_accelerator_nvidia_xid__dmesg-with-xid-119.log.txt"});
+  const Finding* f = d.Find("platform.xid_errors");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kHigh);
+  EXPECT_NE(f->title.find("5 Xid errors on 1 GPU: Xid 119 GSP RPC timeout"), std::string::npos)
+      << f->title;
+  ASSERT_EQ(f->top_events.size(), 1u);
+  EXPECT_NE(f->top_events[0].find("5 events, first [Sun Feb 23 16:24:18 2025], last [Sun Feb 23 "
+                                  "16:30:13 2025], over 5 min 55 s"),
+            std::string::npos)
+      << f->top_events[0];
+  // First and last Xid lines: grep -n 'NVRM: Xid' FILE | sed -n '1p;$p'.
+  ASSERT_EQ(f->quotes.size(), 2u);
+  EXPECT_EQ(f->quotes[0].line, 3);
+  EXPECT_EQ(f->quotes[1].line, 43);
+  EXPECT_NE(f->fixes[0].action.find("Xid 119 (driver cause)"), std::string::npos);
+  const ChecklistItem* item = Item(d, "driver Xid errors");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->status, AssessStatus::kAssessed);
+}
+
+TEST(DiagnosePlatformTest, DoubleBitEccIsCritical) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"dmesg/gpud_pkg_dmesg__dmesg-time-format-iso.log.txt"});
+  const Finding* f = d.Find("platform.xid_errors");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kCritical);
+  EXPECT_NE(f->title.find("11 Xid errors on 1 GPU: Xid 48"), std::string::npos) << f->title;
+  EXPECT_NE(f->fixes[0].action.find("Xid 48 (hardware cause)"), std::string::npos);
+  ASSERT_EQ(f->evidence.size(), 3u);
+  EXPECT_EQ(f->evidence[0].metric.id, "doctor.xid_48_count");
+}
+
+TEST(DiagnosePlatformTest, Xid13IsAnApplicationFault) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"dmesg/gpud_components_memory__dmesg.decode.iso.log.txt"});
+  const Finding* f = d.Find("platform.xid_errors");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kMedium);
+  EXPECT_NE(f->title.find("17 Xid errors"), std::string::npos) << f->title;
+}
+
+TEST(DiagnosePlatformTest, RiserDowngradedTo2_5GTs) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"lspci/janhq_jan_issue183_rtx4090_riser_lnk_downgraded_excerpt.txt"});
+  const Finding* f = d.Find("platform.pcie_downgraded");
+  ASSERT_NE(f, nullptr);
+  // 2.5 of 16 GT/s: at most a sixth of the bandwidth on a device of unknown kind (an excerpt).
+  EXPECT_EQ(f->severity, Severity::kHigh);
+  EXPECT_NE(f->title.find("2.5GT/s x16 of 16GT/s x16"), std::string::npos) << f->title;
+  ASSERT_EQ(f->quotes.size(), 2u);
+  EXPECT_NE(f->quotes[1].text.find("2.5GT/s (downgraded)"), std::string::npos);
+}
+
+TEST(DiagnosePlatformTest, H100LinksAtFullSpeed) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"lspci/gpud_lspci-vvv.txt"});
+  EXPECT_EQ(d.Find("platform.pcie_downgraded"), nullptr);
+  for (const RuleOutcome& o : d.outcomes) {
+    if (o.rule_id == "platform.pcie_downgraded") {
+      EXPECT_EQ(o.status, AssessStatus::kAssessed);
+      EXPECT_NE(o.note.find("bridge/other links below capability ignored"), std::string::npos);
+    }
+  }
+}
+
+TEST(DiagnosePlatformTest, EfaFailureSocketFallback) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"nccl/gnosia93_c7-nccl_g6e_4node_efa_fail_socket_fallback.txt"});
+  const Finding* f = d.Find("platform.nccl_socket_fallback");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kHigh);
+  EXPECT_NE(f->title.find("14 connections, 4 nodes"), std::string::npos) << f->title;
+  bool quotes_using_socket = false;
+  for (const SourceQuote& q : f->quotes) quotes_using_socket |= q.text.find("Using network Socket") != std::string::npos;
+  EXPECT_TRUE(quotes_using_socket);
+  const Finding* w = d.Find("platform.nccl_warnings");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->severity, Severity::kHigh);  // "Failing initialization"
+  EXPECT_EQ(d.Find("platform.nccl_no_gdr"), nullptr);  // sockets never use GDR: not twice
+  const ChecklistItem* item = Item(d, "NCCL transport");
+  ASSERT_NE(item, nullptr);
+  EXPECT_NE(item->detail.find("NCCL 2.27.3+cuda12.9, network Socket, connections NET/Socket x14"),
+            std::string::npos)
+      << item->detail;
+}
+
+TEST(DiagnosePlatformTest, NcclTestsBandwidthInChecklist) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"nccl/aws_awsome_nccl-tests_slurm-104.out.txt"});
+  EXPECT_EQ(d.Find("platform.nccl_socket_fallback"), nullptr);
+  EXPECT_EQ(d.Find("platform.nccl_no_gdr"), nullptr);
+  const ChecklistItem* item = Item(d, "NCCL transport");
+  ASSERT_NE(item, nullptr);
+  EXPECT_NE(item->detail.find("average bus bandwidth 20.26 GB/s"), std::string::npos)
+      << item->detail;
+}
+
+TEST(DiagnosePlatformTest, H100Nv18IsOneGroup) {
+  SKIP_WITHOUT_DATA();
+  SystemFacts facts;
+  Diagnosis d = FromFiles({"topo/gnosia93_c7_topo_p5_8xH100_NV18.txt"}, &facts);
+  EXPECT_EQ(d.Find("platform.topology_slow_pairs"), nullptr);
+  std::vector<CommunicationGroup> groups = FindCommunicationGroups(facts.topologies.at(0));
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].gpus.size(), 8u);
+  EXPECT_EQ(groups[0].link, "NV18");
+  EXPECT_NE(Item(d, "GPU topology")->detail.find("over NV18"), std::string::npos);
+}
+
+TEST(DiagnosePlatformTest, L40sNodePairs) {
+  SKIP_WITHOUT_DATA();
+  SystemFacts facts;
+  Diagnosis d = FromFiles({"topo/gnosia93_c7_topo_g6e_4xL40S_NODE.txt"}, &facts);
+  const Finding* f = d.Find("platform.topology_slow_pairs");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kLow);  // no NVLink anywhere: a property, not a fault
+  EXPECT_NE(f->title.find("6 of 6 GPU pairs talk over NODE (0 across CPU sockets)"),
+            std::string::npos)
+      << f->title;
+  EXPECT_TRUE(FindCommunicationGroups(facts.topologies.at(0)).empty());
+  EXPECT_NE(Item(d, "GPU topology")->detail.find("NUMA 0: GPU0,GPU1,GPU2,GPU3"), std::string::npos);
+}
+
+TEST(DiagnosePlatformTest, MissingNvlinkNextToNvlinkIsMedium) {
+  TopoMatrix m;
+  SystemFacts facts;
+  ASSERT_TRUE(ParseTopology("        GPU0    GPU1    GPU2    CPU Affinity\n"
+                            "GPU0     X      NV4     SYS     0-7\n"
+                            "GPU1    NV4      X      SYS     0-7\n"
+                            "GPU2    SYS     SYS      X      8-15\n",
+                            "t.txt", facts)
+                  .ok());
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  const Finding* f = d.Find("platform.topology_slow_pairs");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kMedium);
+  EXPECT_NE(f->title.find("2 of 3 GPU pairs talk over SYS (2 across CPU sockets)"),
+            std::string::npos)
+      << f->title;
+  std::vector<CommunicationGroup> groups = FindCommunicationGroups(facts.topologies[0]);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].gpus, (std::vector<std::string>{"GPU0", "GPU1"}));
+}
+
+TEST(DiagnosePlatformTest, PendingRowRemapNeedsReset) {
+  SKIP_WITHOUT_DATA();
+  Diagnosis d = FromFiles({"nvidia-smi-q/gpud_nvidia-smi-query.535.129.03.out.0.valid.a10.txt"});
+  const Finding* f = d.Find("platform.ecc_errors");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kHigh);
+  EXPECT_NE(f->title.find("row remap pending (reset needed), 4 rows remapped"), std::string::npos)
+      << f->title;
+  EXPECT_EQ(d.Find("platform.persistence_off"), nullptr);
+  EXPECT_NE(Item(d, "GPU state")->detail.find("driver 535.129.03; CUDA 12.2"), std::string::npos);
+}
+
+TEST(DiagnosePlatformTest, EnvironmentSettings) {
+  SystemFacts facts;
+  ASSERT_TRUE(ParseEnvironment("HOME=/root\nCUDA_LAUNCH_BLOCKING=1\nNCCL_IB_DISABLE=1\n"
+                               "OMP_NUM_THREADS=1\nSECRET_TOKEN=x\n",
+                               "env.txt", facts)
+                  .ok());
+  facts.inputs.push_back({"env.txt", "environment", 5});
+  EXPECT_EQ(facts.settings.size(), 3u);  // HOME and the token are never kept
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  const Finding* blocking = d.Find("platform.launch_blocking");
+  ASSERT_NE(blocking, nullptr);
+  EXPECT_EQ(blocking->quotes.at(0).line, 2);
+  const Finding* nccl = d.Find("platform.nccl_env");
+  ASSERT_NE(nccl, nullptr);
+  EXPECT_EQ(nccl->severity, Severity::kHigh);
+  EXPECT_NE(d.Find("platform.thread_settings"), nullptr);
+  EXPECT_EQ(d.findings.front().severity, Severity::kHigh);
+}
+
+TEST(DiagnosePlatformTest, NothingReadSaysWhatToCollect) {
+  SystemFacts facts;
+  facts.unavailable.push_back({"kernel log", "permission denied reading /dev/kmsg",
+                               "sudo dmesg -T > dmesg.txt"});
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_EQ(d.checklist.size(), 7u);
+  for (const ChecklistItem& item : d.checklist) {
+    EXPECT_EQ(item.status, AssessStatus::kNotAssessed) << item.title;
+    EXPECT_FALSE(item.command.empty()) << item.title;
+  }
+  EXPECT_NE(d.checklist[0].missing.find("permission denied reading /dev/kmsg"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy
