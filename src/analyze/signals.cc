@@ -56,11 +56,17 @@ void Processes(const MetricSeriesSet& set, GpuSignals& g) {
   }
 }
 
+// NVML's link series when present, else the one read from sysfs (entity "sysfs").
+const MetricSeries* LinkSeries(const MetricSeriesSet& set, std::string_view metric, int32_t d) {
+  const MetricSeries* s = set.Find(metric, d);
+  return s != nullptr ? s : set.Find(metric, d, "sysfs");
+}
+
 void Pcie(const MetricSeriesSet& set, const SignalOptions& o, GpuSignals& g) {
-  const MetricSeries* gen = set.Find("gpu.pcie_gen", g.device);
-  const MetricSeries* width = set.Find("gpu.pcie_width", g.device);
-  const MetricSeries* gen_max = set.Find("gpu.pcie_gen_max", g.device);
-  const MetricSeries* width_max = set.Find("gpu.pcie_width_max", g.device);
+  const MetricSeries* gen = LinkSeries(set, "gpu.pcie_gen", g.device);
+  const MetricSeries* width = LinkSeries(set, "gpu.pcie_width", g.device);
+  const MetricSeries* gen_max = LinkSeries(set, "gpu.pcie_gen_max", g.device);
+  const MetricSeries* width_max = LinkSeries(set, "gpu.pcie_width_max", g.device);
   if (gen_max && !gen_max->empty()) g.pcie_gen_max = gen_max->Max();
   if (width_max && !width_max->empty()) g.pcie_width_max = width_max->Max();
   if (gen && !gen->empty()) g.pcie_gen = gen->Max();

@@ -86,6 +86,8 @@ std::vector<RuleSpec> InputAndHostRules();
 std::vector<RuleSpec> MemoryAndCommRules();
 std::vector<RuleSpec> LaunchAndComputeRules();
 std::vector<RuleSpec> PlatformRules();
+// From metric series (catalog_signals.cc; platform.throttling and platform.contention live there).
+std::vector<RuleSpec> SignalRules();
 std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
 
 }  // namespace gpuwhy

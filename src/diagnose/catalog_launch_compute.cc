@@ -181,23 +181,6 @@ std::vector<RuleSpec> ComputeRules() {
   return rules;
 }
 
-RuleSpec Platform(std::string id, std::string title, std::vector<Fix> fixes, std::string verify) {
-  return RuleSpec{
-      .id = std::move(id),
-      .bottleneck_class = BottleneckClass::kPlatform,
-      .section = ChecklistSection::kPlatform,
-      .default_severity = Severity::kMedium,
-      .severity_logic = "not assessed from a trace: filled by live metrics and gpuwhy doctor",
-      .title_template = std::move(title),
-      .recoverable_logic = "not assessed from a trace",
-      .params = {},
-      .fixes = std::move(fixes),
-      .verify = std::move(verify),
-      .needs = "live GPU metrics or the host's state; a Kineto trace holds neither",
-      .capture_command = std::string(kCaptureDoctor) + "; " + kCaptureLiveMetrics,
-  };
-}
-
 }  // namespace
 
 std::vector<RuleSpec> LaunchAndComputeRules() {
@@ -206,18 +189,8 @@ std::vector<RuleSpec> LaunchAndComputeRules() {
   return rules;
 }
 
-std::vector<RuleSpec> PlatformRules() {
-  std::vector<RuleSpec> rules;
-  rules.push_back(Platform("platform.throttling", "GPU clocks throttled",
-                           {{"Read the clock-event reasons", "nvidia-smi -q -d PERFORMANCE"},
-                            {"Fix cooling or the power cap", "nvidia-smi -q -d POWER,TEMPERATURE"}},
-                           "clock-event reasons clear; SM clock at its application clock"));
-  rules.push_back(Platform("platform.contention", "another process shares the GPU",
-                           {{"List processes on the GPU", "nvidia-smi --query-compute-apps="
-                             "pid,process_name,used_memory --format=csv"},
-                            {"Share deliberately (MPS, MIG) or not at all", ""}},
-                           "one compute process per GPU"));
-  return rules;
-}
+// The platform rules moved: gpuwhy doctor's to catalog_platform.cc (DoctorPlatformRules),
+// the metric-series ones to catalog_signals.cc.
+std::vector<RuleSpec> PlatformRules() { return {}; }
 
 }  // namespace gpuwhy
