@@ -1,0 +1,95 @@
+#include "collect/process_runner.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <iterator>
+
+namespace gpuwhy {
+namespace {
+
+std::atomic<pid_t> g_child{0};
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+struct sigaction g_previous[std::size(kForwarded)];
+
+void Forward(int sig) {
+  pid_t child = g_child.load();
+  if (child > 0) kill(child, sig);
+}
+
+}  // namespace
+
+Status ProcessRunner::Start(const std::vector<std::string>& argv) {
+  if (argv.empty()) return InvalidArgument("no command to run (gpuwhy run -- CMD ...)");
+  // A pipe closed on exec tells the parent whether exec failed, and why.
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return IoError("pipe: {}", std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) return IoError("fork: {}", std::strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    int err = errno;
+    (void)!write(fds[1], &err, sizeof(err));
+    _exit(127);
+  }
+  close(fds[1]);
+  int err = 0;
+  ssize_t n = read(fds[0], &err, sizeof(err));
+  close(fds[0]);
+  if (n == sizeof(err)) {
+    waitpid(pid, nullptr, 0);
+    return InvalidArgument("{}: cannot run: {}", argv[0], std::strerror(err));
+  }
+  pid_ = pid;
+  g_child = pid;
+  for (size_t i = 0; i < std::size(kForwarded); ++i) {
+    struct sigaction action {};
+    action.sa_handler = Forward;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(kForwarded[i], &action, &g_previous[i]);
+  }
+  return Status::Ok();
+}
+
+bool ProcessRunner::Poll() {
+  if (exit_code_ >= 0) return true;
+  if (pid_ <= 0) return true;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == 0) return false;
+  if (r < 0) {
+    exit_code_ = 1;
+  } else if (WIFEXITED(status)) {
+    exit_code_ = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    exit_code_ = 128 + WTERMSIG(status);
+  } else {
+    return false;  // stopped, not exited
+  }
+  g_child = 0;
+  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &g_previous[i], nullptr);
+  return true;
+}
+
+ProcessRunner::~ProcessRunner() {
+  if (pid_ > 0 && exit_code_ < 0) {
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    g_child = 0;
+    for (size_t i = 0; i < std::size(kForwarded); ++i) {
+      sigaction(kForwarded[i], &g_previous[i], nullptr);
+    }
+  }
+}
+
+}  // namespace gpuwhy
