@@ -17,6 +17,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
   a.communication = ComputeCommunication(input, a.metrics);
   a.memory = ComputeMemoryUsage(input, a.metrics);
   a.data_quality = ComputeDataQuality(input, a.metrics);
+  a.series = ComputeTimeSeries(input, a.utilization, a.idle_gaps);
   a.metrics.SetRank(trace.rank.rank);
   return a;
 }

@@ -16,6 +16,7 @@
 #include "analyze/step_breakdown.h"
 #include "analyze/sync_copies.h"
 #include "analyze/temporal_breakdown.h"
+#include "analyze/time_series.h"
 #include "analyze/utilization.h"
 
 namespace gpuwhy {
@@ -33,6 +34,7 @@ struct TraceAnalysis {
   CommunicationResult communication;
   MemoryUsageResult memory;
   DataQualityResult data_quality;
+  TimeSeriesResult series;  // buckets over time for the HTML report
   MetricSet metrics;
 };
 

@@ -109,6 +109,7 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
     gap.dominant = static_cast<IdleCause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
     w.top.push_back(std::move(gap));
   }
+  w.summary.by_cause = std::move(pieces);
   return w;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analyze/analysis_input.h"
 #include "analyze/metric.h"
+#include "base/interval_set.h"
 
 namespace gpuwhy {
 
@@ -54,6 +55,8 @@ struct DeviceIdleGaps {
   int32_t device = 0;
   Interval window;
   IdleTotals totals;
+  // Every idle piece of each cause (the time series and `gpuwhy annotate` draw them).
+  std::array<IntervalSet, kIdleCauseCount> by_cause;
 };
 
 struct HostNameTime {

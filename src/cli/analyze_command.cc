@@ -22,6 +22,7 @@ void DropRenderUnused(TraceAnalysis& analysis) {
   for (StreamQueue& queue : analysis.launch.queues) queue.series = {};
   analysis.sync_copies.blocking = {};
   analysis.communication.collectives = {};
+  for (DeviceIdleGaps& device : analysis.idle_gaps.devices) device.by_cause = {};  // in series
 }
 
 constexpr std::string_view kSeverities[] = {"info", "low", "medium", "high", "critical"};
@@ -62,8 +63,8 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
       "checklist, then the analysis tables");
   command->add_option("inputs", options.inputs, "Trace files (.json, .json.gz) or directories")
       ->required();
-  command->add_option("--format", options.format, "Output format: text, json or md")
-      ->check(CLI::IsMember({"text", "json", "md"}));
+  command->add_option("--format", options.format, "Output format: text, json, md or html")
+      ->check(CLI::IsMember({"text", "json", "md", "html"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   command->add_option("--top", options.top_n, "Rows in top-N lists (kernels, gaps, streams)")
       ->check(CLI::Range(1, 100000));
@@ -123,6 +124,8 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   std::string rendered;
   if (options.format == "json") {
     rendered = RenderReportJson(ranks, failures, analysis_options.top_n);
+  } else if (options.format == "html") {
+    rendered = RenderReportHtml(ranks, failures);
   } else if (options.format == "md") {
     rendered = RenderReportMarkdown(ranks, failures, text);
   } else {

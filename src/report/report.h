@@ -88,6 +88,12 @@ std::string RenderReportMarkdown(std::span<const RankReport> ranks,
                                  std::span<const ReportFailure> failures,
                                  const TextReportOptions& options);
 
+// The same report as one self-contained HTML page (inline CSS, SVG and a few lines of JS; no
+// network access): per rank the verdict, step breakdown, utilization over time with idle gaps
+// by cause, idle causes, kernels, communication, memory, checklist and import stats; with
+// several ranks a per-rank step-time view first. Every trace string is escaped. docs/html.md.
+std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures);
+
 // Every not_applicable line of every analysis, as (analysis, reason), in list order.
 struct NotApplicable {
   std::string analysis;

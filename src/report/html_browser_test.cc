@@ -1,0 +1,168 @@
+// The HTML report in a real browser (Debian's chromium, headless): the page renders to a
+// screenshot that is not blank, its DOM after scripts ran holds the findings and charts,
+// and names built to run script never do. Skips when chromium is not installed.
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/html_test_util.h"
+#include "synth/synth.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace html_test;  // NOLINT
+
+constexpr const char* kChromium = "/usr/bin/chromium";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class HtmlBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kChromium)) {
+      GTEST_SKIP() << kChromium << " not found: install Debian's chromium (scripts/setup.sh) to run the browser test";
+    }
+    std::string pattern = (fs::temp_directory_path() / "gpuwhy_browser_XXXXXX").string();
+    dir_ = ::mkdtemp(pattern.data());
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Runs headless chromium on |html_path|: --dump-dom into the returned string, or a
+  // screenshot into |png| when given.
+  std::string Chromium(const std::string& html_path, const std::string& png = "") {
+    std::string out = dir_ + (png.empty() ? "/dom.html" : "/chromium.log");
+    std::string command = fmt::format(
+        "timeout 120 {} --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars "
+        "--user-data-dir={}/profile --window-size=1200,1800 {} file://{} > {} 2>{}/stderr.log",
+        kChromium, dir_, png.empty() ? "--dump-dom" : "--screenshot=" + png, html_path, out, dir_);
+    int rc = std::system(command.c_str());
+    EXPECT_EQ(rc, 0) << command << "\n" << ReadAll(dir_ + "/stderr.log");
+    return png.empty() ? ReadAll(out) : "";
+  }
+
+  std::string dir_;
+};
+
+// Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what chromium writes) into RGB triples.
+bool DecodePng(const std::string& png, std::vector<uint8_t>& rgb, uint32_t& width, uint32_t& height) {
+  auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+           (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+  };
+  if (png.size() < 33 || png.compare(1, 3, "PNG") != 0) return false;
+  width = be32(16);
+  height = be32(20);
+  uint8_t depth = uint8_t(png[24]), colour = uint8_t(png[25]), interlace = uint8_t(png[28]);
+  if (depth != 8 || (colour != 2 && colour != 6) || interlace != 0) return false;
+  size_t channels = colour == 6 ? 4 : 3;
+  std::string idat;
+  for (size_t at = 8; at + 8 <= png.size();) {
+    uint32_t length = be32(at);
+    std::string type = png.substr(at + 4, 4);
+    if (type == "IDAT") idat += png.substr(at + 8, length);
+    at += 12 + length;
+  }
+  size_t stride = width * channels;
+  std::vector<uint8_t> raw((stride + 1) * height);
+  uLongf raw_size = raw.size();
+  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK) return false;
+  std::vector<uint8_t> pixels(stride * height), prior(stride, 0);
+  for (uint32_t y = 0; y < height; ++y) {
+    const uint8_t* line = raw.data() + y * (stride + 1);
+    uint8_t filter = line[0];
+    uint8_t* cur = pixels.data() + y * stride;
+    for (size_t x = 0; x < stride; ++x) {
+      int a = x >= channels ? cur[x - channels] : 0, b = prior[x], c = x >= channels ? prior[x - channels] : 0;
+      int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+      int predictor = filter == 1   ? a
+                      : filter == 2 ? b
+                      : filter == 3 ? (a + b) / 2
+                      : filter == 4 ? (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
+                                    : 0;
+      cur[x] = uint8_t(line[1 + x] + predictor);
+    }
+    std::copy(cur, cur + stride, prior.begin());
+  }
+  rgb.clear();
+  for (size_t i = 0; i < pixels.size(); i += channels) rgb.insert(rgb.end(), pixels.begin() + i, pixels.begin() + i + 3);
+  return true;
+}
+
+TEST_F(HtmlBrowserTest, ReportRendersWithFindingsAndCharts) {
+  std::string trace = dir_ + "/input.json";
+  SynthOptions options;
+  options.scenario = "input-bound";
+  options.steps = 12;
+  ASSERT_TRUE(WriteSyntheticTrace(options, trace).ok());
+  std::string page = dir_ + "/report.html";
+  WriteFile(page, HtmlReportOf(trace));
+
+  std::string dom = Chromium(page);
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << dom.substr(0, 500);
+  EXPECT_NE(dom.find(ScenarioExpectedFinding("input-bound")), std::string::npos);
+  EXPECT_NE(dom.find("class=\"finding sev-"), std::string::npos);
+  size_t svgs = 0;
+  for (size_t at = dom.find("<svg"); at != std::string::npos; at = dom.find("<svg", at + 1)) ++svgs;
+  EXPECT_GE(svgs, 4u);
+  EXPECT_NE(dom.find("<polygon class=\"area\""), std::string::npos);  // utilization over time
+  EXPECT_NE(dom.find("<h2>Checklist</h2>"), std::string::npos);
+
+  std::string png = dir_ + "/shot.png";
+  Chromium(page, png);
+  std::vector<uint8_t> rgb;
+  uint32_t width = 0, height = 0;
+  ASSERT_TRUE(DecodePng(ReadAll(png), rgb, width, height)) << "not an 8-bit RGB(A) PNG: " << png;
+  EXPECT_EQ(width, 1200u);
+  // Not blank: many pixels differ from the white page, in more than a few colours.
+  size_t non_white = 0;
+  double sum = 0, sum_sq = 0;
+  std::set<uint32_t> colours;
+  for (size_t i = 0; i + 2 < rgb.size(); i += 3) {
+    if (rgb[i] < 250 || rgb[i + 1] < 250 || rgb[i + 2] < 250) ++non_white;
+    double lum = 0.299 * rgb[i] + 0.587 * rgb[i + 1] + 0.114 * rgb[i + 2];
+    sum += lum;
+    sum_sq += lum * lum;
+    if (colours.size() < 1000) colours.insert((rgb[i] << 16) | (rgb[i + 1] << 8) | rgb[i + 2]);
+  }
+  double n = static_cast<double>(rgb.size() / 3);
+  double variance = sum_sq / n - (sum / n) * (sum / n);
+  EXPECT_GT(non_white, rgb.size() / 3 / 50) << "under 2% of the pixels are drawn";
+  EXPECT_GT(variance, 100.0);
+  EXPECT_GT(colours.size(), 20u);
+}
+
+TEST_F(HtmlBrowserTest, HostileNamesNeverRunScript) {
+  std::string trace = dir_ + "/hostile.json";
+  WriteFile(trace, HostileTrace());
+  std::string page = dir_ + "/hostile.html";
+  WriteFile(page, HtmlReportOf(trace));
+  std::string dom = Chromium(page);
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << dom.substr(0, 500);
+  // The names are on the page as text...
+  EXPECT_NE(dom.find("&lt;script&gt;document.body.setAttribute"), std::string::npos);
+  // ...and neither payload ran: the attribute they set is absent, no <img> element exists.
+  EXPECT_EQ(dom.find("data-pwned=\""), std::string::npos);
+  EXPECT_EQ(dom.find("<img"), std::string::npos);
+  // The page's own script did run: the sortable tables still work is left to the eye, but
+  // the DOM shows the tables rendered.
+  EXPECT_NE(dom.find("<table class=\"sortable\">"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy

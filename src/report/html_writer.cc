@@ -1,0 +1,229 @@
+#include "report/html_writer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpuwhy::report::html {
+namespace {
+
+constexpr double kWidth = 960;  // every chart's viewBox width
+constexpr double kLeft = 56;     // room for y-axis labels
+constexpr double kRight = 12;
+
+// Coordinates with one decimal keep the SVG small and sharp enough.
+std::string Num(double v) { return fmt::format("{:.1f}", v); }
+
+void OpenSvg(std::string& out, double height, std::string_view title) {
+  out += fmt::format(
+      "<figure class=\"chart\"><figcaption>{}</figcaption><svg class=\"chart-svg\" role=\"img\" "
+      "viewBox=\"0 0 {} {}\" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\">",
+      Escape(title), Num(kWidth), Num(height));
+}
+
+void CloseSvg(std::string& out) { out += "</svg></figure>"; }
+
+void Text(std::string& out, double x, double y, std::string_view text, std::string_view anchor = "start",
+          std::string_view cls = "axis") {
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" class=\"{}\">{}</text>", Num(x), Num(y),
+                     anchor, cls, Escape(text));
+}
+
+// "1.2k", "35", "0.5": short axis labels.
+std::string Short(double v) {
+  if (std::fabs(v) >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
+  if (std::fabs(v) >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  if (std::fabs(v) >= 10 || v == 0) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.2g}", v);
+}
+
+// Horizontal grid lines with labels at 0, 1/4, ... of |max|.
+void YAxis(std::string& out, double top, double bottom, double max, std::string_view unit) {
+  for (int i = 0; i <= 4; ++i) {
+    double y = bottom - (bottom - top) * i / 4.0;
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(kLeft), Num(y),
+                       Num(kWidth - kRight), Num(y));
+    Text(out, kLeft - 4, y + 4, Short(max * i / 4.0) + (i == 4 ? " " + std::string(unit) : ""), "end");
+  }
+}
+
+}  // namespace
+
+std::string Escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+void Element(std::string& out, std::string_view tag, std::string_view text, std::string_view attrs) {
+  out += fmt::format("<{}{}{}>{}</{}>", tag, attrs.empty() ? "" : " ", attrs, Escape(text), tag);
+}
+
+std::string RenderLegend(const std::vector<Series>& series) {
+  std::string out = "<div class=\"legend\">";
+  for (const Series& s : series) {
+    out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", Escape(s.colour), Escape(s.name));
+  }
+  return out + "</div>";
+}
+
+std::string RenderStackedBars(const StackedBarsChart& chart) {
+  constexpr double kHeight = 260, kTop = 10, kBottom = 230;
+  std::string out;
+  OpenSvg(out, kHeight, chart.title);
+  double max = 0;
+  for (const auto& bar : chart.values) {
+    double sum = 0;
+    for (double v : bar) sum += std::max(0.0, v);
+    max = std::max(max, sum);
+  }
+  if (max <= 0) max = 1;
+  YAxis(out, kTop, kBottom, max, chart.unit);
+  size_t n = chart.values.size();
+  double slot = n > 0 ? (kWidth - kLeft - kRight) / static_cast<double>(n) : 0;
+  double bar_width = std::max(1.0, slot * 0.8);
+  size_t label_every = std::max<size_t>(1, n / 20);
+  for (size_t i = 0; i < n; ++i) {
+    double x = kLeft + slot * static_cast<double>(i) + (slot - bar_width) / 2;
+    out += "<g class=\"bar\">";
+    if (i < chart.tooltips.size()) out += "<title>" + Escape(chart.tooltips[i]) + "</title>";
+    double y = kBottom;
+    for (size_t k = 0; k < chart.values[i].size() && k < chart.series.size(); ++k) {
+      double h = std::max(0.0, chart.values[i][k]) / max * (kBottom - kTop);
+      if (h <= 0) continue;
+      y -= h;
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Num(x), Num(y),
+                         Num(bar_width), Num(h), Escape(chart.series[k].colour));
+    }
+    out += "</g>";
+    if (i % label_every == 0 && i < chart.labels.size()) {
+      Text(out, x + bar_width / 2, kBottom + 16, chart.labels[i], "middle");
+    }
+  }
+  CloseSvg(out);
+  return out + RenderLegend(chart.series);
+}
+
+std::string RenderTimeAreas(const TimeAreaChart& chart) {
+  constexpr double kHeight = 200, kTop = 10, kBottom = 170;
+  std::string out;
+  OpenSvg(out, kHeight, chart.title);
+  YAxis(out, kTop, kBottom, chart.y_max, chart.y_unit);
+  size_t n = 0;
+  for (const auto& a : chart.area_values) n = std::max(n, a.size());
+  for (const auto& l : chart.line_values) n = std::max(n, l.size());
+  if (n > 0 && chart.y_max > 0) {
+    double dx = (kWidth - kLeft - kRight) / static_cast<double>(n);
+    auto y_of = [&](double v) { return kBottom - std::clamp(v / chart.y_max, 0.0, 1.0) * (kBottom - kTop); };
+    std::vector<double> base(n, 0.0);
+    for (size_t a = 0; a < chart.area_values.size() && a < chart.areas.size(); ++a) {
+      const std::vector<double>& v = chart.area_values[a];
+      // Step outline along the top, then back along the bottom.
+      std::string top, bottom;
+      bool any = false;
+      for (size_t b = 0; b < n; ++b) {
+        double value = b < v.size() ? v[b] : 0.0;
+        any = any || value > 0;
+        double x0 = kLeft + dx * static_cast<double>(b), x1 = x0 + dx;
+        top += fmt::format("{},{} {},{} ", Num(x0), Num(y_of(base[b] + value)), Num(x1), Num(y_of(base[b] + value)));
+        size_t r = n - 1 - b;
+        double rx0 = kLeft + dx * static_cast<double>(r), rx1 = rx0 + dx;
+        bottom += fmt::format("{},{} {},{} ", Num(rx1), Num(y_of(base[r])), Num(rx0), Num(y_of(base[r])));
+      }
+      for (size_t b = 0; b < n && b < v.size(); ++b) base[b] += v[b];
+      if (!any) continue;
+      out += fmt::format("<polygon class=\"area\" points=\"{}{}\" fill=\"{}\"><title>{}</title></polygon>", top,
+                         bottom, Escape(chart.areas[a].colour), Escape(chart.areas[a].name));
+    }
+    for (size_t l = 0; l < chart.line_values.size() && l < chart.lines.size(); ++l) {
+      std::string points;
+      for (size_t b = 0; b < chart.line_values[l].size(); ++b) {
+        points += fmt::format("{},{} ", Num(kLeft + dx * (static_cast<double>(b) + 0.5)), Num(y_of(chart.line_values[l][b])));
+      }
+      out += fmt::format("<polyline class=\"line\" points=\"{}\" stroke=\"{}\"><title>{}</title></polyline>", points,
+                         Escape(chart.lines[l].colour), Escape(chart.lines[l].name));
+    }
+  }
+  Text(out, kLeft, kBottom + 18, fmt::format("{:.1f} ms", chart.x_start_ms), "start");
+  Text(out, kWidth - kRight, kBottom + 18, fmt::format("{:.1f} ms", chart.x_end_ms), "end");
+  Text(out, (kWidth + kLeft) / 2, kBottom + 18, "time from the trace start", "middle");
+  CloseSvg(out);
+  std::vector<Series> legend = chart.areas;
+  legend.insert(legend.end(), chart.lines.begin(), chart.lines.end());
+  return out + RenderLegend(legend);
+}
+
+std::string RenderHBars(const HBarChart& chart) {
+  constexpr double kRow = 22, kLabel = 200, kValue = 220;
+  double height = kRow * static_cast<double>(chart.values.size()) + 10;
+  std::string out;
+  OpenSvg(out, height, chart.title);
+  double max = 0;
+  for (double v : chart.values) max = std::max(max, v);
+  if (max <= 0) max = 1;
+  double span = kWidth - kLabel - kValue;
+  for (size_t i = 0; i < chart.values.size(); ++i) {
+    double y = 5 + kRow * static_cast<double>(i);
+    double w = std::max(0.0, chart.values[i]) / max * span;
+    Text(out, kLabel - 6, y + 15, i < chart.labels.size() ? chart.labels[i] : "", "end", "label");
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Num(kLabel), Num(y + 3),
+                       Num(w), Num(kRow - 6), Escape(i < chart.colours.size() ? chart.colours[i] : "#4e79a7"));
+    Text(out, kLabel + w + 6, y + 15, i < chart.value_texts.size() ? chart.value_texts[i] : "", "start", "label");
+  }
+  CloseSvg(out);
+  return out;
+}
+
+std::string RenderColumns(const ColumnChart& chart) {
+  constexpr double kHeight = 240, kTop = 10, kBottom = 200;
+  std::string out;
+  OpenSvg(out, kHeight, chart.title);
+  double max = 0;
+  for (double v : chart.values) max = std::max(max, v);
+  auto scale = [&](double v) {
+    if (v <= 0 || max <= 0) return 0.0;
+    return chart.log_y ? std::log10(1 + v) / std::log10(1 + max) : v / max;
+  };
+  // Grid at decades for a log axis, quarters otherwise.
+  if (chart.log_y) {
+    for (double d = 1; d <= std::max(1.0, max); d *= 10) {
+      double y = kBottom - scale(d) * (kBottom - kTop);
+      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(kLeft), Num(y),
+                         Num(kWidth - kRight), Num(y));
+      Text(out, kLeft - 4, y + 4, Short(d), "end");
+    }
+    Text(out, kLeft - 4, kTop - 0, chart.y_unit + " (log)", "end");
+  } else {
+    YAxis(out, kTop, kBottom, max, chart.y_unit);
+  }
+  size_t n = chart.values.size();
+  double slot = n > 0 ? (kWidth - kLeft - kRight) / static_cast<double>(n) : 0;
+  for (size_t i = 0; i < n; ++i) {
+    double x = kLeft + slot * static_cast<double>(i);
+    double h = scale(chart.values[i]) * (kBottom - kTop);
+    out += "<g class=\"bar\">";
+    if (i < chart.tooltips.size()) out += "<title>" + Escape(chart.tooltips[i]) + "</title>";
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/></g>", Num(x + 1),
+                       Num(kBottom - h), Num(std::max(1.0, slot - 2)), Num(h),
+                       Escape(i < chart.colours.size() ? chart.colours[i] : "#4e79a7"));
+    if (i < chart.labels.size()) {
+      out += fmt::format("<text class=\"axis\" text-anchor=\"end\" transform=\"translate({},{}) rotate(-45)\">{}</text>",
+                         Num(x + slot / 2 + 4), Num(kBottom + 12), Escape(chart.labels[i]));
+    }
+  }
+  CloseSvg(out);
+  return out;
+}
+
+}  // namespace gpuwhy::report::html
