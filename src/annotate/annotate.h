@@ -1,0 +1,53 @@
+// `gpuwhy annotate`: the original trace, event for event (each event's bytes copied as they
+// were read, never re-serialised), plus tracks that Perfetto and chrome://tracing show:
+// per device the idle pieces named by cause, the analysed steps with their breakdown, queue
+// length and utilization counters, and one marker per finding over its time ranges.
+// Complete events on one added track never overlap: events that would are spread over
+// extra lanes (tracks) of the same process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "base/status.h"
+#include "diagnose/diagnose.h"
+
+namespace gpuwhy {
+
+// A Chrome-trace event gpuwhy adds: "X" (complete) or "C" (counter).
+struct AddedEvent {
+  char phase = 'X';
+  int64_t pid = 0;
+  int64_t tid = 0;
+  TimeNs ts = 0;
+  DurationNs dur = 0;  // X only
+  std::string name;
+  std::string category;
+  std::vector<std::pair<std::string, std::string>> string_args;
+  std::vector<std::pair<std::string, double>> number_args;  // C: the counter's series
+};
+
+// Process ids of the added tracks: far above real pids, one per kind.
+inline constexpr int64_t kAnnotatePidBase = 1'000'000'000;
+
+struct AnnotationTracks {
+  std::vector<AddedEvent> events;  // metadata ("M") names are written from |names|
+  std::vector<std::pair<int64_t, std::string>> process_names;
+  std::vector<std::pair<std::pair<int64_t, int64_t>, std::string>> thread_names;
+};
+
+// Builds the added tracks from the analyses and the diagnosis. |max_counter_points| caps
+// each counter (queue-length series are thinned by time buckets, keeping each bucket's max).
+AnnotationTracks BuildAnnotationTracks(const TraceAnalysis& analysis, const Diagnosis& diagnosis,
+                                       size_t max_counter_points = 20000);
+
+// Lays out complete events so that none overlaps another on its (pid, tid): the first lane
+// whose last event ended gets it; |lane_tid| gives the tid of lane N of a track.
+void AssignLanes(std::vector<AddedEvent>& events);
+
+// Copies |input| (Kineto / Chrome JSON, plain or gzip) into |output| (gzip when it ends in
+// .gz) with |tracks| appended to its traceEvents; the other top-level members are kept.
+Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tracks, const std::string& output);
+
+}  // namespace gpuwhy
