@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev
+  libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3
   chromium

@@ -16,7 +16,8 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
       app.add_subcommand("info",
                          "Describe traces: format, size, rank, devices, span, steps, event counts, "
                          "import problems");
-  command->add_option("inputs", options.inputs, "Trace files (.json, .json.gz) or directories")
+  command->add_option("inputs", options.inputs,
+                      "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
       ->required();
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -38,14 +39,17 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
       continue;
     }
     for (const std::string& file : *files) {
-      StatusOr<Trace> trace = ImportTraceFile(file);
-      if (!trace.ok()) {
-        fail(file, trace.status());
+      // An Nsight Systems export holds one trace per profiled process.
+      StatusOr<std::vector<Trace>> traces = ImportTraceFiles(file);
+      if (!traces.ok()) {
+        fail(file, traces.status());
         continue;
       }
-      // A cut file still shows what it holds, but the run must not look clean.
-      if (Status partial = PartialInputStatus(*trace); !partial.ok()) fail(file, partial);
-      summaries.push_back(ComputeInfoSummary(*trace));
+      for (const Trace& trace : *traces) {
+        // A cut file still shows what it holds, but the run must not look clean.
+        if (Status partial = PartialInputStatus(trace); !partial.ok()) fail(file, partial);
+        summaries.push_back(ComputeInfoSummary(trace));
+      }
     }
   }
   const bool to_file = !options.output.empty();

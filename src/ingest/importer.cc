@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "ingest/kineto/kineto_importer.h"
+#include "ingest/nsys/nsys_importer.h"
 
 namespace gpuwhy {
 namespace {
@@ -32,7 +33,7 @@ std::string Lower(std::string_view text) {
 bool LooksLikeTraceName(const std::string& file_name) {
   std::string name = Lower(file_name);
   if (EndsWith(name, ".truth.json")) return false;
-  return EndsWith(name, ".json") || EndsWith(name, ".gz");
+  return EndsWith(name, ".json") || EndsWith(name, ".gz") || EndsWith(name, ".sqlite");
 }
 
 Status ExpandDirectory(const std::string& dir, std::vector<std::string>& out) {
@@ -52,7 +53,7 @@ Status ExpandDirectory(const std::string& dir, std::vector<std::string>& out) {
     ++found;
   }
   if (ec) return IoError("{}: {}", dir, ec.message());
-  if (found == 0) return InvalidArgument("{}: no trace files (*.json, *.json.gz) found", dir);
+  if (found == 0) return InvalidArgument("{}: no trace files (*.json, *.json.gz, *.sqlite) found", dir);
   return Status::Ok();
 }
 
@@ -152,6 +153,17 @@ StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::strin
 }
 
 StatusOr<Trace> ImportTraceFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportTraceFiles(path));
+  if (traces.size() != 1) {
+    return InvalidArgument("{}: holds {} traces (one per profiled process); read it with "
+                           "ImportTraceFiles",
+                           path, traces.size());
+  }
+  return std::move(traces.front());
+}
+
+StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
+                                              const ImportOptions& options) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) return NotFound("{}: no such file or directory", path);
@@ -164,7 +176,16 @@ StatusOr<Trace> ImportTraceFile(const std::string& path) {
   }
   ASSIGN_OR_RETURN(Sniff sniff, SniffFile(path));
   if (sniff.format == SniffedFormat::kSqlite) {
-    return InvalidArgument("{}: Nsight Systems SQLite is not supported yet", path);
+    NsysImportOptions nsys;
+    nsys.step_range = options.step_range;
+    ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportNsysSqlite(path, nsys));
+    if (traces.size() == 1 && traces.front().rank.rank == kNoValue) {
+      if (auto rank = ParseRankFromFileName(path)) {
+        traces.front().rank.rank = *rank;
+        traces.front().rank.source = RankSource::kFileName;
+      }
+    }
+    return traces;
   }
   if (sniff.empty) {
     return InvalidArgument("{}: byte {}: {} (expected Kineto JSON)", path, sniff.offset,
@@ -180,7 +201,9 @@ StatusOr<Trace> ImportTraceFile(const std::string& path) {
       trace.rank.source = RankSource::kFileName;
     }
   }
-  return trace;
+  std::vector<Trace> traces;
+  traces.push_back(std::move(trace));
+  return traces;
 }
 
 Status PartialInputStatus(const Trace& trace) {

@@ -14,9 +14,21 @@ namespace gpuwhy {
 // Expands files and directories (recursively, trace-like files only) into a sorted list.
 StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::string>& paths);
 
+struct ImportOptions {
+  // Nsight Systems SQLite: ECMAScript regex naming the NVTX ranges that are training steps
+  // (empty: ProfilerStep#N, then step / train_step / iteration). Kineto ignores it.
+  std::string step_range;
+};
+
 // Imports one file whatever its format; the rank is taken from the file name
-// (rank-3, rank_3, worker3) when the trace itself does not say.
+// (rank-3, rank_3, worker3) when the trace itself does not say. A file holding several
+// traces (an Nsight Systems export of several processes) is an error here.
 StatusOr<Trace> ImportTraceFile(const std::string& path);
+
+// Every trace one file holds: one for Kineto JSON, one per process that ran GPU work for an
+// Nsight Systems SQLite export (ordered by rank).
+StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
+                                              const ImportOptions& options = {});
 
 // kDataLoss with a one-line "PATH: byte N: truncated: ..." message when the input was
 // only partly readable (a cut file); Ok otherwise. Commands print it, keep the partial

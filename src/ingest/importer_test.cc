@@ -137,12 +137,14 @@ TEST(ImportTraceFileTest, EmptyAndBlankFiles) {
   EXPECT_EQ(result.status().message(), blank + ": byte 3: only whitespace (expected Kineto JSON)");
 }
 
-TEST(ImportTraceFileTest, SqliteIsNotSupportedYet) {
+TEST(ImportTraceFileTest, CutSqliteHeaderIsAOneLineError) {
   TempDir dir;
   std::string path = dir.Write("report.sqlite", std::string_view("SQLite format 3\0\x10\0", 18));
   auto result = ImportTraceFile(path);
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().message(), path + ": Nsight Systems SQLite is not supported yet");
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message().rfind(path + ": ", 0), 0u) << result.status().message();
+  EXPECT_EQ(result.status().message().find('\n'), std::string::npos);
 }
 
 TEST(ImportTraceFileTest, NsysReportGivesTheExportCommand) {
