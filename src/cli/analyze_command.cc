@@ -7,6 +7,7 @@
 
 #include "analyze/analysis.h"
 #include "base/file_input.h"
+#include "cli/analyze_ranks.h"
 #include "cli/commands.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
@@ -45,13 +46,14 @@ Status BuildDiagnoseOptions(const AnalyzeOptions& options, DiagnoseOptions& out)
   return Status::Ok();
 }
 
-bool ReachesSeverity(std::span<const RankReport> ranks, Severity threshold) {
+bool ReachesSeverity(std::span<const RankReport> ranks, const std::optional<CrossRankReport>& job,
+                     Severity threshold) {
   for (const RankReport& rank : ranks) {
     for (const Finding& f : rank.diagnosis.findings) {
       if (f.severity >= threshold) return true;
     }
   }
-  return false;
+  return job && !job->diagnosis.findings.empty() && job->diagnosis.MaxSeverity() >= threshold;
 }
 
 }  // namespace
@@ -80,6 +82,7 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--config", options.config,
                       "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");
+  AddAnalyzeRankOptions(*command, options);
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
@@ -88,35 +91,17 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
     PrintError(context, status);
     return kExitUnusable;
   }
-  std::vector<RankReport> ranks;
-  std::vector<ReportFailure> failures;
-  const auto fail = [&](const std::string& path, const std::string& message) {
-    PrintError(context, message);
-    failures.push_back({path, message});
-  };
   AnalysisOptions analysis_options;
   analysis_options.top_n = static_cast<size_t>(options.top_n);
-  // One input at a time, so one bad path does not hide the others.
-  for (const std::string& input : options.inputs) {
-    StatusOr<std::vector<std::string>> files = ExpandInputPaths({input});
-    if (!files.ok()) {
-      fail(input, files.status().message());
-      continue;
-    }
-    if (files->empty()) fail(input, input + ": no trace files found");
-    for (const std::string& file : *files) {
-      StatusOr<Trace> trace = ImportTraceFile(file);
-      if (!trace.ok()) {
-        fail(file, trace.status().message());
-        continue;
-      }
-      RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace, analysis_options), {}};
-      // The diagnosis reads the trace and the full analyses: before anything is dropped.
-      rank.diagnosis = Diagnose(*trace, rank.analysis, diagnose_options);
-      DropRenderUnused(rank.analysis);
-      ranks.push_back(std::move(rank));
-    }
-  }
+  // Ranks in parallel, each reduced to its summary; the diagnosis reads the trace and the
+  // full analyses before DropRenderUnused.
+  RankInputOptions input_options{analysis_options, &diagnose_options, static_cast<size_t>(options.jobs),
+                                 &DropRenderUnused, KeepRankReports(options)};
+  RankInputs inputs = AnalyzeRankInputs(options.inputs, input_options, context);
+  if (options.summary) return WriteRankSummary(inputs, options, context);
+  std::vector<RankReport>& ranks = inputs.reports;
+  std::vector<ReportFailure>& failures = inputs.failures;
+  std::optional<CrossRankReport> job = RunCrossRank(inputs, options, input_options, context, failures);
   const bool to_file = !options.output.empty();
   TextReportOptions text;
   text.top_n = analysis_options.top_n;
@@ -124,12 +109,15 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   std::string rendered;
   if (options.format == "json") {
     rendered = RenderReportJson(ranks, failures, analysis_options.top_n);
+    if (job) rendered = AddCrossRankJson(std::move(rendered), *job, analysis_options.top_n);
   } else if (options.format == "html") {
     rendered = RenderReportHtml(ranks, failures);
   } else if (options.format == "md") {
     rendered = RenderReportMarkdown(ranks, failures, text);
+    if (job) rendered = RenderCrossRankMarkdown(*job, text) + rendered;
   } else {
     rendered = RenderReportText(ranks, text);
+    if (job) rendered = RenderCrossRankText(*job, text) + rendered;
   }
   if (to_file) {
     if (Status status = WriteWholeFile(options.output, rendered); !status.ok()) {
@@ -140,7 +128,7 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
     context.out << rendered << std::flush;
   }
   if (!failures.empty()) return kExitUnusable;
-  if (!options.fail_on.empty() && ReachesSeverity(ranks, ParseSeverity(options.fail_on))) {
+  if (!options.fail_on.empty() && ReachesSeverity(ranks, job, ParseSeverity(options.fail_on))) {
     return kExitFindings;
   }
   return kExitOk;

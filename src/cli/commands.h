@@ -30,6 +30,8 @@ struct SynthCommandOptions {
   int64_t size_mb = 0;
   uint64_t seed = 1;
   std::string output;
+  int slow_rank = -1;  // --slow-rank R: a straggler whose compute is --slow-by PCT % slower
+  double slow_by_pct = 0;
 };
 void AddSynthCommand(CLI::App& app, SynthCommandOptions& options);
 int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context);
@@ -42,6 +44,11 @@ struct AnalyzeOptions {
   std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
   std::vector<std::string> overrides;  // "RULE.PARAM=VALUE", applied after the config file
   std::string config;                  // file of RULE.PARAM = VALUE lines
+  // Multi-rank (cli/analyze_ranks.h, docs/cross-rank.md).
+  bool summary = false;             // write the one rank's summary JSON instead of a report
+  std::string baseline_single;      // one-GPU trace of the same model: scaling efficiency
+  int jobs = 0;                     // ranks imported at once; 0: one per core
+  double link_peak_gbps = 0;        // per-GPU bus bandwidth peak, when known
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);

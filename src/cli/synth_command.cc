@@ -42,6 +42,12 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
                    "Grow or shrink the step count until each file holds about M MB")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   command->add_option("--seed", options.seed, "Random seed (output is deterministic per seed)");
+  command->add_option("--slow-rank", options.slow_rank,
+                      "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
+                      "the ranks' collectives wait for it (clocks get known offsets)")
+      ->check(CLI::Range(0, 4095));
+  command->add_option("--slow-by", options.slow_by_pct, "How much slower the --slow-rank computes, in %")
+      ->check(CLI::Range(0.0, 1000.0));
   command->add_option("-o,--output", options.output,
                       "Trace file to write (.json or .json.gz); truth goes to FILE.truth.json");
 }
@@ -66,6 +72,8 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
   synth.ranks = options.ranks;
   synth.size_mb = options.size_mb;
   synth.seed = options.seed;
+  synth.slow_rank = options.slow_rank;
+  synth.slow_by_pct = options.slow_rank >= 0 && options.slow_by_pct == 0 ? 20 : options.slow_by_pct;
   SynthSummary summary;
   if (Status status = WriteSyntheticTrace(synth, options.output, &summary); !status.ok()) {
     PrintError(context, status);

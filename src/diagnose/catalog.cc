@@ -22,7 +22,7 @@ const Catalog& Catalog::Default() {
   static const Catalog* catalog = [] {
     std::vector<RuleSpec> rules;
     for (auto* group : {&InputAndHostRules, &MemoryAndCommRules, &LaunchAndComputeRules,
-                        &PlatformRules, &DoctorPlatformRules, &SignalRules}) {
+                        &PlatformRules, &DoctorPlatformRules, &SignalRules, &CrossRankRules}) {
       for (RuleSpec& spec : (*group)()) rules.push_back(std::move(spec));
     }
     return new Catalog(std::move(rules));

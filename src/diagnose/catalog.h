@@ -89,5 +89,6 @@ std::vector<RuleSpec> PlatformRules();
 // From metric series (catalog_signals.cc; platform.throttling and platform.contention live there).
 std::vector<RuleSpec> SignalRules();
 std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
+std::vector<RuleSpec> CrossRankRules();  // evaluated by DiagnoseCrossRank only
 
 }  // namespace gpuwhy

@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
+#include "report/cross_rank_report.h"
 #include "report/report.h"
 #include "synth/synth.h"
 
@@ -243,5 +245,37 @@ TEST_F(ReportSchemaTest, RealTracesMatchTheSchema) {
   if (checked == 0) GTEST_SKIP() << "no real traces under " << kData;
 }
 
+TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
+  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_cross_rank_schema_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  SynthOptions options;
+  options.scenario = "comm-exposed";
+  options.steps = 4;
+  options.ranks = 3;
+  options.slow_rank = 2;
+  options.slow_by_pct = 25;
+  SynthSummary written;
+  ASSERT_TRUE(WriteSyntheticTrace(options, (dir / "job.json").string(), &written).ok());
+  std::vector<RankReport> ranks;
+  std::vector<RankSummary> summaries;
+  for (const std::string& path : written.trace_paths) {
+    StatusOr<Trace> trace = ImportTraceFile(path);
+    ASSERT_TRUE(trace.ok()) << trace.status().message();
+    ranks.push_back(Report(*trace));
+    summaries.push_back(SummarizeRank(*trace, ranks.back().analysis));
+  }
+  CrossRankReport job;
+  job.result = AnalyzeCrossRank(summaries, {});
+  job.diagnosis = DiagnoseCrossRank(job.result);
+  std::string json = AddCrossRankJson(RenderReportJson(ranks, {}), job, 10);
+  ExpectValid(json, "cross-rank");
+  dom::parser parser;
+  dom::element doc = parser.parse(json);
+  dom::element first = doc["cross_rank"]["diagnosis"]["findings"].at(0);
+  EXPECT_EQ(std::string_view(first["id"].get_string().value()), "comm.straggler");
+  EXPECT_EQ(first["rank"].get_int64().value(), 2);
+  EXPECT_EQ(doc["cross_rank"]["collectives"].get_array().size(), 4u);
+  fs::remove_all(dir);
+}
 }  // namespace
 }  // namespace gpuwhy

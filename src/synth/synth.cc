@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "base/file_input.h"
 #include "synth/kineto_writer.h"
@@ -25,6 +26,13 @@ constexpr int kMaxRanks = 4096;
 constexpr int64_t kMaxSizeMb = 1 << 20;
 
 struct RankSetup {
+// synth --slow-rank: how one rank is tied to the others.
+struct Coupling {
+  CollectiveRendezvous* rendezvous = nullptr;
+  TimeNs clock_offset = 0;   // this rank's clock reads true time + this
+  double compute_scale = 1;  // > 1 on the slow rank
+};
+
   int rank = 0;
   int world_size = 1;
   int steps = 0;
@@ -71,14 +79,14 @@ void WriteMetadata(KinetoWriter& w, int pid, int main_tid, int autograd_tid, int
 
 // Writes one rank's trace into `sink` and returns its counts and per-step means.
 StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& setup,
-                              OutputSink* sink) {
+                              OutputSink* sink, const Coupling* coupling = nullptr) {
   const int device = setup.rank % 8;
   const int pid = 25286 + 17 * setup.rank;
   const int main_tid = pid;
   const int autograd_tid = pid + 163;
   const bool distributed = setup.world_size > 1;
   // Ranks start a few µs apart, as unsynchronized host clocks do.
-  const TimeNs start = kTraceStartNs + 3217 * setup.rank;
+  const TimeNs start = kTraceStartNs + (coupling != nullptr ? coupling->clock_offset : 3217 * setup.rank);
 
   KinetoWriter writer(sink);
   DocumentInfo info;
@@ -108,6 +116,10 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
 
   RankTruth truth;
+  if (coupling != nullptr) {
+    timeline.CoupleRanks(coupling->rendezvous, setup.rank, coupling->clock_offset);
+    timeline.SetComputeScale(coupling->compute_scale);
+  }
   truth.rank = setup.rank;
   truth.file = setup.file_name;
   for (int c = 0; c < kNumEventCats; ++c) truth.counts[c] = writer.count(static_cast<EventCat>(c));
@@ -169,6 +181,59 @@ std::vector<std::string> SyntheticTracePaths(const SynthOptions& options,
   if (HasGzipSuffix(stem)) {
     gz = ".gz";
     stem.resize(stem.size() - 3);
+  if (options.slow_rank >= 0) {
+    if (options.ranks < 2 || options.slow_rank >= options.ranks) {
+      return InvalidArgument("slow-rank must name one of at least 2 ranks (0..{}), got {}", options.ranks - 1,
+                             options.slow_rank);
+    }
+    if (!(options.slow_by_pct > 0 && options.slow_by_pct <= 1000)) {
+      return InvalidArgument("slow-by must be in (0, 1000] percent, got {}", options.slow_by_pct);
+    }
+  }
+  return Status::Ok();
+}
+
+// A clock offset per rank, several ms apart, as hosts without a shared clock have.
+TimeNs ClockOffset(int rank) { return 3217 * rank + (rank % 4) * 1'234'567; }
+
+// Every rank on its own thread, meeting at each collective (synth --slow-rank).
+Status WriteCoupledRanks(const SynthOptions& options, const ScenarioInfo& scenario, const RankSetup& base,
+                         const std::vector<std::string>& paths, GroundTruth& truth, uint64_t& json_bytes) {
+  CollectiveRendezvous rendezvous(options.ranks, options.slow_rank);
+  std::vector<Status> statuses(options.ranks);
+  std::vector<RankTruth> truths(options.ranks);
+  std::vector<uint64_t> bytes(options.ranks, 0);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < options.ranks; ++r) {
+    threads.emplace_back([&, r] {
+      RankSetup setup = base;
+      setup.rank = r;
+      setup.trace_name = TraceName(paths[r]);
+      setup.file_name = BaseName(paths[r]);
+      Coupling coupling{&rendezvous, ClockOffset(r), r == options.slow_rank ? 1 + options.slow_by_pct / 100 : 1};
+      StatusOr<std::unique_ptr<OutputSink>> sink = OpenOutputSink(paths[r]);
+      StatusOr<RankTruth> written = sink.ok() ? WriteRank(scenario, setup, sink->get(), &coupling) : sink.status();
+      Status closed = written.ok() ? (*sink)->Close() : written.status();
+      if (!closed.ok()) {
+        statuses[r] = closed;
+        rendezvous.Leave();
+        return;
+      }
+      bytes[r] = (*sink)->bytes_written();
+      truths[r] = std::move(*written);
+      rendezvous.Leave();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const Status& s : statuses) RETURN_IF_ERROR(s);
+  for (int r = 0; r < options.ranks; ++r) {
+    json_bytes += bytes[r];
+    truth.ranks.push_back(std::move(truths[r]));
+    truth.clock_offsets.push_back(ClockOffset(r));
+  }
+  truth.slow_rank = options.slow_rank;
+  truth.slow_by_pct = options.slow_by_pct;
+  truth.lateness = rendezvous.truth();
   }
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) {
     json = ".json";
@@ -202,7 +267,8 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   truth.steps = setup.steps;
   truth.world_size = setup.world_size;
   uint64_t json_bytes = 0;
-  for (int r = 0; r < options.ranks; ++r) {
+  if (options.slow_rank >= 0) RETURN_IF_ERROR(WriteCoupledRanks(options, scenario, setup, paths, truth, json_bytes));
+  for (int r = 0; r < options.ranks && options.slow_rank < 0; ++r) {
     setup.rank = r;
     setup.trace_name = TraceName(paths[r]);
     setup.file_name = BaseName(paths[r]);

@@ -21,6 +21,11 @@ struct SynthOptions {
   // holds about size_mb MB of JSON (before compression). Per-step truth is unchanged.
   int64_t size_mb = 0;
   uint64_t seed = 1;
+  // A straggler (ranks > 1): this rank's compute kernels take slow_by_pct % longer, and the
+  // ranks are simulated in lock-step so collectives wait for it; each rank's clock then reads
+  // true time + a known offset (truth: "straggler", per_rank "clock_offset_ns"). -1: none.
+  int slow_rank = -1;
+  double slow_by_pct = 0;
 };
 
 // What was written, for the CLI to print.

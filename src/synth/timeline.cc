@@ -70,6 +70,15 @@ void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream
   TimeNs ready = call_start + call_ns * 2 / 3;
   TimeNs& free = StreamFree(stream);
   TimeNs start = std::max(ready, free + rng_.Uniform(kMinQueueGap, kMaxQueueGap));
+  if (stream != kCommStream && compute_scale_ != 1.0) {
+    kernel_ns = static_cast<DurationNs>(static_cast<double>(kernel_ns) * compute_scale_ + 0.5);
+  }
+  if (stream == kCommStream && rendezvous_ != nullptr) {
+    // NCCL: the kernel runs from this rank's arrival until the last rank's data is through;
+    // ends differ by a few hundred ns across ranks, as completion polling does.
+    TimeNs end = rendezvous_->Arrive(rank_, start - clock_offset_, kernel_ns) + clock_offset_ + (rank_ % 3) * 400;
+    kernel_ns = end - start;
+  }
   writer_->Kernel(kernel, device_, stream, start, kernel_ns, external_id, correlation,
                   kernel_extra_args);
   writer_->FlowEnd(device_, stream, start, correlation);

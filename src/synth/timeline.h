@@ -12,6 +12,7 @@
 
 #include "base/time.h"
 #include "synth/kineto_writer.h"
+#include "synth/rendezvous.h"
 #include "synth/rng.h"
 
 namespace gpuwhy {
@@ -41,6 +42,16 @@ class Timeline {
     launch_lo_ = lo;
     launch_hi_ = hi;
   }
+
+  // Multi-rank coupling (synth --slow-rank): collective kernels end when every rank has
+  // arrived; this rank's clock reads true time + clock_offset.
+  void CoupleRanks(CollectiveRendezvous* rendezvous, int rank, TimeNs clock_offset) {
+    rendezvous_ = rendezvous;
+    rank_ = rank;
+    clock_offset_ = clock_offset;
+  }
+  // Compute-stream kernels take `scale` times their drawn duration (a slow GPU).
+  void SetComputeScale(double scale) { compute_scale_ = scale; }
 
   // Host-only time: Python, the CPU side of an operator.
   void Advance(DurationNs ns) { now_ += ns; }
@@ -103,6 +114,11 @@ class Timeline {
   DurationNs step_sync_wait_ = 0;
   DurationNs step_idle_after_sync_ = 0;
   TimeNs drained_at_ = -1;  // >= 0 while the GPU sits drained after a sync
+
+  CollectiveRendezvous* rendezvous_ = nullptr;
+  int rank_ = 0;
+  TimeNs clock_offset_ = 0;
+  double compute_scale_ = 1.0;
 
   // Allocator state.
   int64_t allocated_ = 512ll << 20;

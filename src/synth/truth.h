@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "synth/kineto_writer.h"
+#include "synth/rendezvous.h"
 #include "synth/scenarios.h"
 
 namespace gpuwhy {
@@ -25,6 +26,11 @@ struct GroundTruth {
   int steps = 0;
   int world_size = 1;
   std::vector<RankTruth> ranks;  // one per file written
+  // synth --slow-rank only: the straggler and every rank's clock offset (rank 0 reads 0).
+  int slow_rank = -1;
+  double slow_by_pct = 0;
+  LatenessTruth lateness;
+  std::vector<TimeNs> clock_offsets;
 };
 
 // Renders the truth JSON; "counts" and the per-step numbers at top level are rank 0's.

@@ -1,0 +1,80 @@
+// `gpuwhy analyze` on several ranks: the cross-rank view from traces, from --summary files,
+// and the input problems it reports without giving up.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+
+#include "cli/cli_test_util.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AnalyzeRanksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeScratchDir("gpuwhy_analyze_ranks");
+    Result synth = RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "4", "--steps", "4", "--slow-rank",
+                              "2", "--slow-by", "30", "-o", dir_ + "/job.json"});
+    ASSERT_EQ(synth.code, 0) << synth.err;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Rank(int r) const { return dir_ + "/job.rank" + std::to_string(r) + ".json"; }
+
+  // The first job-wide finding of a JSON report: (id, rank).
+  static std::pair<std::string, int64_t> FirstJobFinding(const std::string& json) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    if (parser.parse(json).get(doc) != simdjson::SUCCESS) return {"not json", -1};
+    simdjson::dom::element f;
+    if (doc["cross_rank"]["diagnosis"]["findings"].at(0).get(f) != simdjson::SUCCESS) return {"none", -1};
+    return {std::string(f["id"].get_string().value()), f["rank"].get_int64().value()};
+  }
+
+  std::string dir_;
+};
+
+TEST_F(AnalyzeRanksTest, FolderOfRanksNamesTheStraggler) {
+  Result r = RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3), "--format", "json", "--jobs", "2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(FirstJobFinding(r.out), std::make_pair(std::string("comm.straggler"), int64_t{2}));
+  Result text = RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3)});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("All ranks: 4 rank(s) of world size 4"), std::string::npos);
+  EXPECT_NE(text.out.find("comm.straggler rank 2"), std::string::npos) << text.out.substr(0, 2000);
+  EXPECT_NE(text.out.find("Clock alignment (reference rank 0)"), std::string::npos);
+}
+
+TEST_F(AnalyzeRanksTest, SummariesMergeIntoTheSameVerdict) {
+  std::vector<std::string> merge = {"analyze", "--format", "json"};
+  for (int r = 0; r < 4; ++r) {
+    std::string out = dir_ + "/r" + std::to_string(r) + ".summary.json";
+    Result s = RunGpuwhy({"analyze", "--summary", "-o", out, Rank(r)});
+    ASSERT_EQ(s.code, 0) << s.err;
+    merge.push_back(out);
+  }
+  Result r = RunGpuwhy(merge);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(FirstJobFinding(r.out), std::make_pair(std::string("comm.straggler"), int64_t{2}));
+  // Summaries hold no per-rank tables: the ranks array stays empty.
+  EXPECT_NE(r.out.find("\"ranks\": []"), std::string::npos);
+}
+
+TEST_F(AnalyzeRanksTest, SummaryOfTwoRanksIsAUsageError) {
+  Result r = RunGpuwhy({"analyze", "--summary", Rank(0), Rank(1)});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--summary reduces one rank"), std::string::npos) << r.err;
+}
+
+TEST_F(AnalyzeRanksTest, MissingAndDuplicatedRanksAreReportedNotFatal) {
+  fs::copy_file(Rank(1), dir_ + "/copy_of_rank1.json");
+  Result r = RunGpuwhy({"analyze", Rank(0), Rank(1), dir_ + "/copy_of_rank1.json", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 1 appears twice"), std::string::npos);
+  EXPECT_NE(r.out.find("2 of 4 ranks present; missing: 2-3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -1,0 +1,80 @@
+#include "ranks/summary_json.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwhy {
+namespace {
+
+RankSummary Example() {
+  RankSummary s;
+  s.path = "/traces/rank3.json";
+  s.rank = 3;
+  s.rank_source = RankSource::kFileName;
+  s.world_size = 8;
+  s.device_name = "NVIDIA H100 \"SXM\"";
+  s.metrics.push_back({"step.time_median_ms", {}, 12.5, "ms"});
+  s.steps.push_back({7, 1'700'000'000'000'000'001, 1'700'000'000'012'500'000, 9'000'000, 250'000});
+  RankCollectiveTiming c;
+  c.step = 7;
+  c.kind = "AllReduce";
+  c.process_group = "0";
+  c.device = 3;
+  c.start = 1'700'000'000'010'000'000;
+  c.end = 1'700'000'000'011'000'000;
+  c.bytes = 26214400;
+  c.group_size = 8;
+  c.compute_before_ns = 8'000'000;
+  c.input_wait_before_ns = 200'000;
+  s.collectives.push_back(c);
+  c.step = kNoValue;
+  c.bytes = kNoValue;
+  s.collectives.push_back(c);
+  s.kernels.push_back({"ampere_bf16_gemm", 120, 4'000'000});
+  s.findings.push_back({"input.dataloader_wait", "high", "62% of each step waits", 7'000'000});
+  return s;
+}
+
+TEST(SummaryJsonTest, RoundTripsEveryField) {
+  RankSummary in = Example();
+  std::string json = RenderRankSummaryJson(in);
+  ASSERT_EQ(json.rfind("{\"gpuwhy_rank_summary\":1", 0), 0u) << json.substr(0, 60);
+  StatusOr<RankSummary> out = ParseRankSummaryJson(json, "x.json");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->path, in.path);
+  EXPECT_EQ(out->rank, 3);
+  EXPECT_EQ(out->rank_source, RankSource::kFileName);
+  EXPECT_EQ(out->world_size, 8);
+  EXPECT_EQ(out->device_name, in.device_name);
+  ASSERT_EQ(out->metrics.size(), 1u);
+  EXPECT_DOUBLE_EQ(out->MetricValue("step.time_median_ms", 0), 12.5);
+  ASSERT_EQ(out->steps.size(), 1u);
+  EXPECT_EQ(out->steps[0].start, in.steps[0].start);
+  EXPECT_EQ(out->steps[0].input_wait_ns, 250'000);
+  ASSERT_EQ(out->collectives.size(), 2u);
+  EXPECT_EQ(out->collectives[0].end, in.collectives[0].end);
+  EXPECT_EQ(out->collectives[0].bytes, 26214400);
+  EXPECT_EQ(out->collectives[0].compute_before_ns, 8'000'000);
+  EXPECT_EQ(out->collectives[1].step, kNoValue);
+  EXPECT_EQ(out->collectives[1].bytes, kNoValue);
+  ASSERT_EQ(out->kernels.size(), 1u);
+  EXPECT_EQ(out->kernels[0].count, 120);
+  ASSERT_EQ(out->findings.size(), 1u);
+  EXPECT_EQ(out->findings[0].recoverable_ns_per_step, 7'000'000);
+}
+
+TEST(SummaryJsonTest, RefusesOtherVersionsAndOtherDocuments) {
+  std::string json = RenderRankSummaryJson(Example());
+  json.replace(json.find(":1,"), 3, ":2,");
+  StatusOr<RankSummary> newer = ParseRankSummaryJson(json, "r.json");
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.status().message().find("r.json: rank summary format 2"), std::string::npos);
+  StatusOr<RankSummary> trace = ParseRankSummaryJson(R"({"traceEvents": []})", "t.json");
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.status().message().find("not a gpuwhy rank summary"), std::string::npos);
+  StatusOr<RankSummary> broken = ParseRankSummaryJson(R"({"gpuwhy_rank_summary": 1, )", "b.json");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.status().message().rfind("b.json: not valid JSON", 0), 0u);
+}
+
+}  // namespace
+}  // namespace gpuwhy
