@@ -24,6 +24,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context);
 
 struct SynthCommandOptions {
   bool list = false;
+  std::string format = "kineto";  // kineto | nsys-sqlite
   std::string scenario;
   int steps = 20;
   int ranks = 1;

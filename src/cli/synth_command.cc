@@ -42,6 +42,11 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
                    "Grow or shrink the step count until each file holds about M MB")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   command->add_option("--seed", options.seed, "Random seed (output is deterministic per seed)");
+  command
+      ->add_option("--format", options.format,
+                   "kineto (PyTorch profiler JSON) or nsys-sqlite (an Nsight Systems SQLite export, "
+                   "docs/nsys.md)")
+      ->check(CLI::IsMember({"kineto", "nsys-sqlite"}));
   command->add_option("--slow-rank", options.slow_rank,
                       "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
                       "the ranks' collectives wait for it (clocks get known offsets)")
@@ -49,7 +54,7 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
   command->add_option("--slow-by", options.slow_by_pct, "How much slower the --slow-rank computes, in %")
       ->check(CLI::Range(0.0, 1000.0));
   command->add_option("-o,--output", options.output,
-                      "Trace file to write (.json or .json.gz); truth goes to FILE.truth.json");
+                      "Trace file to write (.json, .json.gz or .sqlite); truth goes to FILE.truth.json");
 }
 
 int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context) {
@@ -72,6 +77,7 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
   synth.ranks = options.ranks;
   synth.size_mb = options.size_mb;
   synth.seed = options.seed;
+  synth.format = options.format == "nsys-sqlite" ? SynthFormat::kNsysSqlite : SynthFormat::kKineto;
   synth.slow_rank = options.slow_rank;
   synth.slow_by_pct = options.slow_rank >= 0 && options.slow_by_pct == 0 ? 20 : options.slow_by_pct;
   SynthSummary summary;
@@ -80,6 +86,11 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
     return kExitUnusable;
   }
   for (const std::string& path : summary.trace_paths) context.out << "wrote " << path << '\n';
+  if (synth.format == SynthFormat::kNsysSqlite) {
+    context.out << fmt::format("{} steps; ground truth in {}\n", summary.steps, summary.truth_path)
+                << std::flush;
+    return kExitOk;
+  }
   context.out << fmt::format("{} steps, {} of JSON; ground truth in {}\n", summary.steps,
                              FormatBytes(summary.json_bytes), summary.truth_path)
               << std::flush;

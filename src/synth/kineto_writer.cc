@@ -64,6 +64,10 @@ KernelSpec MakeKernelSpec(std::string_view name, int grid_x, int block_x, int re
                           int occupancy_pct) {
   KernelSpec spec;
   spec.name = name;
+  spec.grid_x = grid_x;
+  spec.block_x = block_x;
+  spec.registers = registers;
+  spec.shared_memory = shared_memory;
   spec.args_tail = fmt::format(
       R"("registers per thread":{},"shared memory":{},"blocks per SM":{:.6f},)"
       R"("warps per SM":{:.6f},"grid":[{},1,1],"block":[{},1,1],"est. achieved occupancy %":{})",

@@ -14,82 +14,49 @@
 
 #include "base/status.h"
 #include "base/time.h"
+#include "synth/event_writer.h"
 #include "synth/output_sink.h"
 
 namespace gpuwhy {
 
-// Event categories ("cat") the writer emits; the truth file counts events by these.
-enum class EventCat {
-  kCpuOp,
-  kUserAnnotation,
-  kCudaRuntime,
-  kKernel,
-  kGpuMemcpy,
-  kGpuMemset,
-  kCudaSync,
-  kAc2g,
-  kCpuInstant,
-  kGpuUserAnnotation,
-  kTrace,
-};
-inline constexpr int kNumEventCats = 11;
-std::string_view EventCatName(EventCat cat);
-
-// A kernel's name and launch shape. `args_tail` is the constant part of its args,
-// pre-formatted once ("registers per thread":…,"grid":[…],…).
-struct KernelSpec {
-  std::string_view name;  // must not need JSON escaping
-  std::string args_tail;
-};
 KernelSpec MakeKernelSpec(std::string_view name, int grid_x, int block_x, int registers,
                           int shared_memory, double blocks_per_sm, double warps_per_sm,
                           int occupancy_pct);
 
-struct DocumentInfo {
-  int pid = 0;
-  int device = 0;
-  int num_devices = 1;
-  bool distributed = false;
-  int rank = 0;
-  int world_size = 1;
-  TimeNs base_time_ns = 0;
-  std::string trace_name;
-};
-
-class KinetoWriter {
+class KinetoWriter final : public EventWriter {
  public:
   explicit KinetoWriter(OutputSink* sink) : sink_(sink) {}
 
-  void Begin(const DocumentInfo& info);
+  void Begin(const DocumentInfo& info) override;
   // Writes the profiler span and the document tail, then flushes everything.
-  Status Finish(TimeNs trace_start, TimeNs trace_end);
+  Status Finish(TimeNs trace_start, TimeNs trace_end) override;
 
   // Host spans (cpu_op, user_annotation): `extra_args` is raw JSON starting with ','.
   void Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts, DurationNs dur,
-            int64_t external_id, std::string_view extra_args = {});
+            int64_t external_id, std::string_view extra_args = {}) override;
   void Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
-               int64_t external_id, int64_t correlation);
+               int64_t external_id, int64_t correlation) override;
   // `ac2g` flow: start on the launching thread, end ("bp":"e") on the GPU stream.
-  void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation);
-  void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation);
+  void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) override;
+  void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation) override;
   void Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur,
-              int64_t external_id, int64_t correlation, std::string_view extra_args = {});
+              int64_t external_id, int64_t correlation, std::string_view extra_args = {}) override;
   // gpu_memcpy or gpu_memset.
   void Copy(EventCat cat, std::string_view name, int device, int stream, TimeNs ts, DurationNs dur,
-            int64_t external_id, int64_t correlation, int64_t bytes);
+            int64_t external_id, int64_t correlation, int64_t bytes) override;
   void CudaSync(int device, int stream, TimeNs ts, DurationNs dur, int64_t external_id,
-                int64_t correlation);
+                int64_t correlation) override;
   void MemoryInstant(int pid, int tid, TimeNs ts, int device, uint64_t addr, int64_t bytes,
-                     int64_t total_allocated, int64_t total_reserved);
+                     int64_t total_allocated, int64_t total_reserved) override;
   void GpuAnnotation(std::string_view name, int device, int stream, TimeNs ts, DurationNs dur,
-                     int64_t external_id);
+                     int64_t external_id) override;
   // "M" metadata: {"name":kind,...,"args":{key:value_json}}.
   void Metadata(std::string_view kind, int pid, int tid, TimeNs ts, std::string_view key,
-                std::string_view value_json);
+                std::string_view value_json) override;
 
   // The first write error, if any; event calls after an error are cheap no-ops on disk.
-  const Status& status() const { return status_; }
-  int64_t count(EventCat cat) const { return counts_[static_cast<int>(cat)]; }
+  const Status& status() const override { return status_; }
+  int64_t count(EventCat cat) const override { return counts_[static_cast<int>(cat)]; }
   uint64_t bytes() const { return sink_->bytes_written() + buf_.size(); }
   // Largest buffer ever held: proves memory stays flat however large the trace.
   size_t peak_buffer_bytes() const { return peak_buffer_; }

@@ -8,6 +8,7 @@
 
 #include "base/file_input.h"
 #include "synth/kineto_writer.h"
+#include "synth/nsys_writer.h"
 #include "synth/output_sink.h"
 #include "synth/scenarios.h"
 #include "synth/timeline.h"
@@ -25,7 +26,6 @@ constexpr int kMaxSteps = 10'000'000;
 constexpr int kMaxRanks = 4096;
 constexpr int64_t kMaxSizeMb = 1 << 20;
 
-struct RankSetup {
 // synth --slow-rank: how one rank is tied to the others.
 struct Coupling {
   CollectiveRendezvous* rendezvous = nullptr;
@@ -33,12 +33,15 @@ struct Coupling {
   double compute_scale = 1;  // > 1 on the slow rank
 };
 
+struct RankSetup {
   int rank = 0;
   int world_size = 1;
   int steps = 0;
   uint64_t seed = 0;
   std::string trace_name;
   std::string file_name;
+  SynthFormat format = SynthFormat::kKineto;
+  std::string output_path;  // the SQLite file, for SynthFormat::kNsysSqlite
 };
 
 std::string BaseName(const std::string& path) {
@@ -53,7 +56,7 @@ std::string TraceName(const std::string& path) {
   return name;
 }
 
-void WriteMetadata(KinetoWriter& w, int pid, int main_tid, int autograd_tid, int device,
+void WriteMetadata(EventWriter& w, int pid, int main_tid, int autograd_tid, int device,
                    bool distributed, TimeNs ts) {
   w.Metadata("process_name", pid, 0, ts, "name", "\"python3\"");
   w.Metadata("process_labels", pid, 0, ts, "labels", "\"CPU\"");
@@ -88,7 +91,17 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   // Ranks start a few µs apart, as unsynchronized host clocks do.
   const TimeNs start = kTraceStartNs + (coupling != nullptr ? coupling->clock_offset : 3217 * setup.rank);
 
-  KinetoWriter writer(sink);
+  // One simulated run, written through whichever format was asked for.
+  std::unique_ptr<EventWriter> format_writer;
+  if (setup.format == SynthFormat::kNsysSqlite) {
+    if (setup.output_path.empty()) {
+      return InvalidArgument("--format nsys-sqlite cannot be combined with --slow-rank yet");
+    }
+    format_writer = std::make_unique<NsysWriter>(setup.output_path);
+  } else {
+    format_writer = std::make_unique<KinetoWriter>(sink);
+  }
+  EventWriter& writer = *format_writer;
   DocumentInfo info;
   info.pid = pid;
   info.device = device;
@@ -103,6 +116,10 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
 
   Timeline timeline(&writer, setup.seed ^ (0x5851F42D4C957F2Dull * (setup.rank + 1)), pid, main_tid,
                     device, start + 350 * kNsPerUs);
+  if (coupling != nullptr) {
+    timeline.CoupleRanks(coupling->rendezvous, setup.rank, coupling->clock_offset);
+    timeline.SetComputeScale(coupling->compute_scale);
+  }
   TrainingStep step(scenario.recipe, main_tid, autograd_tid, setup.world_size);
   MeasuredStep sum;
   for (int i = 0; i < setup.steps; ++i) {
@@ -116,10 +133,6 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
 
   RankTruth truth;
-  if (coupling != nullptr) {
-    timeline.CoupleRanks(coupling->rendezvous, setup.rank, coupling->clock_offset);
-    timeline.SetComputeScale(coupling->compute_scale);
-  }
   truth.rank = setup.rank;
   truth.file = setup.file_name;
   for (int c = 0; c < kNumEventCats; ++c) truth.counts[c] = writer.count(static_cast<EventCat>(c));
@@ -139,6 +152,7 @@ StatusOr<int> StepsForSize(const ScenarioInfo& scenario, const RankSetup& base, 
   for (int i = 0; i < 2; ++i) {
     RankSetup probe = base;
     probe.steps = probe_steps[i];
+    probe.format = SynthFormat::kKineto;  // sized as JSON
     std::unique_ptr<OutputSink> sink = CountingSink();
     ASSIGN_OR_RETURN(RankTruth ignored, WriteRank(scenario, probe, sink.get()));
     (void)ignored;
@@ -167,20 +181,6 @@ Status ValidateOptions(const SynthOptions& options, const std::string& out_path)
     return InvalidArgument("size-mb must be in [0, {}], got {}", kMaxSizeMb, options.size_mb);
   }
   if (out_path.empty()) return InvalidArgument("output path is empty");
-  return Status::Ok();
-}
-
-}  // namespace
-
-std::vector<std::string> SyntheticTracePaths(const SynthOptions& options,
-                                             const std::string& out_path) {
-  if (options.ranks <= 1) return {out_path};
-  std::string stem = out_path;
-  std::string gz;
-  std::string json;
-  if (HasGzipSuffix(stem)) {
-    gz = ".gz";
-    stem.resize(stem.size() - 3);
   if (options.slow_rank >= 0) {
     if (options.ranks < 2 || options.slow_rank >= options.ranks) {
       return InvalidArgument("slow-rank must name one of at least 2 ranks (0..{}), got {}", options.ranks - 1,
@@ -234,10 +234,27 @@ Status WriteCoupledRanks(const SynthOptions& options, const ScenarioInfo& scenar
   truth.slow_rank = options.slow_rank;
   truth.slow_by_pct = options.slow_by_pct;
   truth.lateness = rendezvous.truth();
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::string> SyntheticTracePaths(const SynthOptions& options,
+                                             const std::string& out_path) {
+  if (options.ranks <= 1) return {out_path};
+  std::string stem = out_path;
+  std::string gz;
+  std::string json;
+  if (HasGzipSuffix(stem)) {
+    gz = ".gz";
+    stem.resize(stem.size() - 3);
   }
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) {
     json = ".json";
     stem.resize(stem.size() - 5);
+  } else if (stem.size() > 7 && stem.compare(stem.size() - 7, 7, ".sqlite") == 0) {
+    json = ".sqlite";
+    stem.resize(stem.size() - 7);
   }
   std::vector<std::string> paths;
   for (int r = 0; r < options.ranks; ++r) {
@@ -256,6 +273,7 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   setup.world_size = std::max(options.ranks, scenario.recipe.min_world_size);
   setup.seed = options.seed;
   setup.steps = options.steps;
+  setup.format = options.format;
   setup.trace_name = TraceName(paths[0]);
   if (options.size_mb > 0) {
     ASSIGN_OR_RETURN(setup.steps, StepsForSize(scenario, setup, options.size_mb));
@@ -272,7 +290,12 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
     setup.rank = r;
     setup.trace_name = TraceName(paths[r]);
     setup.file_name = BaseName(paths[r]);
-    ASSIGN_OR_RETURN(std::unique_ptr<OutputSink> sink, OpenOutputSink(paths[r]));
+    setup.output_path = paths[r];
+    // The SQLite writer owns its file; the sink then only counts (nothing).
+    ASSIGN_OR_RETURN(std::unique_ptr<OutputSink> sink,
+                     options.format == SynthFormat::kNsysSqlite
+                         ? StatusOr<std::unique_ptr<OutputSink>>(CountingSink())
+                         : OpenOutputSink(paths[r]));
     ASSIGN_OR_RETURN(RankTruth rank_truth, WriteRank(scenario, setup, sink.get()));
     RETURN_IF_ERROR(sink->Close());
     json_bytes += sink->bytes_written();

@@ -12,8 +12,13 @@
 
 namespace gpuwhy {
 
+// What WriteSyntheticTrace writes: PyTorch profiler JSON or an Nsight Systems SQLite
+// export (docs/nsys.md) of the very same simulated run.
+enum class SynthFormat { kKineto, kNsysSqlite };
+
 struct SynthOptions {
   std::string scenario = "healthy";
+  SynthFormat format = SynthFormat::kKineto;
   int steps = 20;
   // Files written: one per rank ("X.rank0.json" ... when ranks > 1).
   int ranks = 1;
@@ -46,7 +51,7 @@ const char* ScenarioDescription(std::string_view name);
 const char* ScenarioExpectedFinding(std::string_view name);
 
 // Trace files WriteSyntheticTrace writes for these options: `out_path` itself for one
-// rank, else "X.rank<r>.json[.gz]" for an out_path "X.json[.gz]".
+// rank, else "X.rank<r>.json[.gz]" for an out_path "X.json[.gz]" ("X.rank<r>.sqlite").
 std::vector<std::string> SyntheticTracePaths(const SynthOptions& options,
                                              const std::string& out_path);
 

@@ -22,7 +22,7 @@ constexpr DurationNs kMaxQueueGap = 1800;
 
 }  // namespace
 
-Timeline::Timeline(KinetoWriter* writer, uint64_t seed, int pid, int main_tid, int device,
+Timeline::Timeline(EventWriter* writer, uint64_t seed, int pid, int main_tid, int device,
                    TimeNs start)
     : writer_(writer),
       rng_(seed),

@@ -31,7 +31,7 @@ struct StepStats {
 
 class Timeline {
  public:
-  Timeline(KinetoWriter* writer, uint64_t seed, int pid, int main_tid, int device, TimeNs start);
+  Timeline(EventWriter* writer, uint64_t seed, int pid, int main_tid, int device, TimeNs start);
 
   TimeNs now() const { return now_; }
   Rng& rng() { return rng_; }
@@ -91,7 +91,7 @@ class Timeline {
   // Books a GPU op for the step's busy time and closes an open post-sync drain.
   void RecordGpuOp(TimeNs start, TimeNs end);
 
-  KinetoWriter* writer_;
+  EventWriter* writer_;
   Rng rng_;
   int pid_;
   int main_tid_;
