@@ -1,5 +1,6 @@
 #include "collect/procfs_sampler.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,11 +17,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One open/read/close: procfs files are small and read many times a second, so this path
+// matters for the sampler's own cost (ifstream + stringstream cost several times more).
 std::string ReadSmall(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 std::string TrimEnd(std::string s) {
@@ -155,10 +165,33 @@ void ProcfsSampler::ReadNet(Counters& c) const {
   }
 }
 
-// The job's process tree (children by ppid) and every thread of each process.
-void ProcfsSampler::ReadTree(Counters& c) const {
-  if (target_ == 0) return;
-  std::map<long, std::vector<long>> children;
+namespace {
+
+// Children of |pid| from /proc/PID/task/*/children (one small read per thread); nullopt
+// when the kernel lacks those files (CONFIG_PROC_CHILDREN), and in fixture trees.
+std::optional<std::vector<long>> ChildrenFiles(const std::string& proc, long pid) {
+  std::error_code ec;
+  std::vector<long> out;
+  bool any = false;
+  for (const auto& task : fs::directory_iterator(proc + "/" + std::to_string(pid) + "/task", ec)) {
+    std::string path = task.path().string() + "/children";
+    if (!fs::exists(path, ec)) return std::nullopt;
+    any = true;
+    std::istringstream in(ReadSmall(path));
+    for (long child = 0; in >> child;) out.push_back(child);
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+// Parent -> children of every process, from each /proc/PID/stat: the slow way, used only
+// where children files are missing, and at most once per second.
+void ProcfsSampler::ScanParents(TimeNs now) const {
+  if (scanned_at_ >= 0 && now - scanned_at_ < kNsPerSec) return;
+  scanned_at_ = now;
+  children_.clear();
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(Path("proc"), ec)) {
     std::string pid = entry.path().filename().string();
@@ -167,14 +200,24 @@ void ProcfsSampler::ReadTree(Counters& c) const {
     long ppid = 0;
     uint64_t ticks = 0;
     if (ParseTaskStat(ReadSmall(entry.path().string() + "/stat"), comm, ppid, ticks)) {
-      children[ppid].push_back(std::stol(pid));
+      children_[ppid].push_back(std::stol(pid));
     }
   }
+}
+
+// The job's process tree and every thread of each process.
+void ProcfsSampler::ReadTree(Counters& c) const {
+  if (target_ == 0) return;
   std::vector<long> todo = {static_cast<long>(target_)};
   while (!todo.empty()) {
     long pid = todo.back();
     todo.pop_back();
-    for (long child : children[pid]) todo.push_back(child);
+    std::optional<std::vector<long>> kids = ChildrenFiles(Path("proc"), pid);
+    if (!kids) {
+      ScanParents(c.t);
+      kids = children_[pid];
+    }
+    for (long child : *kids) todo.push_back(child);
     std::string dir = Path(fmt::format("proc/{}", pid));
     std::string comm;
     long ppid = 0;
@@ -192,6 +235,7 @@ void ProcfsSampler::ReadTree(Counters& c) const {
       }
     }
     c.task_ctxt[key] = switches;
+    std::error_code ec;
     for (const auto& task : fs::directory_iterator(dir + "/task", ec)) {
       std::string tid = task.path().filename().string();
       if (!ParseTaskStat(ReadSmall(task.path().string() + "/stat"), comm, ppid, ticks)) continue;

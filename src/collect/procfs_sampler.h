@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -48,6 +49,7 @@ class ProcfsSampler : public Sampler {
   void ReadDisks(Counters& c) const;
   void ReadNet(Counters& c) const;
   void ReadTree(Counters& c) const;
+  void ScanParents(TimeNs now) const;
   void SampleGauges(TimeNs now, SampleStore& store) const;
   void SamplePcie(TimeNs now, SampleStore& store) const;
   void EmitRates(const Counters& prev, const Counters& cur, SampleStore& store) const;
@@ -56,6 +58,9 @@ class ProcfsSampler : public Sampler {
   pid_t target_;
   long ticks_per_sec_ = 100;
   std::vector<std::string> gpu_pci_;  // NVIDIA display devices, PCI order (= NVML order)
+  // Parent -> children from a full /proc scan, when children files are missing.
+  mutable std::map<long, std::vector<long>> children_;
+  mutable TimeNs scanned_at_ = -1;
   bool have_prev_ = false;
   Counters prev_;
   std::vector<std::string> notes_;
