@@ -1,0 +1,78 @@
+// The shipped dashboard and Prometheus rules only use what the exporter really exports:
+// every gpuwhy_* name in deploy/grafana/gpuwhy.json and deploy/prometheus/gpuwhy-rules.yml is
+// an ExportedFamilies() entry, and every gpuwhy:* recording rule the dashboard uses is defined.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "report/prometheus_text.h"
+
+namespace gpuwhy {
+namespace {
+
+std::string Read(const std::string& relative) {
+  std::ifstream in(std::string(GPUWHY_SOURCE_DIR) + "/" + relative);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::set<std::string> Matches(const std::string& text, const std::regex& pattern) {
+  std::set<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it) {
+    out.insert((*it)[1]);
+  }
+  return out;
+}
+
+std::set<std::string> Exported() {
+  std::set<std::string> names;
+  for (const ExportedFamily& f : ExportedFamilies()) names.insert(std::string(f.name));
+  return names;
+}
+
+TEST(DeployConsistencyTest, DashboardQueriesUseExportedMetricsOnly) {
+  std::string dashboard = Read("deploy/grafana/gpuwhy.json");
+  ASSERT_FALSE(dashboard.empty()) << "deploy/grafana/gpuwhy.json missing";
+  // Only the query strings: "expr": "..." and the templating "query".
+  std::set<std::string> exprs = Matches(dashboard, std::regex(R"re("(?:expr|query)": "([^"]*)")re"));
+  ASSERT_GE(exprs.size(), 10u);
+  std::set<std::string> exported = Exported();
+  std::string rules = Read("deploy/prometheus/gpuwhy-rules.yml");
+  std::set<std::string> recorded = Matches(rules, std::regex(R"(record: (gpuwhy:[a-z0-9_:]+))"));
+  ASSERT_FALSE(recorded.empty());
+  size_t metrics_used = 0;
+  for (const std::string& expr : exprs) {
+    for (const std::string& name : Matches(expr, std::regex(R"(\b(gpuwhy_[a-z0-9_]+))"))) {
+      EXPECT_EQ(exported.count(name), 1u) << "dashboard uses " << name << ", not exported";
+      ++metrics_used;
+    }
+    for (const std::string& name : Matches(expr, std::regex(R"(\b(gpuwhy:[a-z0-9_:]+))"))) {
+      EXPECT_EQ(recorded.count(name), 1u) << "dashboard uses recording rule " << name;
+    }
+  }
+  EXPECT_GE(metrics_used, 15u);
+}
+
+TEST(DeployConsistencyTest, RulesUseExportedMetricsOnly) {
+  std::string rules = Read("deploy/prometheus/gpuwhy-rules.yml");
+  ASSERT_FALSE(rules.empty());
+  std::set<std::string> exported = Exported();
+  std::set<std::string> used = Matches(rules, std::regex(R"(\b(gpuwhy_[a-z0-9_]+))"));
+  ASSERT_GE(used.size(), 8u);
+  for (const std::string& name : used) {
+    EXPECT_EQ(exported.count(name), 1u) << "rules use " << name << ", not exported";
+  }
+  // And the finding ids alerts select exist in the catalog's documentation.
+  std::string findings_doc = Read("docs/findings.md");
+  for (const std::string& id : Matches(rules, std::regex(R"re(id="([a-z_]+\.[a-z_]+)")re"))) {
+    EXPECT_NE(findings_doc.find(id), std::string::npos) << id;
+  }
+}
+
+}  // namespace
+}  // namespace gpuwhy

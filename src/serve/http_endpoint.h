@@ -1,0 +1,68 @@
+// The HTTP side of `gpuwhy serve`: /metrics (Prometheus text), /findings (JSON), /healthz.
+// Read-only by construction: handlers only copy out the last published bodies, so a scrape
+// never calls NVML or touches /proc, and its cost does not depend on the machine's state.
+// Binds 127.0.0.1 unless told otherwise; an optional bearer token guards every endpoint
+// except /healthz.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
+
+namespace gpuwhy {
+
+struct EndpointOptions {
+  std::string host = "127.0.0.1";
+  int port = 9400;             // 0: any free port (tests)
+  std::string auth_token;      // empty: no authentication
+  int threads = 16;            // connections served at once
+  int read_timeout_s = 2;      // a client that sends nothing for this long is dropped
+  int write_timeout_s = 2;
+  size_t max_body_bytes = 1024;  // requests carry no body; anything larger is refused
+};
+
+// The bodies one scrape serves, replaced together by the exporter after each sample.
+struct PublishedBodies {
+  std::string metrics;        // text/plain; version=0.0.4
+  std::string findings_json;  // application/json
+  bool ready = false;         // false until the first sample: /healthz says "starting"
+};
+
+class HttpEndpoint {
+ public:
+  explicit HttpEndpoint(EndpointOptions options);
+  ~HttpEndpoint();
+  HttpEndpoint(const HttpEndpoint&) = delete;
+  HttpEndpoint& operator=(const HttpEndpoint&) = delete;
+
+  // Binds the listening socket; returns the port (useful with port 0).
+  StatusOr<int> Bind();
+  // Serves until Stop() (from another thread or a signal handler's thread).
+  void Serve();
+  void Stop();
+
+  void Publish(std::shared_ptr<const PublishedBodies> bodies);
+  int64_t requests() const { return requests_.load(std::memory_order_relaxed); }
+
+ private:
+  std::shared_ptr<const PublishedBodies> Current() const;
+
+  EndpointOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+  mutable std::mutex mu_;  // guards bodies_ (a pointer swap; never held while writing)
+  std::shared_ptr<const PublishedBodies> bodies_;
+  std::atomic<int64_t> requests_{0};
+};
+
+// True when |header| is exactly "Bearer TOKEN" (compared in constant time).
+bool BearerMatches(const std::string& header, const std::string& token);
+
+}  // namespace gpuwhy
