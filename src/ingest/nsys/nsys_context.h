@@ -59,6 +59,11 @@ struct NsysContext {
   NsysProcess* last_process = nullptr;
   // Rows whose string id is not in StringIds; reported once per import as malformed.
   int64_t unknown_string_ids = 0;
+  // Row counts of the GPU and host tables: the first process (usually the only one)
+  // reserves its columns once, instead of growing and copying them (page faults and
+  // reallocation were half of the import time).
+  size_t gpu_rows_hint = 0;
+  size_t host_rows_hint = 0;
 
   // The process of a globalPid or globalTid (rows of one process come in long runs, so
   // the last one is remembered).
@@ -67,7 +72,12 @@ struct NsysContext {
     if (last_process != nullptr && last_process->key == key) return *last_process;
     auto [it, inserted] = process_index.try_emplace(key, processes.size());
     if (inserted) {
+      bool first = processes.empty();
       processes.push_back(std::make_unique<NsysProcess>());
+      if (first) {
+        processes.back()->trace.gpu_ops.Reserve(gpu_rows_hint);
+        processes.back()->trace.cpu_slices.Reserve(host_rows_hint);
+      }
       processes.back()->key = key;
       processes.back()->string_map.resize(strings.size());
     }

@@ -136,6 +136,16 @@ StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path, const Nsy
   NsysContext ctx(std::move(reader), options);
   RETURN_IF_ERROR(ctx.strings.Load(ctx.reader));
   RETURN_IF_ERROR(LoadEnums(ctx));
+  for (std::string_view table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                 "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+    ASSIGN_OR_RETURN(int64_t rows, ctx.reader.CountRows(table));
+    ctx.gpu_rows_hint += static_cast<size_t>(rows);
+  }
+  for (std::string_view table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+                                 "NVTX_EVENTS", "OSRT_API"}) {
+    ASSIGN_OR_RETURN(int64_t rows, ctx.reader.CountRows(table));
+    ctx.host_rows_hint += static_cast<size_t>(rows);
+  }
   RETURN_IF_ERROR(ReadGpuTables(ctx));
   RETURN_IF_ERROR(ReadHostTables(ctx));
   RETURN_IF_ERROR(ReadExtraTables(ctx));

@@ -67,11 +67,15 @@ StatusOr<SqliteReader> SqliteReader::Open(const std::string& path) {
   SqliteReader reader;
   reader.path_ = path;
   std::string uri = ImmutableSqliteUri(path);
-  int rc = sqlite3_open_v2(uri.c_str(), &reader.db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  // NOMUTEX: one thread per connection, so SQLite's per-call locking is pure cost.
+  int rc = sqlite3_open_v2(uri.c_str(), &reader.db_,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     return InvalidArgument("{}: cannot open as SQLite: {}", path,
                            reader.db_ ? sqlite3_errmsg(reader.db_) : sqlite3_errstr(rc));
   }
+  // Read pages through a memory map instead of a pread() per page (a read-only mapping).
+  sqlite3_exec(reader.db_, "PRAGMA mmap_size = 68719476736", nullptr, nullptr, nullptr);
   RETURN_IF_ERROR(reader.ReadSchema());
   return reader;
 }

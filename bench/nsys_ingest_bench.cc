@@ -1,0 +1,128 @@
+// Import speed of the Nsight Systems SQLite importer on a large synthetic export.
+//
+//   nsys_ingest_bench [--steps 600] [--scenario launch-bound] [--runs 5] [--trace FILE.sqlite]
+//
+// Writes the export once with `synth --format nsys-sqlite` (unless --trace), then imports it
+// in a fresh child process per run. Prints each run and the median GPU activity rows
+// (kernels + memcpy + memset + synchronization) per second, wall and CPU time. Target:
+// >= 2 M GPU activity rows per second.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ingest/nsys/nsys_importer.h"
+#include "synth/synth.h"
+
+namespace {
+
+struct RunResult {
+  double seconds = 0;
+  uint64_t gpu_rows = 0;
+  uint64_t all_rows = 0;
+  long max_rss_kb = 0;
+  double cpu_seconds = 0;
+};
+
+bool RunOnce(const std::string& path, RunResult& out) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    auto start = std::chrono::steady_clock::now();
+    auto traces = gpuwhy::ImportNsysSqlite(path);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!traces.ok()) {
+      fmt::print(stderr, "{}\n", traces.status().message());
+      _exit(2);
+    }
+    RunResult r;
+    r.seconds = seconds;
+    for (const gpuwhy::Trace& t : *traces) {
+      r.gpu_rows += t.gpu_ops.size() + t.gpu_syncs.size();
+      r.all_rows += t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
+    }
+    if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  bool ok = read(fds[0], &out, sizeof(out)) == sizeof(out);
+  close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  wait4(child, &status, 0, &usage);
+  out.max_rss_kb = usage.ru_maxrss;
+  auto to_seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  out.cpu_seconds = to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
+  return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 600;
+  int runs = 5;
+  std::string scenario = "launch-bound";
+  std::string trace;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (arg == "--steps") steps = std::atoi(next().c_str());
+    else if (arg == "--runs") runs = std::atoi(next().c_str());
+    else if (arg == "--scenario") scenario = next();
+    else if (arg == "--trace") trace = next();
+    else {
+      fmt::print(stderr, "usage: nsys_ingest_bench [--steps N] [--scenario S] [--runs N] [--trace FILE]\n");
+      return 2;
+    }
+  }
+  bool generated = trace.empty();
+  if (generated) {
+    trace = (std::filesystem::temp_directory_path() / fmt::format("gpuwhy_nsys_bench_{}.sqlite", getpid())).string();
+    gpuwhy::SynthOptions options;
+    options.scenario = scenario;
+    options.steps = steps;
+    options.format = gpuwhy::SynthFormat::kNsysSqlite;
+    auto start = std::chrono::steady_clock::now();
+    if (gpuwhy::Status s = gpuwhy::WriteSyntheticTrace(options, trace); !s.ok()) {
+      fmt::print(stderr, "synth: {}\n", s.message());
+      return 1;
+    }
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("wrote {} ({:.0f} MB, {} steps of {}) in {:.1f} s\n", trace,
+               std::filesystem::file_size(trace) / 1e6, steps, scenario, seconds);
+  }
+  std::vector<double> rates, cpu_rates, rss;
+  RunResult r;
+  for (int run = 0; run < runs; ++run) {
+    if (!RunOnce(trace, r)) {
+      fmt::print(stderr, "run {} failed\n", run + 1);
+      return 1;
+    }
+    rates.push_back(r.gpu_rows / r.seconds);
+    cpu_rates.push_back(r.gpu_rows / r.cpu_seconds);
+    rss.push_back(r.max_rss_kb / 1024.0);
+    fmt::print("run {}: {} GPU activity rows ({} rows in all) in {:.3f} s wall, {:.3f} s CPU: "
+               "{:.2f} M GPU rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
+               run + 1, r.gpu_rows, r.all_rows, r.seconds, r.cpu_seconds, rates.back() / 1e6,
+               cpu_rates.back() / 1e6, rss.back());
+  }
+  fmt::print("median of {}: {:.2f} M GPU activity rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
+             runs, Median(rates) / 1e6, Median(cpu_rates) / 1e6, Median(rss));
+  if (generated) std::filesystem::remove(trace);
+  return 0;
+}
