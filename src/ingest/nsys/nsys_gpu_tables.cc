@@ -32,6 +32,19 @@ bool CheckTimes(NsysProcess& p, int64_t start, int64_t end) {
   return false;
 }
 
+// Columns 0-5 of every GPU activity SELECT here: start, end, deviceId, streamId,
+// correlationId, globalPid. Returns the row's process, or nullptr for a skipped row.
+NsysProcess* ReadActivityColumns(NsysContext& ctx, const SqliteStatement& q, GpuOpTable::Row& row) {
+  NsysProcess& p = ctx.Process(q.IntOr(5, 0));
+  row.start = q.Int(0);
+  row.end = q.Int(1);
+  if (!CheckTimes(p, row.start, row.end)) return nullptr;
+  row.device = Int32(q.Int(2));
+  row.stream = q.Int(3);
+  row.correlation = q.IntOr(4, kNoValue);
+  return &p;
+}
+
 Status ReadKernels(NsysContext& ctx) {
   const std::string_view t = kKernelTable;
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
@@ -52,13 +65,9 @@ Status ReadKernels(NsysContext& ctx) {
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kKernel;
   while (q.Step()) {
-    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
-    row.start = q.Int(0);
-    row.end = q.Int(1);
-    if (!CheckTimes(p, row.start, row.end)) continue;
-    row.device = Int32(q.Int(2));
-    row.stream = q.Int(3);
-    row.correlation = q.IntOr(4, kNoValue);
+    NsysProcess* process = ReadActivityColumns(ctx, q, row);
+    if (process == nullptr) continue;
+    NsysProcess& p = *process;
     row.name = ctx.Intern(p, q.Int(6));
     LaunchConfig& l = row.launch;
     for (int i = 0; i < 3; ++i) {
@@ -100,13 +109,9 @@ Status ReadMemcpys(NsysContext& ctx) {
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kMemcpy;
   while (q.Step()) {
-    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
-    row.start = q.Int(0);
-    row.end = q.Int(1);
-    if (!CheckTimes(p, row.start, row.end)) continue;
-    row.device = Int32(q.Int(2));
-    row.stream = q.Int(3);
-    row.correlation = q.IntOr(4, kNoValue);
+    NsysProcess* process = ReadActivityColumns(ctx, q, row);
+    if (process == nullptr) continue;
+    NsysProcess& p = *process;
     row.bytes = q.Int(6);
     row.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
     row.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
@@ -128,13 +133,9 @@ Status ReadMemsets(NsysContext& ctx) {
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kMemset;
   while (q.Step()) {
-    NsysProcess& p = ctx.Process(q.IntOr(5, 0));
-    row.start = q.Int(0);
-    row.end = q.Int(1);
-    if (!CheckTimes(p, row.start, row.end)) continue;
-    row.device = Int32(q.Int(2));
-    row.stream = q.Int(3);
-    row.correlation = q.IntOr(4, kNoValue);
+    NsysProcess* process = ReadActivityColumns(ctx, q, row);
+    if (process == nullptr) continue;
+    NsysProcess& p = *process;
     row.bytes = q.Int(6);
     // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
     MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
