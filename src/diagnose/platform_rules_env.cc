@@ -29,7 +29,7 @@ void LaunchBlockingRule(PlatformContext& ctx) {
       kBlocking, Severity::kHigh,
       "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits for the GPU to finish, so the CPU "
       "never runs ahead and the GPU idles between kernels");
-  AddPlatformEvidence(f, "doctor.cuda_launch_blocking", 1, "flag", "==", 1,
+  AddPlatformEvidence(f, "doctor.cuda_launch_blocking", 1, "flag", ">=", 1,
                       "CUDA: launches are synchronous when CUDA_LAUNCH_BLOCKING=1");
   AddQuote(f, v->quote);
   ctx.Outcome(kBlocking, AssessStatus::kAssessed, true);

@@ -168,20 +168,33 @@ void NumaRule(PlatformContext& ctx) {
   ctx.Outcome(kNuma, AssessStatus::kAssessed, true);
 }
 
+// A fast fabric NCCL could have used: a network plugin (NET/OFI for EFA, or another
+// plugin) that was tried, even if it failed; IB devices NCCL listed; or an Active IB port.
+// "NET/IB : No device found" alone is a node without IB, not evidence of one.
 bool FabricPresent(const SystemFacts& facts, const NcclLog& log, std::string& what,
                    std::vector<const SourceQuote*>& quotes) {
   for (const NcclNetLine& n : log.nets) {
     if (n.net == "Socket" || n.net == "FastSocket") continue;
-    what = n.no_device ? fmt::format("an {} network that failed to initialise", n.net)
-                       : fmt::format("an {} network ({})", n.net, n.devices);
+    if (n.net == "IB" && (n.no_device || n.devices.find("[0]") == std::string::npos)) continue;
     quotes.push_back(&n.quote);
+    if (!what.empty()) continue;
+    if (n.net == "OFI") {
+      what = n.no_device ? "the EFA/libfabric plugin (NET/OFI) was tried and failed to initialise"
+                         : "the EFA/libfabric plugin (NET/OFI) is loaded";
+    } else {
+      what = fmt::format("NET/{} lists devices ({})", n.net, n.devices);
+    }
+  }
+  for (const NcclNetLine& n : log.nets) {
+    if (n.net == "OFI" && n.no_device && what.find("failed") == std::string::npos) {
+      what = "the EFA/libfabric plugin (NET/OFI) was tried and failed to initialise";
+    }
   }
   for (const IbPort& p : facts.ib_ports) {
-    if (p.state == "Active" || p.state == "ACTIVE") {
-      what = fmt::format("active InfiniBand port {}:{}", p.device, p.port);
-      quotes.push_back(&p.quote);
-      break;
-    }
+    if (p.state != "Active" && p.state != "ACTIVE") continue;
+    if (what.empty()) what = fmt::format("InfiniBand port {}:{} is Active", p.device, p.port);
+    quotes.push_back(&p.quote);
+    break;
   }
   return !quotes.empty();
 }
@@ -210,8 +223,8 @@ void SocketRule(PlatformContext& ctx) {
     if (!FabricPresent(ctx.facts, log, what, quotes)) continue;
     Finding& f = ctx.AddFinding(
         kSocket, Severity::kHigh,
-        fmt::format("NCCL runs over TCP sockets ({} connections{}) although {} is present: "
-                    "collectives run at a fraction of the fabric's bandwidth",
+        fmt::format("NCCL runs over TCP sockets ({} connections{}) although a faster fabric "
+                    "exists: {}; collectives run at a fraction of its bandwidth",
                     socket, log.max_nnodes > 1 ? fmt::format(", {} nodes", log.max_nnodes) : "",
                     what));
     AddPlatformEvidence(f, "doctor.nccl_socket_connections", static_cast<double>(socket), "count",
@@ -332,8 +345,10 @@ void GdrRule(PlatformContext& ctx) {
     if (!log.gdr_lines.empty()) quotes.push_back(&log.gdr_lines.front());
   }
   if (!any) {
-    ctx.Outcome(kNoGdr, AssessStatus::kNotAssessed, false,
-                "no NCCL connection over IB or a network plugin");
+    // Sockets never use GPUDirect RDMA: nothing to check when NCCL only used them.
+    bool logs = !ctx.facts.nccl_logs.empty();
+    ctx.Outcome(kNoGdr, logs ? AssessStatus::kAssessed : AssessStatus::kNotAssessed, false,
+                logs ? "no NCCL connection over IB or a network plugin" : "no NCCL_DEBUG=INFO log");
     return;
   }
   if (off == 0) {

@@ -283,9 +283,11 @@ void EccRule(PlatformContext& ctx) {
   for (const GpuState* g : bad) {
     AddPlatformEvidence(f, "doctor.remapped_rows_uncorrectable",
                         static_cast<double>(g->remapped_rows_uncorrectable.value_or(0)), "count");
-    AddPlatformEvidence(f, "doctor.ecc_volatile_uncorrectable",
-                        static_cast<double>(g->ecc_volatile_uncorrectable.value_or(0)), "count",
-                        ">", 0, "NVIDIA: any uncorrectable ECC error needs a GPU reset");
+    if (g->ecc_volatile_uncorrectable.value_or(0) > 0) {
+      AddPlatformEvidence(f, "doctor.ecc_volatile_uncorrectable",
+                          static_cast<double>(*g->ecc_volatile_uncorrectable), "count", ">", 0,
+                          "NVIDIA: any uncorrectable ECC error needs a GPU reset");
+    }
     for (const char* field : {"remapped_rows_pending", "remapped_rows_failure",
                               "remapped_rows_uncorrectable", "ecc_volatile_uncorrectable",
                               "retired_pages_pending"}) {

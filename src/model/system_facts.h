@@ -142,7 +142,7 @@ struct NcclLog {
   SourceQuote avg_busbw_quote;
 };
 
-struct GpuProcess {
+struct GpuStateProcess {
   int64_t pid = -1;
   std::string name;
   std::string type;                // "C", "G", "C+G"
@@ -186,7 +186,7 @@ struct GpuState {
   std::optional<int> pcie_gen_max;
   std::optional<int> pcie_width_current;
   std::optional<int> pcie_width_max;
-  std::vector<GpuProcess> processes;
+  std::vector<GpuStateProcess> processes;
   std::vector<NameValue> quotes;  // field name -> the line it came from ("temp_c", …)
 
   const SourceQuote* Quote(std::string_view field) const;

@@ -168,13 +168,13 @@ void AddProcessField(GpuDialect dialect, const KeyedValue& kv, GpuState& gpu) {
   std::string_view p = kv.path;
   std::string_view v = Trim(kv.value);
   if (p == (text ? "Processes/Process ID" : "processes/process_info/pid")) {
-    GpuProcess process;
+    GpuStateProcess process;
     if (std::optional<int64_t> pid = ParseInt(v)) process.pid = *pid;
     gpu.processes.push_back(std::move(process));
     return;
   }
   if (gpu.processes.empty()) return;
-  GpuProcess& process = gpu.processes.back();
+  GpuStateProcess& process = gpu.processes.back();
   if (p == (text ? "Processes/Process ID/Type" : "processes/process_info/type")) {
     process.type = std::string(v);
   } else if (p == (text ? "Processes/Process ID/Name" : "processes/process_info/process_name")) {

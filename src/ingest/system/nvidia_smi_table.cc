@@ -107,7 +107,7 @@ Status ParseNvidiaSmiTable(std::string_view text, std::string_view path, SystemF
       if (w.size() >= 6 && system::ParseInt(w[0]) && system::ParseInt(w[3])) {
         int64_t index = *system::ParseInt(w[0]);
         if (index >= 0 && static_cast<size_t>(index) < gpus.size()) {
-          GpuProcess p;
+          GpuStateProcess p;
           p.pid = *system::ParseInt(w[3]);
           p.type = std::string(w[4]);
           for (size_t i = 5; i + 1 < w.size(); ++i) p.name += (i > 5 ? " " : "") + std::string(w[i]);
