@@ -35,6 +35,10 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   AddInfoCommand(app, info);
   AddSynthCommand(app, synth);
   AddDemoCommand(app, demo);
+  DiffCommandOptions diff;
+  AddDiffCommand(app, diff);
+  AnnotateOptions annotate;
+  AddAnnotateCommand(app, annotate);
   try {
     // CLI11 consumes a vector from the back.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -51,6 +55,8 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("info")) return RunInfoCommand(info, context);
   if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
   if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);
+  if (app.got_subcommand("diff")) return RunDiffCommand(diff, context);
+  if (app.got_subcommand("annotate")) return RunAnnotateCommand(annotate, context);
   PrintError(context, "no command given (see gpuwhy --help)");
   return kExitUnusable;
 }

@@ -2,6 +2,7 @@
 // Keeping "parse" and "run" apart lets tests and `demo` call Run…Command directly.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,6 +54,23 @@ struct AnalyzeOptions {
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);
+
+struct DiffCommandOptions {
+  std::string base;  // trace or gpuwhy JSON report
+  std::string test;
+  std::string format = "text";  // text | json | md | html
+  std::string output;
+  double max_regression_pct = NAN;  // NaN: no gate
+};
+void AddDiffCommand(CLI::App& app, DiffCommandOptions& options);
+int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context);
+
+struct AnnotateOptions {
+  std::string input;   // a Kineto / Chrome JSON trace
+  std::string output;  // .json or .json.gz
+};
+void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
+int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);
 
 struct DemoOptions {
   std::string keep_dir;  // empty: a temporary directory removed afterwards

@@ -1,0 +1,83 @@
+// `gpuwhy analyze --format html`, `gpuwhy diff` and `gpuwhy annotate` end to end, in-process:
+// exit codes, the regression gate, a JSON report as a diff input, and an annotated trace
+// that `gpuwhy info` reads without error.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "cli/cli.h"
+#include "cli/cli_test_util.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PicturesCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = MakeScratchDir("gpuwhy_pictures"); }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  std::string Synth(const std::string& scenario) const {
+    std::string path = Path(scenario + ".json");
+    Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", "8", "-o", path});
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(PicturesCommandTest, AnalyzeWritesAnHtmlPage) {
+  std::string trace = Synth("input-bound");
+  Result r = RunGpuwhy({"analyze", trace, "--format", "html"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(r.out.find("</html>"), std::string::npos);
+}
+
+TEST_F(PicturesCommandTest, DiffGateFiresOnlyOnARegression) {
+  std::string healthy = Synth("healthy");
+  std::string input = Synth("input-bound");
+  Result worse = RunGpuwhy({"diff", healthy, input, "--max-regression", "5"});
+  EXPECT_EQ(worse.code, kExitFindings) << worse.out << worse.err;
+  EXPECT_NE(worse.out.find("slower per step"), std::string::npos) << worse.out;
+  EXPECT_NE(worse.out.find("REGRESSION"), std::string::npos);
+  Result better = RunGpuwhy({"diff", input, healthy, "--max-regression", "5"});
+  EXPECT_EQ(better.code, kExitOk) << better.err;
+  Result no_gate = RunGpuwhy({"diff", healthy, input});
+  EXPECT_EQ(no_gate.code, kExitOk);
+  for (const char* format : {"json", "md", "html"}) {
+    Result r = RunGpuwhy({"diff", healthy, input, "--format", format});
+    EXPECT_EQ(r.code, kExitOk) << format << r.err;
+    EXPECT_NE(r.out.find("dataloader"), std::string::npos) << format;
+  }
+  Result missing = RunGpuwhy({"diff", healthy, Path("absent.json")});
+  EXPECT_EQ(missing.code, kExitUnusable);
+}
+
+TEST_F(PicturesCommandTest, DiffReadsAJsonReport) {
+  std::string input = Synth("input-bound");
+  std::string report = Path("input.report.json");
+  ASSERT_EQ(RunGpuwhy({"analyze", input, "--format", "json", "-o", report}).code, kExitOk);
+  Result r = RunGpuwhy({"diff", report, input, "--format", "json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("\"step_change_pct\": 0"), std::string::npos) << r.out.substr(0, 600);
+}
+
+TEST_F(PicturesCommandTest, AnnotatedTraceLoadsInInfo) {
+  std::string trace = Synth("sync-heavy");
+  std::string out = Path("annotated.json.gz");
+  Result r = RunGpuwhy({"annotate", trace, "-o", out});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  Result info = RunGpuwhy({"info", out});
+  EXPECT_EQ(info.code, kExitOk) << info.err;
+  EXPECT_TRUE(info.err.empty()) << info.err;
+}
+
+}  // namespace
+}  // namespace gpuwhy
