@@ -1,6 +1,7 @@
 // The added tracks, from the analyses and the diagnosis (no parsing here).
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -107,6 +108,20 @@ void AddFindings(const Diagnosis& d, AnnotationTracks& t) {
   }
 }
 
+// Lanes past the first show as "<track> · lane N" rather than a bare tid.
+void NameExtraLanes(AnnotationTracks& t) {
+  std::map<std::pair<int64_t, int64_t>, std::string> names(t.thread_names.begin(), t.thread_names.end());
+  std::set<std::pair<int64_t, int64_t>> extra;
+  for (const AddedEvent& e : t.events) {
+    if (e.phase == 'X' && e.tid % kLaneStride != 0) extra.insert({e.pid, e.tid});
+  }
+  for (const auto& [pid, tid] : extra) {
+    auto base = names.find({pid, tid - tid % kLaneStride});
+    if (base == names.end()) continue;
+    t.thread_names.push_back({{pid, tid}, fmt::format("{} · lane {}", base->second, tid % kLaneStride + 1)});
+  }
+}
+
 }  // namespace
 
 void AssignLanes(std::vector<AddedEvent>& events) {
@@ -140,6 +155,7 @@ AnnotationTracks BuildAnnotationTracks(const TraceAnalysis& analysis, const Diag
   AddCounters(analysis, t, max_counter_points);
   AddFindings(diagnosis, t);
   AssignLanes(t.events);
+  NameExtraLanes(t);
   return t;
 }
 

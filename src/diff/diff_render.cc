@@ -67,12 +67,12 @@ std::vector<DiffTable> DiffTables(const RunDiff& d) {
   if (findings.rows.empty()) findings.rows.push_back({"", "none in either run", "", ""});
   tables.push_back(std::move(findings));
   DiffTable kernels{"Kernels added, removed, slower or faster (largest time change first)",
-                    {"", "name", "calls (base → test)", "per step (base → test)", "mean per call (base → test)"},
+                    {"", "name", "calls (base → test)", "ms per step", "µs per call"},
                     {}};
   for (const KernelChange& k : d.kernels) {
     kernels.rows.push_back({k.kind, k.name, fmt::format("{} → {}", report::Count(k.base_count), report::Count(k.test_count)),
-                            fmt::format("{:.3f} → {:.3f} ms", k.base_ms_per_step, k.test_ms_per_step),
-                            fmt::format("{:.1f} → {:.1f} µs", k.base_mean_us, k.test_mean_us)});
+                            fmt::format("{:.3f} → {:.3f}", k.base_ms_per_step, k.test_ms_per_step),
+                            fmt::format("{:.1f} → {:.1f}", k.base_mean_us, k.test_mean_us)});
   }
   if (kernels.rows.empty()) kernels.rows.push_back({"", "no kernel changed by the threshold", "", "", ""});
   tables.push_back(std::move(kernels));
@@ -96,14 +96,14 @@ std::string RenderDiffText(const RunDiff& d) {
     std::vector<report::Column> columns;
     for (size_t i = 0; i < t.headers.size(); ++i) {
       bool text = i == 0 || t.headers[i] == "name" || t.headers[i] == "title" || t.headers[i] == "id" || t.headers[i] == "cause";
-      columns.push_back({t.headers[i], t.headers[i] == "name" || t.headers[i] == "title" ? size_t{40} : size_t{34},
+      columns.push_back({t.headers[i], t.headers[i] == "name" ? size_t{36} : t.headers[i] == "title" ? size_t{40} : size_t{34},
                          text ? report::Align::kLeft : report::Align::kRight});
     }
     report::TextTable table(columns);
     for (const auto& row : t.rows) {
       std::vector<std::string> cells = row;
       for (size_t i = 0; i < cells.size(); ++i) {
-        if (t.headers[i] == "name") cells[i] = report::ShortenKernelName(cells[i], 40);
+        if (t.headers[i] == "name") cells[i] = report::ShortenKernelName(cells[i], 36);
       }
       table.AddRow(cells);
     }
