@@ -57,6 +57,14 @@ std::string RangeText(const EvidenceRange& r, TimeNs origin) {
   return text;
 }
 
+std::string QuoteText(const SourceQuote& q) {
+  std::string_view file = q.file;
+  size_t slash = file.rfind('/');
+  if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  if (q.line <= 0) return fmt::format("{}: {}", file, q.text);
+  return fmt::format("{}:{}: {}", file, q.line, q.text);
+}
+
 std::string SpeedupText(double speedup) { return fmt::format("{:.2f}×", speedup); }
 
 }  // namespace gpuwhy::report

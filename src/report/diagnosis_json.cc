@@ -47,6 +47,16 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   }
   w.EndArray();
   WriteStrings(w, "top_events", f.top_events);
+  w.Key("quotes");
+  w.BeginArray();
+  for (const SourceQuote& q : f.quotes) {
+    w.BeginObject();
+    w.Field("file", q.file);
+    w.Field("line", q.line);
+    w.Field("text", q.text);
+    w.EndObject();
+  }
+  w.EndArray();
   w.Field("recoverable_ms_per_step", NsToMs(f.recoverable_ns_per_step));
   w.Field("idle_recoverable_ms_per_step", NsToMs(f.idle_recoverable_ns_per_step));
   w.Field("step_ms", NsToMs(f.step_ns));

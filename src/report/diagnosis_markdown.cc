@@ -84,6 +84,11 @@ void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs ori
     }
     out += "\n";
   }
+  if (!f.quotes.empty()) {
+    out += "\n**Log lines:**\n\n```text\n";
+    for (const SourceQuote& q : f.quotes) out += QuoteText(q) + "\n";
+    out += "```\n";
+  }
   if (!f.fixes.empty()) {
     out += "\n**Fixes**, in order:\n\n";
     for (size_t i = 0; i < f.fixes.size(); ++i) {
@@ -116,7 +121,8 @@ void Checklist(std::string& out, const Diagnosis& d) {
 void Rank(std::string& out, const RankReport& rank, const TextReportOptions& options) {
   const RankHeader& h = rank.header;
   const Diagnosis& d = rank.diagnosis;
-  std::string title = h.rank < 0 ? "Trace" : fmt::format("Rank {}", h.rank);
+  const bool trace = HasTraceAnalysis(rank);
+  std::string title = !trace ? "Source" : h.rank < 0 ? "Trace" : fmt::format("Rank {}", h.rank);
   out += fmt::format("\n## {}: {}\n\n", title, Code(h.path));
   std::string verdict =
       d.findings.empty()
@@ -131,7 +137,7 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   }
   out += "**Verdict:** " + verdict + ".\n";
   for (const ReportDevice& dev : h.devices) {
-    if (!dev.active) continue;
+    if (trace && !dev.active) continue;
     out += fmt::format("\nGPU {}: {}{}", dev.id, dev.name.empty() ? "unknown model" : dev.name,
                        dev.memory_bytes > 0
                            ? fmt::format(" ({})", Bytes(static_cast<double>(dev.memory_bytes)))
@@ -148,14 +154,16 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
                          Code(f.id), Cell(f.title), Recoverable(f),
                          SpeedupText(f.SpeedupUpperBound()), ConfidenceName(f.confidence));
     }
-    for (size_t i = 0; i < d.findings.size(); ++i)
+    for (size_t i = 0; i < d.findings.size(); ++i) {
       FindingSection(out, i, d.findings[i], h.span.start);
+    }
   }
   if (!d.notes.empty()) {
     out += "\n**Notes**\n\n";
     for (const std::string& note : d.notes) out += "- " + note + "\n";
   }
   Checklist(out, d);
+  if (!trace) return;
   std::string tables;
   TextReportOptions plain = options;
   plain.colour = TextColour::kOff;

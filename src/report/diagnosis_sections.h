@@ -19,6 +19,8 @@ std::string ScopeText(const MetricScope& scope);
 std::string EvidenceText(const FindingEvidence& e);
 // "GPU 0 +1,234.567 ms for 75.000 ms: input_wait: enumerate(DataLoader)…".
 std::string RangeText(const EvidenceRange& r, TimeNs origin);
+// "dmesg.txt:12: NVRM: Xid (PCI:0000:9b:00): 119, …" with the file's base name.
+std::string QuoteText(const SourceQuote& q);
 // "2.65×".
 std::string SpeedupText(double speedup);
 

@@ -16,7 +16,8 @@ namespace {
 constexpr size_t kIndent = 4;       // a finding's detail lines
 constexpr size_t kLabelWidth = 10;  // "evidence  "
 constexpr size_t kMaxEvidence = 3;  // per detailed finding; JSON and Markdown have them all
-constexpr size_t kMaxFixes = 2;     // fixes shown with their code; the rest by name
+constexpr size_t kMaxFixes = 2;
+constexpr size_t kMaxQuotes = 3;    // quoted log lines per detailed finding     // fixes shown with their code; the rest by name
 
 // Splits |text| at spaces into lines of at most |width| columns (long words are cut).
 std::vector<std::string> Wrap(std::string_view text, size_t width) {
@@ -119,6 +120,13 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
   if (f.evidence.size() > kMaxEvidence) {
     Labelled(out, "",
              fmt::format("(+{} more in --format md or json)", f.evidence.size() - kMaxEvidence));
+  }
+  for (size_t i = 0; i < f.quotes.size() && i < kMaxQuotes; ++i) {
+    Labelled(out, i == 0 ? "log" : "", QuoteText(f.quotes[i]), 1);
+  }
+  if (f.quotes.size() > kMaxQuotes) {
+    Labelled(out, "", fmt::format("(+{} more lines in --format md or json)",
+                                  f.quotes.size() - kMaxQuotes));
   }
   if (!f.ranges.empty()) {
     std::string text = RangeText(f.ranges.front(), s.header.span.start);

@@ -47,6 +47,11 @@ RankHeader SummarizeTraceHeader(const Trace& trace) {
   return h;
 }
 
+bool HasTraceAnalysis(const RankReport& rank) {
+  return rank.header.span.length() > 0 || !rank.analysis.metrics.all().empty() ||
+         !rank.header.import_stats.empty();
+}
+
 std::vector<NotApplicable> CollectNotApplicable(const TraceAnalysis& a) {
   std::vector<NotApplicable> out;
   AddLines(out, "utilization", a.utilization.not_applicable);

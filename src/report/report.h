@@ -50,6 +50,12 @@ struct RankReport {
   Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
 };
 
+// False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its
+// header.path names the source ("doctor: this machine", a bundle directory), its analysis is
+// empty, and renderers show the diagnosis only (no trace header fields, tables or import
+// stats).
+bool HasTraceAnalysis(const RankReport& rank);
+
 // An input that could not be used; |message| is the full "PATH: why" text.
 struct ReportFailure {
   std::string path;

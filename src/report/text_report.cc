@@ -104,6 +104,15 @@ void RenderHeader(std::string& out, const Section& s) {
   Field(out, "steps", StepsText(s.analysis.steps));
 }
 
+void RenderSourceHeader(std::string& out, const Section& s) {
+  const RankHeader& h = s.header;
+  std::string line = "== " + FitKeepEnd(h.path, kReportWidth - 3);
+  out += s.options.colour == TextColour::kOn ? "\x1b[1m" + line + "\x1b[0m\n" : line + "\n";
+  for (size_t i = 0; i < h.devices.size(); ++i) {
+    Field(out, i == 0 ? "devices" : "", DeviceText(h.devices[i]));
+  }
+}
+
 void RenderUtilization(std::string& out, const Section& s) {
   const UtilizationResult& u = s.analysis.utilization;
   if (!u.valid) {
@@ -232,6 +241,12 @@ std::string RenderReportText(std::span<const RankReport> ranks, const TextReport
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (i > 0) out += "\n\n";
     report::Section s{ranks[i].header, ranks[i].analysis, options};
+    if (!HasTraceAnalysis(ranks[i])) {
+      // No trace: the source and the diagnosis, nothing of the (empty) analyses.
+      report::RenderSourceHeader(out, s);
+      report::RenderDiagnosisText(out, s, ranks[i].diagnosis);
+      continue;
+    }
     report::RenderHeader(out, s);
     report::RenderDiagnosisText(out, s, ranks[i].diagnosis);
     report::RenderAnalysisTables(out, s);

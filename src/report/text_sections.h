@@ -21,6 +21,8 @@ void Heading(std::string& out, const Section& s, std::string_view title, std::st
 void NotApplicableLines(std::string& out, const std::vector<std::string>& reasons);
 
 void RenderHeader(std::string& out, const Section& s);
+// "== SOURCE" and the devices, for a report without a trace (HasTraceAnalysis false).
+void RenderSourceHeader(std::string& out, const Section& s);
 void RenderUtilization(std::string& out, const Section& s);
 void RenderTemporal(std::string& out, const Section& s);
 void RenderHtaIdleSplit(std::string& out, const Section& s);
