@@ -125,6 +125,9 @@ void Straggler(JobRules& j) {
       JobRules::Evidence(f, "ranks.same_kernels_ratio", s.same_kernels_ratio, unit::kRatio, ">=", 0, nullptr);
     }
     f.top_events = s.slowest_kernels;
+    // The catalog orders fixes compute, input, host; the one for this cause goes first.
+    size_t first = s.cause == "compute" ? 0 : s.cause == "input_wait" ? 1 : 2;
+    if (first < f.fixes.size()) std::rotate(f.fixes.begin(), f.fixes.begin() + static_cast<ptrdiff_t>(first), f.fixes.begin() + static_cast<ptrdiff_t>(first) + 1);
     j.Emit(std::move(f),
            {{"rank", static_cast<double>(s.rank)}, {"late_pct", late_pct}, {"late_ms", NsToMs(s.mean_late_ns)},
             {"wait_ms", wait_per_rank / kNsPerMs}},

@@ -45,7 +45,7 @@ void RankTable(std::string& out, const CrossRankResult& r, size_t top_n) {
   const RankSpread& s = r.step_time_ms;
   Line(out, fmt::format("Per rank ({} ranks): median step min {} (rank {}), median {}, max {} (rank {})", r.rank_count,
                         Ms(s.min), RankText(s.min_rank), Ms(s.median), Ms(s.max), RankText(s.max_rank)));
-  Line(out, "  % of step time (TensorBoard plugin breakdown); idle = device idle in the steps, top cause in % of step");
+  Wrapped(out, "  % of step time (TensorBoard plugin breakdown); idle = device idle in the steps; top idle cause and exposed communication per step", 4);
   TextTable t({{"rank", 6},
                {"steps", 6},
                {"step med", 12},
@@ -54,8 +54,8 @@ void RankTable(std::string& out, const CrossRankResult& r, size_t top_n) {
                {"memcpy", 8},
                {"host", 8},
                {"idle", 8},
-               {"top idle cause", 24, report::Align::kLeft},
-               {"exposed comm/step", 12}});
+               {"top idle cause", 22, report::Align::kLeft},
+               {"exp. comm", 10}});
   std::vector<const CrossRankRow*> rows;
   for (const CrossRankRow& row : r.ranks) rows.push_back(&row);
   size_t limit = std::max<size_t>(top_n, 16);
@@ -125,15 +125,17 @@ void Collectives(std::string& out, const CrossRankResult& r, size_t top_n) {
 void Stragglers(std::string& out, const CrossRankResult& r, size_t top_n) {
   Line(out, "");
   Line(out, "Late arrivals per rank (decisively last: > 10 µs and > 3× clock uncertainty after the second-latest)");
-  TextTable t({{"rank", 6},
-               {"late at", 14},
-               {"late by avg", 12},
-               {"others wait/step", 16},
+  Wrapped(out, "  Δ = this rank minus the peers' median before the collective; kernels = its time on the same "
+          "kernels / the peers' median", 4);
+  TextTable t({{"rank", 5},
+               {"late at", 13},
+               {"late by", 10},
+               {"wait/step", 10},
                {"cause", 10, report::Align::kLeft},
-               {"Δcompute", 11},
-               {"Δinput", 11},
-               {"Δstart", 11},
-               {"kernels vs peers", 16}});
+               {"Δcompute", 10},
+               {"Δinput", 10},
+               {"Δstart", 10},
+               {"kernels", 7}});
   size_t shown = 0;
   for (const StragglerStats& s : r.stragglers) {
     if (shown >= top_n) break;
