@@ -10,13 +10,15 @@ mb=${3:-100}
 runs=${4:-3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuwhy_ranks_bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/in"  # traces only: the report and timings go beside it
 "$gpuwhy" synth --scenario comm-exposed --ranks "$ranks" --size-mb "$mb" --slow-rank 1 --slow-by 15 \
-  -o "$dir/job.json" > /dev/null
-du -sh "$dir" | sed 's/^/input: /'
+  -o "$dir/in/job.json" > /dev/null
+rm "$dir/in/job.json.truth.json"
+du -sh "$dir/in" | sed 's/^/input: /'
 rss=()
 wall=()
 for i in $(seq "$runs"); do
-  /usr/bin/time -f '%M %e' -o "$dir/time.txt" "$gpuwhy" analyze "$dir" --format json -o "$dir/out.json" || true
+  /usr/bin/time -f '%M %e' -o "$dir/time.txt" "$gpuwhy" analyze "$dir/in" --format json -o "$dir/out.json" || true
   read -r kb secs < "$dir/time.txt"
   echo "run $i: peak RSS $((kb / 1024)) MiB, wall ${secs} s"
   rss+=("$kb")
