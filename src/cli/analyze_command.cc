@@ -111,7 +111,7 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
     rendered = RenderReportJson(ranks, failures, analysis_options.top_n);
     if (job) rendered = AddCrossRankJson(std::move(rendered), *job, analysis_options.top_n);
   } else if (options.format == "html") {
-    rendered = RenderReportHtml(ranks, failures);
+    rendered = RenderReportHtml(ranks, failures, job ? &*job : nullptr);
   } else if (options.format == "md") {
     rendered = RenderReportMarkdown(ranks, failures, text);
     if (job) rendered = RenderCrossRankMarkdown(*job, text) + rendered;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
 #include "report/html_sections.h"
 #include "report/html_writer.h"
@@ -344,14 +345,58 @@ void RenderRanksHtml(std::string& out, std::span<const RankReport> ranks) {
   }
   out += RenderStackedBars(chart);
   Table(out, {"rank", "steps", "mean step", "median", "min", "max", "GPU-op utilization"}, rows, true);
-  // The cross-rank late-arrival heat map needs the cross-rank analysis (issue 6).
-  Element(out, "p", "late arrival per collective: not drawn (needs the cross-rank analysis)", "class=\"note\"");
+  CloseSection(out);
+}
+
+constexpr size_t kMaxHeatColumns = 200;
+
+// Per matched collective (first 200, by first arrival) and rank: arrival after the first
+// rank's, from the cross-rank analysis' aligned clocks.
+void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
+  const CrossRankResult& r = job.result;
+  OpenSection(out, "late-arrival", "Late arrival per collective",
+              fmt::format("{} collectives matched across {} ranks; each cell: how long after the first rank this rank "
+                          "started the collective (clocks aligned, uncertainty up to {}); darker = later",
+                          Count(static_cast<int64_t>(r.collectives.size())), r.rank_count,
+                          Duration(static_cast<double>(r.max_uncertainty_ns))));
+  if (r.collectives.empty()) {
+    Element(out, "p", "no collective matched across ranks", "class=\"note\"");
+    CloseSection(out);
+    return;
+  }
+  HeatMapChart chart;
+  chart.title = "Arrival after the first rank, per collective (µs)";
+  size_t columns = std::min(r.collectives.size(), kMaxHeatColumns);
+  for (const CrossRankRow& row : r.ranks) {
+    chart.row_labels.push_back(fmt::format("rank {}", row.rank));
+    std::vector<double> values(columns, NAN);
+    std::vector<std::string> tips(columns);
+    for (size_t c = 0; c < columns; ++c) {
+      const MatchedCollective& m = r.collectives[c];
+      for (const CollectiveArrival& a : m.arrivals) {
+        if (a.rank != row.rank) continue;
+        values[c] = static_cast<double>(a.arrival - m.first_arrival) / 1e3;
+        tips[c] = fmt::format("rank {}, step {}, {} #{}: +{} after the first{}", row.rank, m.step, m.kind, m.ordinal,
+                              Duration(static_cast<double>(a.arrival - m.first_arrival)),
+                              m.late_rank == row.rank ? " (last to arrive)" : "");
+      }
+    }
+    chart.values.push_back(std::move(values));
+    chart.tooltips.push_back(std::move(tips));
+  }
+  size_t label_every = std::max<size_t>(1, columns / 10);
+  for (size_t c = 0; c < columns; ++c) chart.column_labels.push_back(c % label_every == 0 ? fmt::format("#{}", c + 1) : "");
+  out += RenderHeatMap(chart);
+  if (r.collectives.size() > columns) {
+    Element(out, "p", fmt::format("first {} of {} collectives drawn", columns, r.collectives.size()), "class=\"note\"");
+  }
   CloseSection(out);
 }
 
 }  // namespace
 
-std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures) {
+std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures,
+                             const CrossRankReport* job) {
   std::string out = PageStart("gpuwhy report");
   out += fmt::format("<header><h1>gpuwhy report</h1><p class=\"meta\">{} trace{} analysed{}</p>", ranks.size(),
                      ranks.size() == 1 ? "" : "s", failures.empty() ? "" : fmt::format(", {} unusable", failures.size()));
@@ -362,6 +407,7 @@ std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const 
   }
   out += "</header>";
   if (ranks.size() > 1) RenderRanksHtml(out, ranks);
+  if (job != nullptr) RenderLateArrivalHtml(out, *job);
   for (const RankReport& r : ranks) {
     out += fmt::format("<div class=\"rank\" id=\"rank-{}\">", RankNumber(r.header));
     RenderHeaderSection(out, r.header);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/cross_rank_report.h"
 #include "report/html_test_util.h"
 #include "report/html_writer.h"
 #include "synth/synth.h"
@@ -120,6 +121,36 @@ TEST(HtmlReportTest, SeveralRanksGetThePerRankView) {
   EXPECT_NE(html.find("<h2>Step time per rank</h2>"), std::string::npos);
   EXPECT_NE(html.find("id=\"rank-0\""), std::string::npos);
   EXPECT_NE(html.find("id=\"rank-1\""), std::string::npos);
+}
+
+// The heat map draws what the cross-rank analysis matched: one row per rank, one cell per
+// collective, the late rank's cell darkest, names in tooltips escaped.
+TEST(HtmlReportTest, LateArrivalHeatMapFromTheCrossRankResult) {
+  CrossRankReport job;
+  job.result.rank_count = 2;
+  job.result.ranks.resize(2);
+  job.result.ranks[0].rank = 0;
+  job.result.ranks[1].rank = 1;
+  for (int c = 0; c < 3; ++c) {
+    MatchedCollective m;
+    m.step = 7;
+    m.kind = "all_reduce<&>";
+    m.ordinal = c;
+    m.first_arrival = 1000 * c;
+    TimeNs late = c == 1 ? 500'000 : 2'000;  // rank 1 is 500 µs late at the second one
+    m.arrivals = {{0, m.first_arrival, m.first_arrival + 10, 0, 0, 0, 0},
+                  {1, m.first_arrival + late, m.first_arrival + late + 10, 0, 0, 0, 0}};
+    m.late_rank = 1;
+    job.result.collectives.push_back(m);
+  }
+  std::vector<RankReport> ranks(2);
+  std::string html = RenderReportHtml(ranks, {}, &job);
+  EXPECT_NE(html.find("<h2>Late arrival per collective</h2>"), std::string::npos);
+  EXPECT_EQ(Occurrences(html, "<rect class=\"cell\""), 6u);
+  EXPECT_NE(html.find("rank 1, step 7, all_reduce&lt;&amp;&gt; #1: +500.0 µs after the first (last to arrive)"),
+            std::string::npos);
+  EXPECT_NE(html.find("fill-opacity=\"1.000\""), std::string::npos);  // the 500 µs cell is the maximum
+  EXPECT_EQ(RenderReportHtml(ranks, {}).find("Late arrival"), std::string::npos);
 }
 
 }  // namespace

@@ -226,4 +226,39 @@ std::string RenderColumns(const ColumnChart& chart) {
   return out;
 }
 
+std::string RenderHeatMap(const HeatMapChart& chart) {
+  constexpr double kRowHeight = 18, kLabel = 90, kTop = 4;
+  double height = kTop + kRowHeight * static_cast<double>(chart.values.size()) + 24;
+  std::string out;
+  OpenSvg(out, height, chart.title);
+  double max = 0;
+  size_t columns = 0;
+  for (const auto& row : chart.values) {
+    columns = std::max(columns, row.size());
+    for (double v : row) {
+      if (!std::isnan(v)) max = std::max(max, v);
+    }
+  }
+  double cell = columns > 0 ? (kWidth - kLabel - kRight) / static_cast<double>(columns) : 0;
+  for (size_t r = 0; r < chart.values.size(); ++r) {
+    double y = kTop + kRowHeight * static_cast<double>(r);
+    Text(out, kLabel - 6, y + 13, r < chart.row_labels.size() ? chart.row_labels[r] : "", "end", "label");
+    for (size_t c = 0; c < chart.values[r].size(); ++c) {
+      double v = chart.values[r][c];
+      double opacity = std::isnan(v) || max <= 0 ? 0 : std::clamp(v / max, 0.0, 1.0);
+      out += fmt::format("<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{:.3f}\" stroke=\"#eee\" stroke-width=\"0.5\">",
+                         Num(kLabel + cell * static_cast<double>(c)), Num(y), Num(std::max(0.5, cell)), Num(kRowHeight - 2),
+                         std::isnan(v) ? "#999" : Escape(chart.colour), std::isnan(v) ? 0.3 : std::max(0.04, opacity));
+      if (r < chart.tooltips.size() && c < chart.tooltips[r].size()) out += "<title>" + Escape(chart.tooltips[r][c]) + "</title>";
+      out += "</rect>";
+    }
+  }
+  double y = kTop + kRowHeight * static_cast<double>(chart.values.size()) + 14;
+  for (size_t c = 0; c < chart.column_labels.size(); ++c) {
+    if (!chart.column_labels[c].empty()) Text(out, kLabel + cell * (static_cast<double>(c) + 0.5), y, chart.column_labels[c], "middle");
+  }
+  CloseSvg(out);
+  return out;
+}
+
 }  // namespace gpuwhy::report::html

@@ -70,6 +70,18 @@ struct ColumnChart {
 };
 std::string RenderColumns(const ColumnChart& chart);
 
+// A grid of cells (rows × columns) shaded from white (0) to |colour| (the largest value);
+// NaN cells are left grey. |tooltips| is indexed like |values|.
+struct HeatMapChart {
+  std::string title;
+  std::string colour = "#d62728";
+  std::vector<std::string> row_labels;
+  std::vector<std::string> column_labels;  // may be sparse: empty labels are skipped
+  std::vector<std::vector<double>> values;  // [row][column]
+  std::vector<std::vector<std::string>> tooltips;
+};
+std::string RenderHeatMap(const HeatMapChart& chart);
+
 // A legend as a row of coloured swatches.
 std::string RenderLegend(const std::vector<Series>& series);
 

@@ -98,7 +98,11 @@ std::string RenderReportMarkdown(std::span<const RankReport> ranks,
 // network access): per rank the verdict, step breakdown, utilization over time with idle gaps
 // by cause, idle causes, kernels, communication, memory, checklist and import stats; with
 // several ranks a per-rank step-time view first. Every trace string is escaped. docs/html.md.
-std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures);
+// |job| (several ranks) adds the late-arrival heat map: per matched collective and rank, how
+// long after the first rank it arrived.
+struct CrossRankReport;
+std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures,
+                             const CrossRankReport* job = nullptr);
 
 // Every not_applicable line of every analysis, as (analysis, reason), in list order.
 struct NotApplicable {
