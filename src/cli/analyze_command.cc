@@ -7,6 +7,7 @@
 
 #include "analyze/analysis.h"
 #include "base/file_input.h"
+#include "cli/analyze_bundles.h"
 #include "cli/analyze_ranks.h"
 #include "cli/commands.h"
 #include "diagnose/diagnose.h"
@@ -97,11 +98,15 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   // full analyses before DropRenderUnused.
   RankInputOptions input_options{analysis_options, &diagnose_options, static_cast<size_t>(options.jobs),
                                  &DropRenderUnused, KeepRankReports(options)};
-  RankInputs inputs = AnalyzeRankInputs(options.inputs, input_options, context);
+  // Support bundles (node logs) add gpuwhy doctor's platform findings (cli/analyze_bundles.h).
+  BundleInputs bundles = SplitSupportBundles(options.inputs);
+  RankInputs inputs = bundles.rest.empty() ? RankInputs{}
+                                           : AnalyzeRankInputs(bundles.rest, input_options, context);
   if (options.summary) return WriteRankSummary(inputs, options, context);
   std::vector<RankReport>& ranks = inputs.reports;
   std::vector<ReportFailure>& failures = inputs.failures;
   std::optional<CrossRankReport> job = RunCrossRank(inputs, options, input_options, context, failures);
+  AddBundleDiagnosis(bundles, diagnose_options, ranks, failures);
   const bool to_file = !options.output.empty();
   TextReportOptions text;
   text.top_n = analysis_options.top_n;

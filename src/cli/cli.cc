@@ -31,10 +31,12 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   SynthCommandOptions synth;
   DemoOptions demo;
   AnalyzeOptions analyze;
+  DoctorOptions doctor;
   AddAnalyzeCommand(app, analyze);
   AddInfoCommand(app, info);
   AddSynthCommand(app, synth);
   AddDemoCommand(app, demo);
+  AddDoctorCommand(app, doctor);
   DiffCommandOptions diff;
   AddDiffCommand(app, diff);
   AnnotateOptions annotate;
@@ -55,6 +57,7 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("info")) return RunInfoCommand(info, context);
   if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
   if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);
+  if (app.got_subcommand("doctor")) return RunDoctorCommand(doctor, context);
   if (app.got_subcommand("diff")) return RunDiffCommand(diff, context);
   if (app.got_subcommand("annotate")) return RunAnnotateCommand(annotate, context);
   PrintError(context, "no command given (see gpuwhy --help)");

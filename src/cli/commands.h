@@ -72,6 +72,85 @@ struct AnnotateOptions {
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);
 
+struct DoctorOptions {
+  std::vector<std::string> from;    // bundle directories or files; empty: this machine
+  std::string format = "text";      // text | json | md
+  std::string output;               // empty: the context's out stream
+  std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
+  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE"
+  std::string config;                  // file of RULE.PARAM = VALUE lines
+};
+void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
+int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
+
+struct DiffCommandOptions {
+  std::string base;  // trace or gpuwhy JSON report
+  std::string test;
+  std::string format = "text";  // text | json | md | html
+  std::string output;
+  double max_regression_pct = NAN;  // NaN: no gate
+};
+void AddDiffCommand(CLI::App& app, DiffCommandOptions& options);
+int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context);
+
+struct AnnotateOptions {
+  std::string input;   // a Kineto / Chrome JSON trace
+  std::string output;  // .json or .json.gz
+};
+void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
+int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);
+
+struct RunOptions {
+  std::vector<std::string> command;  // after --
+  int interval_ms = 100;             // 10 Hz
+  std::string recording;             // -o: save the recording here
+  std::string trace_dir;             // Kineto traces written by the job
+  std::string format = "text";       // text | json | md
+  std::string report;                // empty: stderr
+};
+void AddRunCommand(CLI::App& app, RunOptions& options);
+int RunRunCommand(const RunOptions& options, const CliContext& context);
+
+struct RecordOptions {
+  std::string output;
+  int interval_ms = 100;
+  double duration_s = 0;  // 0: until Ctrl-C
+  int pid = 0;            // a process tree to follow (0: none)
+};
+void AddRecordCommand(CLI::App& app, RecordOptions& options);
+int RunRecordCommand(const RecordOptions& options, const CliContext& context);
+
+struct ExportCsvOptions {
+  std::string input;   // recording or metric log
+  std::string output;  // empty: stdout
+};
+void AddExportCsvCommand(CLI::App& app, ExportCsvOptions& options);
+int RunExportCsvCommand(const ExportCsvOptions& options, const CliContext& context);
+
+struct WatchOptions {
+  int interval_ms = 100;
+  int64_t count = 0;   // 0: until Ctrl-C
+  int pid = 0;
+  bool screen = true;  // full-screen view when stdout is a terminal
+};
+void AddWatchCommand(CLI::App& app, WatchOptions& options);
+int RunWatchCommand(const WatchOptions& options, const CliContext& context);
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:9400";  // any other address only when given explicitly
+  std::string auth_token_file;           // empty: no bearer token
+  int interval_ms = 100;                 // sampling (10 Hz)
+  int refresh_ms = 1000;                 // served bodies rebuilt this often
+  int window_s = 60;                     // idle ratio and live findings over this window
+  bool per_process = false;
+  int top_processes = 5;
+  int threads = 16;
+};
+void AddServeCommand(CLI::App& app, ServeOptions& options);
+int RunServeCommand(const ServeOptions& options, const CliContext& context);
+// "HOST:PORT" or "[IPV6]:PORT".
+StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text);
+
 struct DemoOptions {
   std::string keep_dir;  // empty: a temporary directory removed afterwards
 };
