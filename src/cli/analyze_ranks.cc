@@ -17,25 +17,28 @@ namespace {
 struct FileSlot {
   std::string path;
   bool is_summary = false;
-  std::optional<RankReport> report;
-  std::optional<RankSummary> summary;
+  // One per trace the file holds (an Nsight Systems export holds one per process).
+  std::vector<RankReport> reports;
+  std::vector<RankSummary> summaries;
   std::string error;
 };
 
 void AnalyzeOneTrace(FileSlot& slot, const RankInputOptions& options, bool keep_report) {
-  StatusOr<Trace> trace = ImportTraceFile(slot.path);
-  if (!trace.ok()) {
-    slot.error = trace.status().message();
+  StatusOr<std::vector<Trace>> traces = ImportTraceFiles(slot.path);
+  if (!traces.ok()) {
+    slot.error = traces.status().message();
     return;
   }
-  RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace, options.analysis), {}};
-  rank.diagnosis = Diagnose(*trace, rank.analysis, *options.diagnose);
-  RankSummary summary = SummarizeRank(*trace, rank.analysis);
-  summary.findings = SummarizeFindings(rank.diagnosis);
-  slot.summary = std::move(summary);
-  if (!keep_report) return;  // the trace and its analyses die here
-  if (options.drop_unused != nullptr) options.drop_unused(rank.analysis);
-  slot.report = std::move(rank);
+  for (Trace& trace : *traces) {
+    RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
+    rank.diagnosis = Diagnose(trace, rank.analysis, *options.diagnose);
+    RankSummary summary = SummarizeRank(trace, rank.analysis);
+    summary.findings = SummarizeFindings(rank.diagnosis);
+    slot.summaries.push_back(std::move(summary));
+    if (!keep_report) continue;  // the trace and its analyses die here
+    if (options.drop_unused != nullptr) options.drop_unused(rank.analysis);
+    slot.reports.push_back(std::move(rank));
+  }
 }
 
 void ReadOneSummary(FileSlot& slot) {
@@ -44,7 +47,7 @@ void ReadOneSummary(FileSlot& slot) {
     slot.error = summary.status().message();
     return;
   }
-  slot.summary = std::move(*summary);
+  slot.summaries.push_back(std::move(*summary));
 }
 
 }  // namespace
@@ -109,8 +112,8 @@ RankInputs AnalyzeRankInputs(const std::vector<std::string>& inputs, const RankI
       out.failures.push_back({slot->path, slot->error});
       continue;
     }
-    if (slot->report) out.reports.push_back(std::move(*slot->report));
-    if (slot->summary) out.summaries.push_back(std::move(*slot->summary));
+    for (RankReport& report : slot->reports) out.reports.push_back(std::move(report));
+    for (RankSummary& summary : slot->summaries) out.summaries.push_back(std::move(summary));
   }
   return out;
 }
