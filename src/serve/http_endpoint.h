@@ -60,6 +60,8 @@ class HttpEndpoint {
   mutable std::mutex mu_;  // guards bodies_ (a pointer swap; never held while writing)
   std::shared_ptr<const PublishedBodies> bodies_;
   std::atomic<int64_t> requests_{0};
+  int listen_socket_ = -1;
+  static constexpr int kListenBacklog = 1024;
 };
 
 // True when |header| is exactly "Bearer TOKEN" (compared in constant time).
