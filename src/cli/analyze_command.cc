@@ -10,6 +10,7 @@
 #include "cli/analyze_bundles.h"
 #include "cli/analyze_ranks.h"
 #include "cli/commands.h"
+#include "cli/metrics_input.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
 #include "report/report.h"
@@ -100,11 +101,15 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
                                  &DropRenderUnused, KeepRankReports(options)};
   // Support bundles (node logs) add gpuwhy doctor's platform findings (cli/analyze_bundles.h).
   BundleInputs bundles = SplitSupportBundles(options.inputs);
-  RankInputs inputs = bundles.rest.empty() ? RankInputs{}
-                                           : AnalyzeRankInputs(bundles.rest, input_options, context);
+  // Metric logs and recordings are diagnosed from their signals (cli/metrics_input.h).
+  MetricLogInputs logs = SplitMetricLogInputs(bundles.rest, diagnose_options, context);
+  RankInputs inputs = logs.traces.empty() ? RankInputs{}
+                                          : AnalyzeRankInputs(logs.traces, input_options, context);
   if (options.summary) return WriteRankSummary(inputs, options, context);
   std::vector<RankReport>& ranks = inputs.reports;
   std::vector<ReportFailure>& failures = inputs.failures;
+  for (RankReport& report : logs.reports) ranks.push_back(std::move(report));
+  for (ReportFailure& failure : logs.failures) failures.push_back(std::move(failure));
   std::optional<CrossRankReport> job = RunCrossRank(inputs, options, input_options, context, failures);
   AddBundleDiagnosis(bundles, diagnose_options, ranks, failures);
   const bool to_file = !options.output.empty();

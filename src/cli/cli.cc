@@ -41,6 +41,14 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   AddDiffCommand(app, diff);
   AnnotateOptions annotate;
   AddAnnotateCommand(app, annotate);
+  RunOptions run;
+  AddRunCommand(app, run);
+  RecordOptions record;
+  AddRecordCommand(app, record);
+  ExportCsvOptions export_csv;
+  AddExportCsvCommand(app, export_csv);
+  WatchOptions watch;
+  AddWatchCommand(app, watch);
   try {
     // CLI11 consumes a vector from the back.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -60,6 +68,10 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("doctor")) return RunDoctorCommand(doctor, context);
   if (app.got_subcommand("diff")) return RunDiffCommand(diff, context);
   if (app.got_subcommand("annotate")) return RunAnnotateCommand(annotate, context);
+  if (app.got_subcommand("run")) return RunRunCommand(run, context);
+  if (app.got_subcommand("record")) return RunRecordCommand(record, context);
+  if (app.got_subcommand("export-csv")) return RunExportCsvCommand(export_csv, context);
+  if (app.got_subcommand("watch")) return RunWatchCommand(watch, context);
   PrintError(context, "no command given (see gpuwhy --help)");
   return kExitUnusable;
 }

@@ -83,6 +83,57 @@ struct DoctorOptions {
 void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
 int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
 
+struct RunOptions {
+  std::vector<std::string> command;  // after --
+  int interval_ms = 100;             // 10 Hz
+  std::string recording;             // -o: save the recording here
+  std::string trace_dir;             // Kineto traces written by the job
+  std::string format = "text";       // text | json | md
+  std::string report;                // empty: stderr
+};
+void AddRunCommand(CLI::App& app, RunOptions& options);
+int RunRunCommand(const RunOptions& options, const CliContext& context);
+
+struct RecordOptions {
+  std::string output;
+  int interval_ms = 100;
+  double duration_s = 0;  // 0: until Ctrl-C
+  int pid = 0;            // a process tree to follow (0: none)
+};
+void AddRecordCommand(CLI::App& app, RecordOptions& options);
+int RunRecordCommand(const RecordOptions& options, const CliContext& context);
+
+struct ExportCsvOptions {
+  std::string input;   // recording or metric log
+  std::string output;  // empty: stdout
+};
+void AddExportCsvCommand(CLI::App& app, ExportCsvOptions& options);
+int RunExportCsvCommand(const ExportCsvOptions& options, const CliContext& context);
+
+struct WatchOptions {
+  int interval_ms = 100;
+  int64_t count = 0;   // 0: until Ctrl-C
+  int pid = 0;
+  bool screen = true;  // full-screen view when stdout is a terminal
+};
+void AddWatchCommand(CLI::App& app, WatchOptions& options);
+int RunWatchCommand(const WatchOptions& options, const CliContext& context);
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:9400";  // any other address only when given explicitly
+  std::string auth_token_file;           // empty: no bearer token
+  int interval_ms = 100;                 // sampling (10 Hz)
+  int refresh_ms = 1000;                 // served bodies rebuilt this often
+  int window_s = 60;                     // idle ratio and live findings over this window
+  bool per_process = false;
+  int top_processes = 5;
+  int threads = 16;
+};
+void AddServeCommand(CLI::App& app, ServeOptions& options);
+int RunServeCommand(const ServeOptions& options, const CliContext& context);
+// "HOST:PORT" or "[IPV6]:PORT".
+StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text);
+
 struct DemoOptions {
   std::string keep_dir;  // empty: a temporary directory removed afterwards
 };

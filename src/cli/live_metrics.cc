@@ -1,0 +1,128 @@
+#include "cli/live_metrics.h"
+
+#include <csignal>
+#include <filesystem>
+
+#include "analyze/analysis.h"
+#include "base/file_input.h"
+#include "cli/metrics_input.h"
+#include "collect/nvml_sampler.h"
+#include "collect/procfs_sampler.h"
+#include "diagnose/diagnose_signals.h"
+#include "diagnose/merge.h"
+#include "ingest/importer.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The newest *.json / *.json.gz under |dir| modified at or after |since_ns|.
+std::string NewestTrace(const std::string& dir, TimeNs since_ns) {
+  std::error_code ec;
+  std::string best;
+  fs::file_time_type best_time;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    bool trace = name.ends_with(".json") || name.ends_with(".json.gz");
+    if (!it->is_regular_file(ec) || !trace) continue;
+    fs::file_time_type t = it->last_write_time(ec);
+    auto since = std::chrono::file_clock::from_sys(
+        std::chrono::sys_time<std::chrono::nanoseconds>(std::chrono::nanoseconds(since_ns)));
+    if (t < since) continue;
+    if (best.empty() || t > best_time) {
+      best = it->path().string();
+      best_time = t;
+    }
+  }
+  return best;
+}
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+void RequestStop(int) { g_stop_requested = 1; }
+
+}  // namespace
+
+StopOnInterrupt::StopOnInterrupt() {
+  g_stop_requested = 0;
+  previous_int_ = std::signal(SIGINT, RequestStop);
+  previous_term_ = std::signal(SIGTERM, RequestStop);
+}
+
+StopOnInterrupt::~StopOnInterrupt() {
+  std::signal(SIGINT, previous_int_);
+  std::signal(SIGTERM, previous_term_);
+}
+
+bool StopOnInterrupt::requested() { return g_stop_requested != 0; }
+
+std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options) {
+  std::vector<std::unique_ptr<Sampler>> samplers;
+  samplers.push_back(std::make_unique<NvmlSampler>());
+  samplers.push_back(std::make_unique<ProcfsSampler>(options.proc_root, options.target));
+  auto thread = std::make_unique<SamplerThread>(std::move(samplers),
+                                                MsToNs(std::max(options.interval_ms, 10)));
+  thread->Start();
+  return thread;
+}
+
+std::string DescribeRecording(const MetricSeriesSet& set) {
+  auto span = set.Span();
+  double seconds = span ? NsToSec(span->second - span->first) : 0;
+  double hz = set.nominal_interval_ns > 0 ? 1e9 / static_cast<double>(set.nominal_interval_ns) : 0;
+  std::string text = fmt::format("{} samples of {} series over {:.1f} s at {:.0f} Hz",
+                                 set.sample_count(), set.all().size(), seconds, hz);
+  if (set.sampler_cpu_pct >= 0) {
+    text += fmt::format("; sampler CPU {:.2f}% of one core (thread CPU time / wall time)",
+                        set.sampler_cpu_pct);
+  }
+  return text;
+}
+
+RankReport ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
+                         const DiagnoseOptions& options, const CliContext& context) {
+  RankReport report;
+  report.header = SummarizeSeriesHeader(set);
+  Diagnosis signals = DiagnoseSignals(set, options);
+  signals.notes.push_back("recorded " + DescribeRecording(set));
+  for (const std::string& note : set.notes) signals.notes.push_back("skipped: " + note);
+  std::string trace_path = trace_dir.empty() ? "" : NewestTrace(trace_dir, since_ns);
+  if (!trace_dir.empty() && trace_path.empty()) {
+    signals.notes.push_back("no Kineto trace written to " + trace_dir + " during the run");
+  }
+  if (trace_path.empty()) {
+    report.diagnosis = std::move(signals);
+    return report;
+  }
+  StatusOr<Trace> trace = ImportTraceFile(trace_path);
+  if (!trace.ok()) {
+    PrintError(context, trace.status());
+    signals.notes.push_back("trace not used: " + trace.status().message());
+    report.diagnosis = std::move(signals);
+    return report;
+  }
+  report.header = SummarizeTraceHeader(*trace);
+  report.analysis = AnalyzeTrace(*trace);
+  report.diagnosis = Diagnose(*trace, report.analysis, options);
+  MergeDiagnosis(report.diagnosis, std::move(signals));
+  return report;
+}
+
+bool EmitReport(const std::vector<RankReport>& ranks, const std::string& format,
+                const std::string& path, std::ostream& out, const CliContext& context) {
+  TextReportOptions text;
+  std::string rendered = format == "json" ? RenderReportJson(ranks, {})
+                         : format == "md" ? RenderReportMarkdown(ranks, {}, text)
+                                          : RenderReportText(ranks, text);
+  if (path.empty()) {
+    out << rendered << std::flush;
+    return true;
+  }
+  if (Status status = WriteWholeFile(path, rendered); !status.ok()) {
+    PrintError(context, status);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpuwhy

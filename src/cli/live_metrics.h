@@ -1,0 +1,55 @@
+// Shared by `gpuwhy run`, `record` and `watch`: the samplers of this machine behind one
+// sampler thread, and the report of what they recorded (signals diagnosis, optionally merged
+// with a Kineto trace's).
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/cli.h"
+#include "collect/sampler_thread.h"
+#include "diagnose/diagnose.h"
+#include "report/report.h"
+
+namespace gpuwhy {
+
+struct LiveOptions {
+  int interval_ms = 100;   // 10 Hz default; 10 ms (100 Hz) at most
+  pid_t target = 0;        // the job's root process (0: none)
+  std::string proc_root = "/";
+};
+
+// While alive, SIGINT and SIGTERM ask `record` and `watch` to stop and save instead of
+// killing gpuwhy; the previous handlers come back on destruction.
+class StopOnInterrupt {
+ public:
+  StopOnInterrupt();
+  ~StopOnInterrupt();
+  StopOnInterrupt(const StopOnInterrupt&) = delete;
+  StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
+  static bool requested();
+
+ private:
+  void (*previous_int_)(int);
+  void (*previous_term_)(int);
+};
+
+// NVML (GPUWHY_NVML_LIBRARY or libnvidia-ml.so.1) and procfs/sysfs, started.
+std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options);
+
+// The diagnosis of |set|; with |trace_dir|, merged with the newest Kineto trace written there
+// since |since_ns| (CLOCK_REALTIME). Adds notes on the sampler's own cost and what it skipped.
+RankReport ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
+                         const DiagnoseOptions& options, const CliContext& context);
+
+// "N samples of M series over S s at H Hz; sampler CPU X% of one core".
+std::string DescribeRecording(const MetricSeriesSet& set);
+
+// Renders |ranks| in |format| (text, json, md) and writes it to |path| or, when empty, to
+// |out|. Returns false (after printing) when the file cannot be written.
+bool EmitReport(const std::vector<RankReport>& ranks, const std::string& format,
+                const std::string& path, std::ostream& out, const CliContext& context);
+
+}  // namespace gpuwhy

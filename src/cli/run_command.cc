@@ -1,0 +1,64 @@
+// `gpuwhy run [--interval MS] [-o REC] [--trace-dir DIR] -- CMD…`: runs the command with its
+// output untouched and its exit code passed through, records GPU and host metrics while it
+// runs, then prints the diagnosis to stderr (so the command's stdout stays the command's).
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/live_metrics.h"
+#include "collect/process_runner.h"
+#include "collect/recording_writer.h"
+
+namespace gpuwhy {
+
+void AddRunCommand(CLI::App& app, RunOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "run", "Run a command, record GPU and host metrics while it runs, then diagnose them "
+             "(the command's exit code is passed through)");
+  command->add_option("command", options.command, "The command, after --")->required();
+  command->add_option("--interval", options.interval_ms, "Sampling interval in ms (10-1000)")
+      ->check(CLI::Range(10, 1000));
+  command->add_option("-o,--output", options.recording, "Save the recording to FILE");
+  command->add_option("--trace-dir", options.trace_dir,
+                      "Folder the job writes Kineto traces to: the newest one is analysed too");
+  command->add_option("--format", options.format, "Report format: text, json or md")
+      ->check(CLI::IsMember({"text", "json", "md"}));
+  command->add_option("--report", options.report, "Write the report to FILE instead of stderr");
+}
+
+int RunRunCommand(const RunOptions& options, const CliContext& context) {
+  const TimeNs started = WallClockNs();
+  ProcessRunner runner;
+  if (Status status = runner.Start(options.command); !status.ok()) {
+    PrintError(context, status);
+    return 127;  // what a shell returns for a command it cannot run
+  }
+  LiveOptions live;
+  live.interval_ms = options.interval_ms;
+  live.target = runner.pid();
+  std::unique_ptr<SamplerThread> sampler = StartLiveSampling(live);
+  MetricSeriesSet set;
+  set.source = "gpuwhy run";
+  // Drain often enough that rings never overflow (4096 samples = 41 s at 100 Hz).
+  while (!runner.Poll()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    sampler->store().DrainInto(set);
+  }
+  sampler->Stop();
+  sampler->DrainInto(set);
+  if (!options.recording.empty()) {
+    if (Status status = WriteRecording(set, options.recording); !status.ok()) {
+      PrintError(context, status);
+    }
+  }
+  DiagnoseOptions diagnose;
+  RankReport report = ReportLiveRun(set, options.trace_dir, started, diagnose, context);
+  std::vector<RankReport> ranks;
+  ranks.push_back(std::move(report));
+  EmitReport(ranks, options.format, options.report, context.err, context);
+  return runner.exit_code();
+}
+
+}  // namespace gpuwhy

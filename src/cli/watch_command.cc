@@ -1,0 +1,57 @@
+// `gpuwhy watch`: a live view of GPU and host metrics with hints. On a terminal the screen is
+// redrawn every second; otherwise one line per sample (for pipes and logs).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/live_metrics.h"
+#include "cli/watch_view.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr size_t kHintWindow = 600;  // samples kept for hints (60 s at 10 Hz)
+
+}  // namespace
+
+void AddWatchCommand(CLI::App& app, WatchOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "watch", "Live GPU and host metrics with hints (one line per sample when not a terminal)");
+  command->add_option("--interval", options.interval_ms, "Sampling interval in ms (10-1000)")
+      ->check(CLI::Range(10, 1000));
+  command->add_option("--count", options.count, "Stop after N samples (lines)");
+  command->add_option("--pid", options.pid, "Show this process tree's busiest threads");
+}
+
+int RunWatchCommand(const WatchOptions& options, const CliContext& context) {
+  StopOnInterrupt interrupt;
+  LiveOptions live;
+  live.interval_ms = options.interval_ms;
+  live.target = options.pid;
+  std::unique_ptr<SamplerThread> sampler = StartLiveSampling(live);
+  const bool screen = options.screen && isatty(STDOUT_FILENO);
+  for (const std::string& note : sampler->notes()) context.err << "gpuwhy: " << note << '\n';
+  int64_t shown = 0;
+  int64_t last_tick = 0;
+  while (!StopOnInterrupt::requested() && (options.count <= 0 || shown < options.count)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(screen ? 1000 : 20));
+    int64_t tick = sampler->ticks();
+    if (tick == last_tick || tick < 2) continue;  // rates need two samples
+    last_tick = tick;
+    if (screen) {
+      context.out << "\x1b[H\x1b[2J"
+                  << RenderWatchScreen(sampler->store().Latest(kHintWindow), 100) << std::flush;
+    } else {
+      context.out << RenderWatchLine(sampler->store().Latest(1)) << '\n' << std::flush;
+    }
+    ++shown;
+  }
+  sampler->Stop();
+  return kExitOk;
+}
+
+}  // namespace gpuwhy
