@@ -34,7 +34,7 @@ sleep 3  # a few refreshes: the window and the bodies reach their steady size
 rss() { awk '/VmRSS/ {print $2}' "/proc/$pid/status"; }
 # Warm-up: every serving thread and its malloc arena exist before the baseline is taken, so
 # the before/after comparison shows growth under load (a leak), not first use.
-wrk -t4 -c"$connections" -d3s "http://127.0.0.1:$port/metrics" >/dev/null
+wrk -t"$(( connections < 4 ? connections : 4 ))" -c"$connections" -d3s "http://127.0.0.1:$port/metrics" >/dev/null
 sleep 1
 rss_before=$(rss)
 body=$(curl -s "http://127.0.0.1:$port/metrics" | wc -c)
@@ -58,7 +58,7 @@ print(f"single client, 2000 scrapes: median {statistics.median(lat):.3f} ms, "
       f"p99 {lat[int(len(lat)*0.99)]:.3f} ms, max {lat[-1]:.3f} ms")
 PY
 
-wrk -t4 -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/metrics" | tee "$work/wrk.txt"
+wrk -t"$(( connections < 4 ? connections : 4 ))" -c"$connections" -d"${seconds}s" --latency "http://127.0.0.1:$port/metrics" | tee "$work/wrk.txt"
 rss_after=$(rss)
 kill -0 "$pid" || { echo "serve_load.sh: the exporter died" >&2; exit 1; }
 errors=$(grep -E "Socket errors|Non-2xx" "$work/wrk.txt" || true)

@@ -36,6 +36,8 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   AddInfoCommand(app, info);
   AddSynthCommand(app, synth);
   AddDemoCommand(app, demo);
+  ServeOptions serve;
+  AddServeCommand(app, serve);
   AddDoctorCommand(app, doctor);
   DiffCommandOptions diff;
   AddDiffCommand(app, diff);
@@ -65,6 +67,7 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("info")) return RunInfoCommand(info, context);
   if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
   if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);
+  if (app.got_subcommand("serve")) return RunServeCommand(serve, context);
   if (app.got_subcommand("doctor")) return RunDoctorCommand(doctor, context);
   if (app.got_subcommand("diff")) return RunDiffCommand(diff, context);
   if (app.got_subcommand("annotate")) return RunAnnotateCommand(annotate, context);
