@@ -7,6 +7,13 @@
 namespace gpuwhy {
 namespace {
 
+// The held value of |s| at |t|; NaN when there is no series or no sample yet.
+double HeldValueOrNaN(const MetricSeries* s, TimeNs t) {
+  if (s == nullptr) return std::nan("");
+  std::optional<double> v = ValueAt(*s, t);
+  return v.has_value() ? *v : std::nan("");
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -83,12 +90,14 @@ void Pcie(const MetricSeriesSet& set, const SignalOptions& o, GpuSignals& g) {
       if (u && *u < o.busy_util_pct) continue;  // idle: link power saving is normal
     }
     ++judged;
-    std::optional<double> cg = gen ? ValueAt(*gen, t) : std::nullopt;
-    std::optional<double> cw = width ? ValueAt(*width, t) : std::nullopt;
-    if (cg) lowest_gen = std::min(lowest_gen, *cg);
-    if (cw) lowest_width = std::min(lowest_width, *cw);
-    bool gen_low = cg && g.pcie_gen_max && *cg < *g.pcie_gen_max;
-    bool width_low = cw && g.pcie_width_max && *cw < *g.pcie_width_max;
+    // Plain doubles (NaN: no sample yet): GCC's -O1 flow analysis mistakes optionals built
+    // in a conditional expression for uninitialised reads.
+    const double cg = HeldValueOrNaN(gen, t);
+    const double cw = HeldValueOrNaN(width, t);
+    if (!std::isnan(cg)) lowest_gen = std::min(lowest_gen, cg);
+    if (!std::isnan(cw)) lowest_width = std::min(lowest_width, cw);
+    bool gen_low = !std::isnan(cg) && g.pcie_gen_max && cg < *g.pcie_gen_max;
+    bool width_low = !std::isnan(cw) && g.pcie_width_max && cw < *g.pcie_width_max;
     if (gen_low || width_low) ++below;
   }
   if (judged == 0) return;
