@@ -99,9 +99,9 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   // full analyses before DropRenderUnused.
   RankInputOptions input_options{analysis_options, &diagnose_options, static_cast<size_t>(options.jobs),
                                  &DropRenderUnused, KeepRankReports(options)};
+  // Metric logs and recordings are diagnosed from their signals (cli/metrics_input.h).
   // Support bundles (node logs) add gpuwhy doctor's platform findings (cli/analyze_bundles.h).
   BundleInputs bundles = SplitSupportBundles(options.inputs);
-  // Metric logs and recordings are diagnosed from their signals (cli/metrics_input.h).
   MetricLogInputs logs = SplitMetricLogInputs(bundles.rest, diagnose_options, context);
   RankInputs inputs = logs.traces.empty() ? RankInputs{}
                                           : AnalyzeRankInputs(logs.traces, input_options, context);

@@ -38,11 +38,11 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   AddDemoCommand(app, demo);
   ServeOptions serve;
   AddServeCommand(app, serve);
-  AddDoctorCommand(app, doctor);
   DiffCommandOptions diff;
   AddDiffCommand(app, diff);
   AnnotateOptions annotate;
   AddAnnotateCommand(app, annotate);
+  AddDoctorCommand(app, doctor);
   RunOptions run;
   AddRunCommand(app, run);
   RecordOptions record;
@@ -68,9 +68,9 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("synth")) return RunSynthCommand(synth, context);
   if (app.got_subcommand("demo")) return RunDemoCommand(demo, context);
   if (app.got_subcommand("serve")) return RunServeCommand(serve, context);
-  if (app.got_subcommand("doctor")) return RunDoctorCommand(doctor, context);
   if (app.got_subcommand("diff")) return RunDiffCommand(diff, context);
   if (app.got_subcommand("annotate")) return RunAnnotateCommand(annotate, context);
+  if (app.got_subcommand("doctor")) return RunDoctorCommand(doctor, context);
   if (app.got_subcommand("run")) return RunRunCommand(run, context);
   if (app.got_subcommand("record")) return RunRecordCommand(record, context);
   if (app.got_subcommand("export-csv")) return RunExportCsvCommand(export_csv, context);

@@ -56,6 +56,17 @@ struct AnalyzeOptions {
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);
 
+struct DoctorOptions {
+  std::vector<std::string> from;    // bundle directories or files; empty: this machine
+  std::string format = "text";      // text | json | md
+  std::string output;               // empty: the context's out stream
+  std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
+  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE"
+  std::string config;                  // file of RULE.PARAM = VALUE lines
+};
+void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
+int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
+
 struct DiffCommandOptions {
   std::string base;  // trace or gpuwhy JSON report
   std::string test;
@@ -72,17 +83,6 @@ struct AnnotateOptions {
 };
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);
-
-struct DoctorOptions {
-  std::vector<std::string> from;    // bundle directories or files; empty: this machine
-  std::string format = "text";      // text | json | md
-  std::string output;               // empty: the context's out stream
-  std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
-  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE"
-  std::string config;                  // file of RULE.PARAM = VALUE lines
-};
-void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
-int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
 
 struct RunOptions {
   std::vector<std::string> command;  // after --

@@ -86,9 +86,9 @@ std::vector<RuleSpec> InputAndHostRules();
 std::vector<RuleSpec> MemoryAndCommRules();
 std::vector<RuleSpec> LaunchAndComputeRules();
 std::vector<RuleSpec> PlatformRules();
+std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
 // From metric series (catalog_signals.cc; platform.throttling and platform.contention live there).
 std::vector<RuleSpec> SignalRules();
-std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
 std::vector<RuleSpec> CrossRankRules();  // evaluated by DiagnoseCrossRank only
 
 }  // namespace gpuwhy

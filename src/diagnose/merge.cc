@@ -38,6 +38,9 @@ void MergeFinding(Finding& into, Finding from) {
   });
   AppendMissing(into.top_events, from.top_events,
                 [](const std::string& a, const std::string& b) { return a == b; });
+  AppendMissing(into.quotes, from.quotes, [](const SourceQuote& a, const SourceQuote& b) {
+    return a.file == b.file && a.line == b.line && a.text == b.text;
+  });
   AppendMissing(into.fixes, from.fixes,
                 [](const Fix& a, const Fix& b) { return a.action == b.action; });
   into.confidence = std::max(into.confidence, from.confidence);

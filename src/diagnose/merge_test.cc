@@ -37,6 +37,9 @@ TEST(MergeDiagnosis, SameIdKeepsTheMoreSevereHeadlineAndBothEvidence) {
   Diagnosis signals;
   signals.findings.push_back(
       MakeFinding("memory.near_capacity", Severity::kHigh, 0, "nvml_memory_used"));
+  trace.findings[0].quotes.push_back({"dmesg.txt", 12, "NVRM: Xid (PCI:0000:17:00): 31"});
+  signals.findings[0].quotes.push_back({"dmesg.txt", 12, "NVRM: Xid (PCI:0000:17:00): 31"});
+  signals.findings[0].quotes.push_back({"dmesg.txt", 40, "NVRM: Xid (PCI:0000:17:00): 79"});
   signals.findings.push_back(MakeFinding("platform.throttling", Severity::kLow, 0, "clocks"));
 
   MergeDiagnosis(trace, std::move(signals));
@@ -49,6 +52,7 @@ TEST(MergeDiagnosis, SameIdKeepsTheMoreSevereHeadlineAndBothEvidence) {
   EXPECT_EQ(mem->evidence[0].metric.id, "nvml_memory_used");  // the headline's own first
   EXPECT_EQ(mem->evidence[1].metric.id, "trace");
   EXPECT_EQ(mem->fixes.size(), 1u);  // same action is not repeated
+  EXPECT_EQ(mem->quotes.size(), 2u);  // the quoted line both saw, once
   // Ranked: the one with recoverable time first.
   EXPECT_EQ(trace.findings.front().id, "input.dataloader_wait");
   EXPECT_EQ(trace.step_ns, 100'000'000);
