@@ -58,7 +58,9 @@ std::map<std::string, double> ParseExposition(const std::string& text) {
       if (m[1] == "TYPE") {
         EXPECT_TRUE(typed.insert(name).second) << "TYPE twice: " << line;
         EXPECT_TRUE(m[3] == "gauge" || m[3] == "counter") << line;
-        if (m[3] == "counter") EXPECT_TRUE(name.ends_with("_total")) << line;
+        if (m[3] == "counter") {
+          EXPECT_TRUE(name.ends_with("_total")) << line;
+        }
       }
       if (name != current) {
         if (!current.empty()) finished.insert(current);
