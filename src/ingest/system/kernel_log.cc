@@ -33,8 +33,9 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+// At most 18 digits: anything longer cannot be a field of a time stamp and would overflow.
 bool Digits(std::string_view s, size_t pos, size_t n, int64_t& out) {
-  if (pos + n > s.size()) return false;
+  if (pos + n > s.size() || n > 18) return false;
   out = 0;
   for (size_t i = pos; i < pos + n; ++i) {
     if (s[i] < '0' || s[i] > '9') return false;
@@ -42,6 +43,9 @@ bool Digits(std::string_view s, size_t pos, size_t n, int64_t& out) {
   }
   return true;
 }
+
+// int64 nanoseconds since 1970 end in 2262: a year outside this range is not a log stamp.
+bool PlausibleYear(int64_t y) { return y >= 1970 && y <= 2200; }
 
 int64_t EpochNs(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t s) {
   return ((DaysFromCivil(y, mo, d) * 24 + h) * 3600 + mi * 60 + s) * 1'000'000'000;
@@ -55,7 +59,8 @@ bool ParseIso(std::string_view& s, Stamp& stamp) {
     return false;
   }
   if (!Digits(s, 0, 4, y) || !Digits(s, 5, 2, mo) || !Digits(s, 8, 2, d) || !Digits(s, 11, 2, h) ||
-      !Digits(s, 14, 2, mi) || !Digits(s, 17, 2, sec) || mo < 1 || mo > 12 || d < 1 || d > 31) {
+      !Digits(s, 14, 2, mi) || !Digits(s, 17, 2, sec) || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+      !PlausibleYear(y)) {
     return false;
   }
   size_t pos = 19;
@@ -109,7 +114,7 @@ bool ParseCtimeBracket(std::string_view& s, Stamp& stamp) {
   std::string_view hms = w[3];
   if (month == 0 || hms.size() != 8 || !Digits(w[2], 0, w[2].size(), day) ||
       !Digits(hms, 0, 2, h) || !Digits(hms, 3, 2, mi) || !Digits(hms, 6, 2, sec) ||
-      !Digits(w[4], 0, 4, year)) {
+      !Digits(w[4], 0, 4, year) || day < 1 || day > 31 || !PlausibleYear(year)) {
     return false;
   }
   stamp.text = std::string(s.substr(0, close + 1));
@@ -117,6 +122,10 @@ bool ParseCtimeBracket(std::string_view& s, Stamp& stamp) {
   s.remove_prefix(close + 1);
   return true;
 }
+
+// Seconds since boot beyond this (about 285 years) are not a time stamp; they would also
+// overflow int64 nanoseconds.
+constexpr int64_t kMaxUptimeSeconds = 9'000'000'000;
 
 // "[    2.608284] " (plain dmesg, after an optional "<6>").
 bool ParseBootBracket(std::string_view& s, Stamp& stamp) {
@@ -127,7 +136,8 @@ bool ParseBootBracket(std::string_view& s, Stamp& stamp) {
   size_t dot = inner.find('.');
   int64_t secs = 0, micros = 0;
   if (dot == std::string_view::npos || !Digits(inner, 0, dot, secs) ||
-      !Digits(inner, dot + 1, inner.size() - dot - 1, micros) || inner.size() - dot - 1 > 9) {
+      !Digits(inner, dot + 1, inner.size() - dot - 1, micros) || inner.size() - dot - 1 > 9 ||
+      secs > kMaxUptimeSeconds) {
     return false;
   }
   int64_t scale = 1;
@@ -154,7 +164,8 @@ bool ParseKmsg(std::string_view& s, Stamp& stamp) {
   int64_t prio, seq, usec;
   if (parts.size() < 4 || !Digits(parts[0], 0, parts[0].size(), prio) || parts[0].empty() ||
       !Digits(parts[1], 0, parts[1].size(), seq) || parts[1].empty() ||
-      !Digits(parts[2], 0, parts[2].size(), usec) || parts[2].empty()) {
+      !Digits(parts[2], 0, parts[2].size(), usec) || parts[2].empty() ||
+      usec > kMaxUptimeSeconds * 1'000'000) {
     return false;
   }
   stamp.text = std::string(head);

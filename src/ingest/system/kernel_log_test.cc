@@ -61,6 +61,26 @@ TEST(KernelLogTest, BootRelativeStamps) {
   EXPECT_EQ(*syslog.since_boot_ns, 12'500'000'000LL);
 }
 
+// Found by the mutation fuzzer under UBSan: a bracket or /dev/kmsg stamp with more digits
+// than any uptime overflowed int64 nanoseconds. Such a stamp is not a stamp; the Xid stays.
+TEST(KernelLogTest, HugeUptimeStampsAreNotStamps) {
+  for (const char* line :
+       {"[999999999999999999.5] NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
+        "[99999999999.000001] NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
+        "6,1,99999999999999999,-;NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
+        "[1234567890123456789012.5] NVRM: Xid (PCI:0000:17:00): 79, pid=1, off the bus.\n",
+        "[Sun Feb 23456789012345 16:24:18 2025] NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n",
+        "[Sun Feb 23 16:24:18 9999] NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n",
+        "9999-02-23T16:24:18,283302+00:00 host kernel: NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n"}) {
+    SystemFacts facts;
+    EXPECT_TRUE(ParseKernelLog(line, "k.log", facts).ok()) << line;
+    ASSERT_EQ(facts.xids.size(), 1u) << line;
+    EXPECT_EQ(facts.xids[0].code, 79) << line;
+    EXPECT_FALSE(facts.xids[0].since_boot_ns.has_value()) << line;
+    EXPECT_FALSE(facts.xids[0].epoch_ns.has_value()) << line;
+  }
+}
+
 TEST(KernelLogTest, LineWithoutStampStillCounts) {
   XidEvent x = OnlyXid("NVRM: Xid (PCI:0000:01:00): 94, pid=1, name=a, Contained: SM\n");
   EXPECT_EQ(x.code, 94);
