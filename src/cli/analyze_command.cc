@@ -10,6 +10,7 @@
 #include "cli/analyze_bundles.h"
 #include "cli/analyze_ranks.h"
 #include "cli/commands.h"
+#include "cli/diagnosis_flags.h"
 #include "cli/metrics_input.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
@@ -38,16 +39,6 @@ Severity ParseSeverity(std::string_view name) {
 }
 
 // The config file first, then each --set in order: the command line wins.
-Status BuildDiagnoseOptions(const AnalyzeOptions& options, DiagnoseOptions& out) {
-  if (!options.config.empty()) {
-    if (Status status = out.catalog.ApplyConfigFile(options.config); !status.ok()) return status;
-  }
-  for (const std::string& assignment : options.overrides) {
-    if (Status status = out.catalog.ApplyOverride(assignment); !status.ok()) return status;
-  }
-  return Status::Ok();
-}
-
 bool ReachesSeverity(std::span<const RankReport> ranks, const std::optional<CrossRankReport>& job,
                      Severity threshold) {
   for (const RankReport& rank : ranks) {
@@ -72,24 +63,14 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   command->add_option("--top", options.top_n, "Rows in top-N lists (kernels, gaps, streams)")
       ->check(CLI::Range(1, 100000));
-  command
-      ->add_option("--fail-on", options.fail_on,
-                   "Exit 1 when a finding reaches SEVERITY (info, low, medium, high, critical)")
-      ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}));
-  // One value per --set, so `--set a.b=1 trace.json` leaves trace.json an input.
-  command
-      ->add_option("--set", options.overrides,
-                   "Override a rule threshold: RULE.PARAM=VALUE (repeatable; docs/findings.md)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  command->add_option("--config", options.config,
-                      "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");
+  AddDiagnosisFlags(*command, options.fail_on, options.overrides, options.config);
   AddAnalyzeRankOptions(*command, options);
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
   DiagnoseOptions diagnose_options;
-  if (Status status = BuildDiagnoseOptions(options, diagnose_options); !status.ok()) {
+  if (Status status = ApplyRuleOverrides(options.config, options.overrides, diagnose_options);
+      !status.ok()) {
     PrintError(context, status);
     return kExitUnusable;
   }

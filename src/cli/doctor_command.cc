@@ -12,6 +12,7 @@
 
 #include "base/file_input.h"
 #include "cli/commands.h"
+#include "cli/diagnosis_flags.h"
 #include "cli/doctor_report.h"
 #include "collect/system_probe/system_probe.h"
 #include "diagnose/diagnose_platform.h"
@@ -68,32 +69,14 @@ void AddDoctorCommand(CLI::App& app, DoctorOptions& options) {
   command->add_option("--format", options.format, "Output format: text, json or md")
       ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
-  command
-      ->add_option("--fail-on", options.fail_on,
-                   "Exit 1 when a finding reaches SEVERITY (info, low, medium, high, critical)")
-      ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}));
-  command
-      ->add_option("--set", options.overrides,
-                   "Override a rule threshold: RULE.PARAM=VALUE (repeatable; docs/findings.md)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  command->add_option("--config", options.config,
-                      "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");
+  AddDiagnosisFlags(*command, options.fail_on, options.overrides, options.config);
 }
 
 int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
   DiagnoseOptions diagnose_options;
-  if (!options.config.empty()) {
-    if (Status s = diagnose_options.catalog.ApplyConfigFile(options.config); !s.ok()) {
-      PrintError(context, s);
-      return kExitUnusable;
-    }
-  }
-  for (const std::string& assignment : options.overrides) {
-    if (Status s = diagnose_options.catalog.ApplyOverride(assignment); !s.ok()) {
-      PrintError(context, s);
-      return kExitUnusable;
-    }
+  if (Status s = ApplyRuleOverrides(options.config, options.overrides, diagnose_options); !s.ok()) {
+    PrintError(context, s);
+    return kExitUnusable;
   }
   SystemFacts facts;
   std::vector<ReportFailure> failures;
