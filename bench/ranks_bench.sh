@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Multi-rank memory benchmark: N synthetic ranks of M MB each (comm-exposed, rank 1 slow by
 # 15%), analysed by one `gpuwhy analyze DIR`; prints wall time and peak RSS of each run and
-# their medians. Usage: bench/ranks_bench.sh [GPUWHY] [RANKS] [MB] [RUNS]
+# their medians; then one `gpuwhy annotate DIR` merging every rank into one aligned trace
+# (peak RSS, wall, output size). Usage: bench/ranks_bench.sh [GPUWHY] [RANKS] [MB] [RUNS]
 # Needs GNU time (/usr/bin/time, Debian package "time"). Files go to a temporary directory.
 set -euo pipefail
 gpuwhy=${1:-build/release/src/cli/gpuwhy}
@@ -34,3 +35,7 @@ s = c["stragglers"][0]
 print(f"straggler: rank {s['rank']} late at {s['late_count']}/{s['collectives']}, "
       f"{s['mean_late_ns'] / 1e6:.3f} ms, cause {s['cause']}; {len(c['collectives'])} collectives matched")
 PY
+/usr/bin/time -f '%M %e' -o "$dir/time.txt" "$gpuwhy" annotate "$dir/in" -o "$dir/merged.json.gz" || true
+read -r kb secs < "$dir/time.txt"
+echo "annotate (merged trace of $ranks ranks): peak RSS $((kb / 1024)) MiB, wall ${secs} s," \
+     "output $(du -m "$dir/merged.json.gz" | cut -f1) MiB gzip"

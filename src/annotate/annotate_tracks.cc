@@ -15,6 +15,7 @@ constexpr int64_t kIdlePid = kAnnotatePidBase + 1;
 constexpr int64_t kStepsPid = kAnnotatePidBase + 2;
 constexpr int64_t kCountersPid = kAnnotatePidBase + 3;
 constexpr int64_t kFindingsPid = kAnnotatePidBase + 4;
+constexpr int64_t kCollectivesPid = kAnnotatePidBase + 5;
 constexpr int64_t kLaneStride = 1000;  // lane N of track T is tid T * kLaneStride + N
 
 AddedEvent Complete(int64_t pid, int64_t tid, Interval range, std::string name, std::string category) {
@@ -145,6 +146,47 @@ void AssignLanes(std::vector<AddedEvent>& events) {
     ends[lane] = e.ts + e.dur;
     e.tid += static_cast<int64_t>(lane);
   }
+}
+
+AnnotationTracks BuildCrossRankTracks(const CrossRankResult& result) {
+  AnnotationTracks t;
+  t.process_names.push_back({kCollectivesPid, "gpuwhy: collectives across ranks (aligned clock)"});
+  const int64_t matched_tid = kLaneStride;
+  t.thread_names.push_back({{kCollectivesPid, matched_tid}, "matched collectives (first arrival to end of transfer)"});
+  std::map<int64_t, int64_t> wait_tid;  // rank -> its waiting track
+  for (const CrossRankRow& row : result.ranks) {
+    int64_t tid = static_cast<int64_t>(wait_tid.size() + 2) * kLaneStride;
+    wait_tid[row.rank] = tid;
+    t.thread_names.push_back({{kCollectivesPid, tid}, fmt::format("rank {} waiting for the last rank", row.rank)});
+  }
+  for (const MatchedCollective& c : result.collectives) {
+    std::string label = c.step == kNoValue ? fmt::format("{} #{}", c.kind, c.ordinal)
+                                           : fmt::format("{} step {} #{}", c.kind, c.step, c.ordinal);
+    AddedEvent e = Complete(kCollectivesPid, matched_tid, {c.first_arrival, c.last_arrival + c.transfer_ns}, label,
+                            "gpuwhy_collective");
+    e.string_args = {{"process_group", c.process_group}};
+    e.number_args = {{"ranks", static_cast<double>(c.arrivals.size())},
+                     {"late_rank", static_cast<double>(c.late_rank)},
+                     {"late_by_us", NsToUs(c.late_by_ns)},
+                     {"late_vs_second_us", NsToUs(c.late_vs_second_ns)},
+                     {"total_wait_us", NsToUs(c.total_wait_ns)},
+                     {"transfer_us", NsToUs(c.transfer_ns)}};
+    if (c.bytes != kNoValue) e.number_args.push_back({"bytes", static_cast<double>(c.bytes)});
+    if (c.busbw_gbps > 0) e.number_args.push_back({"busbw_gbps", c.busbw_gbps});
+    t.events.push_back(std::move(e));
+    for (const CollectiveArrival& a : c.arrivals) {
+      auto tid = wait_tid.find(a.rank);
+      if (tid == wait_tid.end() || a.wait_ns <= 0) continue;
+      AddedEvent w = Complete(kCollectivesPid, tid->second, {a.arrival, a.arrival + a.wait_ns},
+                              fmt::format("wait for rank {}", c.late_rank), "gpuwhy_wait");
+      w.string_args = {{"collective", label}};
+      w.number_args = {{"wait_us", NsToUs(a.wait_ns)}};
+      t.events.push_back(std::move(w));
+    }
+  }
+  AssignLanes(t.events);
+  NameExtraLanes(t);
+  return t;
 }
 
 AnnotationTracks BuildAnnotationTracks(const TraceAnalysis& analysis, const Diagnosis& diagnosis,

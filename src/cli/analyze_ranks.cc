@@ -32,6 +32,7 @@ void AnalyzeOneTrace(FileSlot& slot, const RankInputOptions& options, bool keep_
   for (Trace& trace : *traces) {
     RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
     rank.diagnosis = Diagnose(trace, rank.analysis, *options.diagnose);
+    if (options.on_trace) options.on_trace(slot.path, trace, rank.analysis, rank.diagnosis);
     RankSummary summary = SummarizeRank(trace, rank.analysis);
     summary.findings = SummarizeFindings(rank.diagnosis);
     slot.summaries.push_back(std::move(summary));

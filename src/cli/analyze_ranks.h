@@ -3,6 +3,7 @@
 // and runs the cross-rank analysis and diagnosis when there is more than one rank.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct RankInputOptions {
   size_t max_reports = 16;
   // ... unless the trace files total at most this (a folder of small traces keeps them all).
   uintmax_t max_report_input_bytes = uintmax_t{1} << 30;
+  // Called on each analysed trace (from a worker thread: it must be thread-safe) while its
+  // trace and analyses are alive, before they are reduced to the summary.
+  std::function<void(const std::string& path, const Trace&, const TraceAnalysis&, const Diagnosis&)> on_trace;
 };
 
 // Expands the inputs; trace files are analysed on a thread pool, summary files

@@ -1,46 +1,173 @@
 // `gpuwhy annotate TRACE -o OUT.json.gz`: the trace with gpuwhy's tracks added, to check each
-// claim on a timeline in Perfetto UI or chrome://tracing.
+// claim on a timeline in Perfetto UI or chrome://tracing. Several traces (or a folder) of one
+// job: one merged trace, a process per rank, every rank on the reference rank's clock.
 #include <CLI/CLI.hpp>
 
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <ostream>
 
 #include "analyze/analysis.h"
 #include "annotate/annotate.h"
+#include "cli/analyze_ranks.h"
 #include "cli/commands.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
 
 namespace gpuwhy {
+namespace {
 
-void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
-  CLI::App* command = app.add_subcommand(
-      "annotate", "Write the trace with added tracks for Perfetto: idle gaps by cause, steps, queue length and "
-                  "utilization counters, one marker per finding");
-  command->add_option("trace", options.input, "A Kineto / Chrome JSON trace (.json or .json.gz)")->required();
-  command->add_option("-o,--output", options.output, "The annotated trace (.json or .json.gz)")->required();
-}
-
-int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context) {
-  StatusOr<Trace> trace = ImportTraceFile(options.input);
+int AnnotateOneTrace(const std::string& input, const std::string& output, const CliContext& context) {
+  StatusOr<Trace> trace = ImportTraceFile(input);
   if (!trace.ok()) {
     PrintError(context, trace.status());
     return kExitUnusable;
   }
   if (trace->metadata.format != "kineto") {
-    PrintError(context, options.input + ": annotate writes Kineto / Chrome JSON traces only");
+    PrintError(context, input + ": annotate writes Kineto / Chrome JSON traces only");
     return kExitUnusable;
   }
   TraceAnalysis analysis = AnalyzeTrace(*trace);
   Diagnosis diagnosis = Diagnose(*trace, analysis);
   AnnotationTracks tracks = BuildAnnotationTracks(analysis, diagnosis);
-  Status written = WriteAnnotatedTrace(options.input, tracks, options.output);
+  Status written = WriteAnnotatedTrace(input, tracks, output);
   if (!written.ok()) {
     PrintError(context, written);
     return kExitUnusable;
   }
-  context.out << options.output << ": " << tracks.events.size() << " events added ("
-              << diagnosis.findings.size() << " findings marked)\n";
+  context.out << output << ": " << tracks.events.size() << " events added (" << diagnosis.findings.size()
+              << " findings marked)\n";
   return kExitOk;
+}
+
+// Each rank's own tracks, built while its analyses are alive (analysis runs on a pool) and
+// kept on disk until the merge.
+struct RankTracks {
+  std::string dir;  // removed with its files when the command ends
+  std::mutex mutex;
+  std::map<std::string, std::string> fragment_by_path;
+  std::vector<std::string> refused;  // not Kineto / Chrome JSON
+  std::vector<std::string> errors;
+  ~RankTracks() {
+    std::error_code ignored;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+std::vector<MergedRankInput> PlaceRanks(const CrossRankResult& job, const RankTracks& tracks) {
+  std::vector<MergedRankInput> ranks;
+  for (const CrossRankRow& row : job.ranks) {
+    MergedRankInput rank;
+    rank.path = row.path;
+    rank.rank = row.rank;
+    auto clock = std::find_if(job.clocks.begin(), job.clocks.end(), [&](const RankClock& c) { return c.rank == row.rank; });
+    if (clock != job.clocks.end()) rank.clock = *clock;
+    auto own = tracks.fragment_by_path.find(row.path);
+    if (own != tracks.fragment_by_path.end()) rank.tracks_path = own->second;
+    ranks.push_back(std::move(rank));
+  }
+  return ranks;
+}
+
+int AnnotateRanks(const AnnotateOptions& options, const CliContext& context) {
+  DiagnoseOptions diagnose;
+  RankTracks tracks;
+  std::string pattern = (std::filesystem::temp_directory_path() / "gpuwhy_annotate_XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    PrintError(context, pattern + ": cannot create a temporary folder for the ranks' tracks");
+    return kExitUnusable;
+  }
+  tracks.dir = pattern;
+  RankInputOptions input_options;
+  input_options.diagnose = &diagnose;
+  input_options.jobs = options.jobs;
+  input_options.max_reports = 0;  // only summaries stay in memory: bounded by --jobs
+  input_options.on_trace = [&tracks](const std::string& path, const Trace& trace, const TraceAnalysis& analysis,
+                                     const Diagnosis& diagnosis) {
+    if (trace.metadata.format != "kineto") {
+      std::lock_guard<std::mutex> lock(tracks.mutex);
+      tracks.refused.push_back(path);
+      return;
+    }
+    std::string fragment;
+    {
+      std::lock_guard<std::mutex> lock(tracks.mutex);
+      fragment = fmt::format("{}/rank{}.tracks.json.gz", tracks.dir, tracks.fragment_by_path.size());
+      tracks.fragment_by_path[path] = fragment;
+    }
+    Status written = WriteTracksFragment(BuildAnnotationTracks(analysis, diagnosis), fragment);
+    if (!written.ok()) {
+      std::lock_guard<std::mutex> lock(tracks.mutex);
+      tracks.errors.push_back(written.message());
+    }
+  };
+  RankInputs inputs = AnalyzeRankInputs(options.inputs, input_options, context);
+  for (const std::string& error : tracks.errors) PrintError(context, error);
+  if (!tracks.errors.empty()) return kExitUnusable;
+  bool partial = !inputs.failures.empty();
+  if (inputs.trace_count != inputs.summaries.size() || !tracks.refused.empty()) {
+    for (const std::string& path : tracks.refused) {
+      PrintError(context, path + ": annotate merges Kineto / Chrome JSON traces only");
+    }
+    if (inputs.trace_count != inputs.summaries.size() && tracks.refused.empty()) {
+      PrintError(context, "annotate needs the ranks' traces: summary files (--summary) hold no events to merge");
+    }
+    return kExitUnusable;
+  }
+  if (inputs.summaries.size() < 2) {
+    PrintError(context, fmt::format("annotate: {} readable trace(s): merging needs at least two ranks",
+                                    inputs.summaries.size()));
+    return kExitUnusable;
+  }
+  CrossRankResult job = AnalyzeCrossRank(std::move(inputs.summaries), CrossRankOptions{});
+  for (const std::string& warning : job.warnings) context.err << "warning: " << warning << "\n";
+  AnnotationTracks job_tracks = BuildCrossRankTracks(job);
+  StatusOr<MergedTraceResult> merged = WriteMergedTrace(PlaceRanks(job, tracks), job_tracks, options.output);
+  if (!merged.ok()) {
+    PrintError(context, merged.status());
+    return kExitUnusable;
+  }
+  size_t added = merged->job_events;
+  size_t aligned = 0;
+  for (const MergedRankOutcome& rank : merged->ranks) {
+    added += rank.added_events;
+    if (rank.truncated) {
+      PrintError(context, fmt::format("{}: byte {}: truncated: rank {} holds the events read before it",
+                                      rank.path, rank.truncated_at, rank.rank));
+      partial = true;
+    }
+  }
+  for (const RankClock& clock : job.clocks) aligned += clock.aligned;
+  context.out << fmt::format(
+      "{}: {} ranks merged, one process per rank; {} of them aligned to rank {}'s clock from {} matched "
+      "collectives (largest offset {:.3f} ms, uncertainty up to {:.1f} µs); {} events added\n",
+      options.output, merged->ranks.size(), aligned, job.reference_rank, job.collectives.size(),
+      NsToMs(job.max_skew_ns), NsToUs(job.max_uncertainty_ns), added);
+  return partial ? kExitUnusable : kExitOk;
+}
+
+}  // namespace
+
+void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
+  CLI::App* command = app.add_subcommand(
+      "annotate", "Write the trace with added tracks for Perfetto: idle gaps by cause, steps, queue length and "
+                  "utilization counters, one marker per finding. Several ranks' traces (or a folder): one "
+                  "merged trace, a process per rank, clocks aligned from the collectives");
+  command->add_option("traces", options.inputs, "Kineto / Chrome JSON traces (.json or .json.gz) or a folder")
+      ->required();
+  command->add_option("-o,--output", options.output, "The annotated trace (.json or .json.gz)")->required();
+  command->add_option("--jobs", options.jobs, "Traces analysed at once when merging ranks; default: cores")
+      ->check(CLI::Range(0, 1024));
+}
+
+int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context) {
+  StatusOr<std::vector<std::string>> files = ExpandInputPaths(options.inputs);
+  if (files.ok() && files->size() == 1) return AnnotateOneTrace(files->front(), options.output, context);
+  return AnnotateRanks(options, context);
 }
 
 }  // namespace gpuwhy

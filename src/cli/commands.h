@@ -78,8 +78,9 @@ void AddDiffCommand(CLI::App& app, DiffCommandOptions& options);
 int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context);
 
 struct AnnotateOptions {
-  std::string input;   // a Kineto / Chrome JSON trace
-  std::string output;  // .json or .json.gz
+  std::vector<std::string> inputs;  // Kineto / Chrome JSON traces or folders; several: one per rank
+  std::string output;               // .json or .json.gz
+  size_t jobs = 0;                  // traces analysed at once when merging ranks; 0: cores
 };
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);

@@ -69,6 +69,31 @@ TEST_F(PicturesCommandTest, DiffReadsAJsonReport) {
   EXPECT_NE(r.out.find("\"step_change_pct\": 0"), std::string::npos) << r.out.substr(0, 600);
 }
 
+TEST_F(PicturesCommandTest, AnnotateMergesRanksAndSaysWhatItCouldNot) {
+  std::string job = Path("job.json");
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "3", "--steps", "4", "--slow-rank", "1",
+                       "--slow-by", "40", "-o", job})
+                .code,
+            kExitOk);
+  std::vector<std::string> ranks = {Path("job.rank0.json"), Path("job.rank1.json"), Path("job.rank2.json")};
+  std::string out = Path("merged.json.gz");
+  Result r = RunGpuwhy({"annotate", ranks[0], ranks[1], ranks[2], "-o", out});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("3 ranks merged, one process per rank; 3 of them aligned"), std::string::npos) << r.out;
+  EXPECT_EQ(RunGpuwhy({"info", out}).code, kExitOk);
+  // A missing rank: the others are merged, the exit code says the result is partial.
+  Result partial = RunGpuwhy({"annotate", ranks[0], ranks[2], Path("absent.json"), "-o", out});
+  EXPECT_EQ(partial.code, kExitUnusable);
+  EXPECT_NE(partial.err.find("absent.json"), std::string::npos) << partial.err;
+  EXPECT_NE(partial.out.find("2 ranks merged"), std::string::npos) << partial.out;
+  // Summary files hold no events to merge.
+  std::string summary = Path("rank0.summary.json");
+  ASSERT_EQ(RunGpuwhy({"analyze", ranks[0], "--summary", "-o", summary}).code, kExitOk);
+  Result summaries = RunGpuwhy({"annotate", summary, ranks[1], "-o", out});
+  EXPECT_EQ(summaries.code, kExitUnusable);
+  EXPECT_NE(summaries.err.find("summary files"), std::string::npos) << summaries.err;
+}
+
 TEST_F(PicturesCommandTest, AnnotatedTraceLoadsInInfo) {
   std::string trace = Synth("sync-heavy");
   std::string out = Path("annotated.json.gz");
