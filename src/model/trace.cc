@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <span>
+#include <thread>
 #include <type_traits>
 
 #include "base/huge_pages.h"
@@ -29,10 +31,25 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::ve
   std::memcpy(column.data(), sorted, bytes);
 }
 
-std::vector<uint32_t> Identity(size_t n) {
+// The row order that sorts rows by |less| (on row indexes), stable; empty when the rows are
+// already in order (importers mostly read in time order). An index vector sorted through the
+// columns touches less fresh memory than a copy of the keys, and fresh pages are what large
+// imports pay for most.
+template <typename Less>
+std::vector<uint32_t> SortOrder(size_t n, Less less) {
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
+  if (sorted) return {};
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), less);
   return order;
+}
+
+std::vector<uint32_t> Inverse(const std::vector<uint32_t>& order) {
+  std::vector<uint32_t> inverse(order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) inverse[order[i]] = i;
+  return inverse;
 }
 
 }  // namespace
@@ -45,8 +62,17 @@ ThreadId Trace::GetOrCreateThread(int64_t pid, int64_t tid) {
 
 void Trace::Finalize() {
   if (finalized_) return;
-  SortGpuOps();
-  SortCpuSlicesAndNest();
+  // The two big tables sort independently (disjoint columns; of a collective row one writes
+  // gpu_op, the other cpu_slice): on large traces, on two threads.
+  constexpr size_t kParallelRows = 500'000;
+  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
+    std::thread gpu([this] { SortGpuOps(); });
+    SortCpuSlicesAndNest();
+    gpu.join();
+  } else {
+    SortGpuOps();
+    SortCpuSlicesAndNest();
+  }
   BuildCorrelationIndexes();
   CountStreamOverlaps();
   ComputeSpan();
@@ -63,29 +89,29 @@ void Trace::Finalize() {
 
 void Trace::SortGpuOps() {
   GpuOpTable& t = gpu_ops;
-  std::vector<uint32_t> order = Identity(t.size());
-  std::stable_sort(order.begin(), order.end(), [&t](uint32_t a, uint32_t b) {
+  std::vector<uint32_t> order = SortOrder(t.size(), [&t](uint32_t a, uint32_t b) {
     if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
     return t.end[a] < t.end[b];
   });
-  std::vector<uint32_t> new_index(order.size());
-  for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
-  std::vector<std::byte> scratch;
-  Permute(t.launch, order, scratch);  // the widest column first: the scratch is sized once
-  Permute(t.kind, order, scratch);
-  Permute(t.device, order, scratch);
-  Permute(t.stream, order, scratch);
-  Permute(t.start, order, scratch);
-  Permute(t.end, order, scratch);
-  Permute(t.name, order, scratch);
-  Permute(t.correlation, order, scratch);
-  Permute(t.external_id, order, scratch);
-  Permute(t.bytes, order, scratch);
-  Permute(t.copy_direction, order, scratch);
-  Permute(t.src_kind, order, scratch);
-  Permute(t.dst_kind, order, scratch);
-  for (auto& row : collectives.rows) {
-    if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
+  if (!order.empty()) {
+    std::vector<uint32_t> new_index = Inverse(order);
+    std::vector<std::byte> scratch;
+    Permute(t.launch, order, scratch);  // the widest column first: the scratch is sized once
+    Permute(t.kind, order, scratch);
+    Permute(t.device, order, scratch);
+    Permute(t.stream, order, scratch);
+    Permute(t.start, order, scratch);
+    Permute(t.end, order, scratch);
+    Permute(t.name, order, scratch);
+    Permute(t.correlation, order, scratch);
+    Permute(t.external_id, order, scratch);
+    Permute(t.bytes, order, scratch);
+    Permute(t.copy_direction, order, scratch);
+    Permute(t.src_kind, order, scratch);
+    Permute(t.dst_kind, order, scratch);
+    for (auto& row : collectives.rows) {
+      if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
+    }
   }
   std::vector<int32_t> devices_seen(t.device.begin(), t.device.end());
   std::sort(devices_seen.begin(), devices_seen.end());
@@ -95,26 +121,26 @@ void Trace::SortGpuOps() {
 
 void Trace::SortCpuSlicesAndNest() {
   CpuSliceTable& t = cpu_slices;
-  std::vector<uint32_t> order = Identity(t.size());
-  std::stable_sort(order.begin(), order.end(), [&t](uint32_t a, uint32_t b) {
+  std::vector<uint32_t> order = SortOrder(t.size(), [&t](uint32_t a, uint32_t b) {
     if (t.thread[a] != t.thread[b]) return t.thread[a] < t.thread[b];
     if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
     return t.end[a] > t.end[b];  // parents before children
   });
-  std::vector<uint32_t> new_index(order.size());
-  for (uint32_t i = 0; i < order.size(); ++i) new_index[order[i]] = i;
-  std::vector<std::byte> scratch;
-  Permute(t.start, order, scratch);  // 8-byte columns first: the scratch is sized once
-  Permute(t.thread, order, scratch);
-  Permute(t.end, order, scratch);
-  Permute(t.name, order, scratch);
-  Permute(t.kind, order, scratch);
-  Permute(t.correlation, order, scratch);
-  Permute(t.external_id, order, scratch);
-  Permute(t.input_dims, order, scratch);
-  Permute(t.input_types, order, scratch);
-  for (auto& row : collectives.rows) {
-    if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
+  if (!order.empty()) {
+    std::vector<uint32_t> new_index = Inverse(order);
+    std::vector<std::byte> scratch;
+    Permute(t.start, order, scratch);  // 8-byte columns first: the scratch is sized once
+    Permute(t.thread, order, scratch);
+    Permute(t.end, order, scratch);
+    Permute(t.name, order, scratch);
+    Permute(t.kind, order, scratch);
+    Permute(t.correlation, order, scratch);
+    Permute(t.external_id, order, scratch);
+    Permute(t.input_dims, order, scratch);
+    Permute(t.input_types, order, scratch);
+    for (auto& row : collectives.rows) {
+      if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
+    }
   }
 
   t.depth.assign(t.size(), 0);
@@ -142,14 +168,20 @@ void Trace::SortCpuSlicesAndNest() {
 }
 
 void Trace::BuildCorrelationIndexes() {
+  // Rows are appended in row order, so sorting the pairs by (correlation, row) keeps the
+  // rows of one correlation in order (a stable sort by correlation, without its buffer).
   ops_by_correlation_.clear();
   for (size_t i = 0; i < gpu_ops.size(); ++i) {
     if (gpu_ops.correlation[i] != kNoValue) {
       ops_by_correlation_.push_back({gpu_ops.correlation[i], GpuOpId(static_cast<uint32_t>(i))});
     }
   }
-  std::stable_sort(ops_by_correlation_.begin(), ops_by_correlation_.end(),
-                   [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+  auto op_less = [](const CorrelatedGpuOp& a, const CorrelatedGpuOp& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation : a.op.value < b.op.value;
+  };
+  if (!std::is_sorted(ops_by_correlation_.begin(), ops_by_correlation_.end(), op_less)) {
+    std::sort(ops_by_correlation_.begin(), ops_by_correlation_.end(), op_less);
+  }
 
   launches_by_correlation_.clear();
   for (size_t i = 0; i < cpu_slices.size(); ++i) {
@@ -160,8 +192,12 @@ void Trace::BuildCorrelationIndexes() {
           {cpu_slices.correlation[i], CpuSliceId(static_cast<uint32_t>(i))});
     }
   }
-  std::stable_sort(launches_by_correlation_.begin(), launches_by_correlation_.end(),
-                   [](const auto& a, const auto& b) { return a.correlation < b.correlation; });
+  auto launch_less = [](const CorrelatedLaunch& a, const CorrelatedLaunch& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation : a.slice.value < b.slice.value;
+  };
+  if (!std::is_sorted(launches_by_correlation_.begin(), launches_by_correlation_.end(), launch_less)) {
+    std::sort(launches_by_correlation_.begin(), launches_by_correlation_.end(), launch_less);
+  }
   auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
                                [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;
@@ -169,9 +205,12 @@ void Trace::BuildCorrelationIndexes() {
   if (duplicates > 0) stats.Increment(ImportStat::kDuplicateCorrelation, duplicates);
 
   if (launches_by_correlation_.empty()) return;  // no runtime events recorded at all
-  int64_t orphans = 0;
-  for (size_t i = 0; i < gpu_ops.size(); ++i) {
-    if (!FindLaunch(gpu_ops.correlation[i]).valid()) ++orphans;
+  // Ops whose correlation no launch has: both lists are sorted, so one merge pass.
+  int64_t orphans = static_cast<int64_t>(gpu_ops.size() - ops_by_correlation_.size());  // no correlation
+  auto launch = launches_by_correlation_.begin();
+  for (const CorrelatedGpuOp& op : ops_by_correlation_) {
+    while (launch != launches_by_correlation_.end() && launch->correlation < op.correlation) ++launch;
+    if (launch == launches_by_correlation_.end() || launch->correlation != op.correlation) ++orphans;
   }
   if (orphans > 0) stats.Increment(ImportStat::kGpuOpWithoutLaunch, orphans);
 }
@@ -202,7 +241,13 @@ void Trace::BuildSteps() {
   }
   std::vector<TimeNs> first(rows.size(), std::numeric_limits<TimeNs>::max());
   std::vector<TimeNs> last(rows.size(), std::numeric_limits<TimeNs>::min());
+  // Launches and ops are both sorted by correlation: walk them together.
+  auto ops = ops_by_correlation_.begin();
   for (const CorrelatedLaunch& launch : launches_by_correlation_) {
+    while (ops != ops_by_correlation_.end() && ops->correlation < launch.correlation) ++ops;
+    auto ops_end = ops;
+    while (ops_end != ops_by_correlation_.end() && ops_end->correlation == launch.correlation) ++ops_end;
+    if (ops == ops_end) continue;
     TimeNs t = cpu_slices.start[launch.slice.value];
     auto it = std::upper_bound(rows.begin(), rows.end(), t,
                                [](TimeNs v, const StepTable::Row& r) { return v < r.host_start; });
@@ -210,7 +255,7 @@ void Trace::BuildSteps() {
     --it;
     if (t >= it->host_end) continue;
     size_t s = it - rows.begin();
-    for (const CorrelatedGpuOp& op : FindGpuOps(launch.correlation)) {
+    for (const CorrelatedGpuOp& op : std::span<const CorrelatedGpuOp>(ops, ops_end)) {
       first[s] = std::min(first[s], gpu_ops.start[op.op.value]);
       last[s] = std::max(last[s], gpu_ops.end[op.op.value]);
       ++rows[s].gpu_op_count;
