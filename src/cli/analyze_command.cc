@@ -11,6 +11,7 @@
 #include "cli/analyze_ranks.h"
 #include "cli/commands.h"
 #include "cli/diagnosis_flags.h"
+#include "cli/step_range_flag.h"
 #include "cli/metrics_input.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
@@ -65,6 +66,7 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
       ->check(CLI::Range(1, 100000));
   AddDiagnosisFlags(*command, options.fail_on, options.overrides, options.config);
   AddAnalyzeRankOptions(*command, options);
+  AddStepRangeOption(*command, options.step_range);
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
@@ -80,6 +82,7 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   // full analyses before DropRenderUnused.
   RankInputOptions input_options{analysis_options, &diagnose_options, static_cast<size_t>(options.jobs),
                                  &DropRenderUnused, KeepRankReports(options)};
+  input_options.import.step_range = options.step_range;
   // Metric logs and recordings are diagnosed from their signals (cli/metrics_input.h).
   // Support bundles (node logs) add gpuwhy doctor's platform findings (cli/analyze_bundles.h).
   BundleInputs bundles = SplitSupportBundles(options.inputs);

@@ -24,7 +24,7 @@ struct FileSlot {
 };
 
 void AnalyzeOneTrace(FileSlot& slot, const RankInputOptions& options, bool keep_report) {
-  StatusOr<std::vector<Trace>> traces = ImportTraceFiles(slot.path);
+  StatusOr<std::vector<Trace>> traces = ImportTraceFiles(slot.path, options.import);
   if (!traces.ok()) {
     slot.error = traces.status().message();
     return;

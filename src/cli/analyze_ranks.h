@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "diagnose/cross_rank_rules.h"
+#include "ingest/importer.h"
 #include "ranks/rank_summary.h"
 #include "report/cross_rank_report.h"
 #include "report/report.h"
@@ -39,6 +40,7 @@ struct RankInputOptions {
   // Called on each analysed trace (from a worker thread: it must be thread-safe) while its
   // trace and analyses are alive, before they are reduced to the summary.
   std::function<void(const std::string& path, const Trace&, const TraceAnalysis&, const Diagnosis&)> on_trace;
+  ImportOptions import;  // --step-range
 };
 
 // Expands the inputs; trace files are analysed on a thread pool, summary files

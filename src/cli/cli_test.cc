@@ -166,5 +166,25 @@ TEST_F(CliTest, NeedsKinetoDemoSaysSynthetic) {
   EXPECT_NE(r.out.find("kernels"), std::string::npos);
 }
 
+// --step-range picks the NVTX ranges of an Nsight Systems export that are steps; a pattern
+// that is not a regex is a usage error before anything is read.
+TEST_F(CliTest, StepRangeSelectsNsysSteps) {
+  std::string sqlite = Path("job.sqlite");
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "input-bound", "--steps", "8", "--format", "nsys-sqlite", "-o", sqlite})
+                .code,
+            kExitOk);
+  Result all = RunGpuwhy({"info", sqlite});
+  ASSERT_EQ(all.code, kExitOk) << all.err;
+  EXPECT_NE(all.out.find("8 ProfilerStep (#1 to #8)"), std::string::npos) << all.out;
+  Result some = RunGpuwhy({"info", sqlite, "--step-range", "ProfilerStep#[2-4]"});
+  ASSERT_EQ(some.code, kExitOk) << some.err;
+  EXPECT_NE(some.out.find("3 ProfilerStep (#2 to #4)"), std::string::npos) << some.out;
+  Result analyzed = RunGpuwhy({"analyze", sqlite, "--step-range", "ProfilerStep#[2-4]", "--format", "json"});
+  ASSERT_EQ(analyzed.code, kExitOk) << analyzed.err;
+  Result bad = RunGpuwhy({"analyze", sqlite, "--step-range", "(unclosed"});
+  EXPECT_EQ(bad.code, kExitUnusable);
+  EXPECT_NE(bad.err.find("not a regular expression"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace gpuwhy

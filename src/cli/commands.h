@@ -20,6 +20,7 @@ struct InfoOptions {
   std::vector<std::string> inputs;  // files or directories
   std::string format = "text";      // text | json
   std::string output;               // empty: the context's out stream
+  std::string step_range;           // Nsight Systems: regex of the NVTX step ranges
 };
 void AddInfoCommand(CLI::App& app, InfoOptions& options);
 int RunInfoCommand(const InfoOptions& options, const CliContext& context);
@@ -52,6 +53,7 @@ struct AnalyzeOptions {
   std::string baseline_single;      // one-GPU trace of the same model: scaling efficiency
   int jobs = 0;                     // ranks imported at once; 0: one per core
   double link_peak_gbps = 0;        // per-GPU bus bandwidth peak, when known
+  std::string step_range;           // Nsight Systems: regex of the NVTX step ranges
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);

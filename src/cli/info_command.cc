@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/info_render.h"
 #include "cli/info_summary.h"
+#include "cli/step_range_flag.h"
 #include "ingest/importer.h"
 
 namespace gpuwhy {
@@ -22,6 +23,7 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
+  AddStepRangeOption(*command, options.step_range);
 }
 
 int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
@@ -40,7 +42,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
     }
     for (const std::string& file : *files) {
       // An Nsight Systems export holds one trace per profiled process.
-      StatusOr<std::vector<Trace>> traces = ImportTraceFiles(file);
+      StatusOr<std::vector<Trace>> traces = ImportTraceFiles(file, ImportOptions{options.step_range});
       if (!traces.ok()) {
         fail(file, traces.status());
         continue;
