@@ -34,7 +34,7 @@ bool CheckTimes(NsysProcess& p, int64_t start, int64_t end) {
 
 // Columns 0-5 of every GPU activity SELECT here: start, end, deviceId, streamId,
 // correlationId, globalPid. Returns the row's process, or nullptr for a skipped row.
-NsysProcess* ReadActivityColumns(NsysContext& ctx, const SqliteStatement& q, GpuOpTable::Row& row) {
+NsysProcess* ReadActivityColumns(NsysContext& ctx, const TableRows& q, GpuOpTable::Row& row) {
   NsysProcess& p = ctx.Process(q.IntOr(5, 0));
   row.start = q.Int(0);
   row.end = q.Int(1);
@@ -53,15 +53,11 @@ Status ReadKernels(NsysContext& ctx) {
     return InvalidArgument("{}: table {} has no kernel name column (demangledName or shortName)",
                            ctx.reader.path(), t);
   }
-  std::string sql = fmt::format(
-      "SELECT start, end, deviceId, streamId, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
-      "{} FROM {}",
-      ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"), name, ctx.Column(t, "gridX"),
-      ctx.Column(t, "gridY"), ctx.Column(t, "gridZ"), ctx.Column(t, "blockX"),
-      ctx.Column(t, "blockY"), ctx.Column(t, "blockZ"), ctx.Column(t, "registersPerThread"),
-      ctx.Column(t, "staticSharedMemory"), ctx.Column(t, "dynamicSharedMemory"),
-      ctx.Column(t, "graphNodeId"), ctx.Column(t, "graphId"), t);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
+                                                          "globalPid", name, "gridX", "gridY", "gridZ", "blockX",
+                                                          "blockY", "blockZ", "registersPerThread",
+                                                          "staticSharedMemory", "dynamicSharedMemory",
+                                                          "graphNodeId", "graphId"}));
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kKernel;
   while (q.Step()) {
@@ -100,11 +96,8 @@ Status ReadMemcpys(NsysContext& ctx) {
   const std::string_view t = kMemcpyTable;
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
-  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, bytes, {}, {}, {} FROM {}",
-                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
-                                ctx.Column(t, "copyKind"), ctx.Column(t, "srcKind"),
-                                ctx.Column(t, "dstKind"), t);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
+                                                          "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}));
   std::unordered_map<uint32_t, StringId> names;
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kMemcpy;
@@ -126,10 +119,8 @@ Status ReadMemsets(NsysContext& ctx) {
   const std::string_view t = kMemsetTable;
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
-  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, bytes, {} FROM {}",
-                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
-                                ctx.Column(t, "memKind"), t);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
+                                                          "globalPid", "bytes", "memKind"}));
   GpuOpTable::Row row;
   row.kind = GpuOpKind::kMemset;
   while (q.Step()) {
@@ -153,10 +144,8 @@ Status ReadSyncs(NsysContext& ctx) {
   const std::string_view t = kSyncTable;
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
-  std::string sql = fmt::format("SELECT start, end, deviceId, streamId, {}, {}, {} FROM {}",
-                                ctx.Column(t, "correlationId"), ctx.Column(t, "globalPid"),
-                                ctx.Column(t, "syncType"), t);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
+                                                          "globalPid", "syncType"}));
   std::array<StringId, 5> names{};
   NsysProcess* named_for = nullptr;
   while (q.Step()) {

@@ -42,9 +42,10 @@ Status ReadApiCalls(NsysContext& ctx, std::string_view t, CpuSliceKind kind, Cor
                              ctx.reader.path(), t, column);
     }
   }
-  std::string sql = fmt::format("SELECT start, end, globalTid, {}, nameId FROM {}",
-                                corr == Correlation::kKeep ? ctx.Column(t, "correlationId") : "NULL", t);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  // OS runtime rows: the correlation column is read as absent (NULL).
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid",
+                                                          corr == Correlation::kKeep ? "correlationId" : "",
+                                                          "nameId"}));
   std::vector<StringId> stripped;  // export StringId -> export id of the plain name
   CpuSliceTable::Row row;
   row.kind = kind;
@@ -104,13 +105,12 @@ Status ReadNvtx(NsysContext& ctx) {
                              ctx.reader.path(), t, column);
     }
   }
-  std::string sql = fmt::format(
-      "SELECT start, end, globalTid, {}, {} FROM {} WHERE eventType IN ({}, {})",
-      ctx.Column(t, "text"), ctx.Column(t, "textId"), t, kNvtxPushPopRange, kNvtxStartEndRange);
-  ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid", "text", "textId", "eventType"}));
   std::vector<NvtxName> classified;
   CpuSliceTable::Row row;
   while (q.Step()) {
+    int64_t type = q.Int(5);
+    if (type != kNvtxPushPopRange && type != kNvtxStartEndRange) continue;  // marks, domains, ...
     int64_t global_tid = q.IntOr(2, 0);
     NsysProcess& p = ctx.Process(global_tid);
     if (q.IsNull(1)) {  // a range still open when the capture ended

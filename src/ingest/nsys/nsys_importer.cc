@@ -119,7 +119,7 @@ Status NsysStrings::Load(const SqliteReader& reader) {
     return InvalidArgument("{}: table StringIds has no id/value columns (unknown Nsight Systems schema)",
                            reader.path());
   }
-  ASSIGN_OR_RETURN(SqliteStatement q, reader.Prepare("SELECT id, value FROM StringIds"));
+  ASSIGN_OR_RETURN(TableRows q, reader.ReadColumns("StringIds", {"id", "value"}));
   while (q.Step()) {
     int64_t id = q.Int(0);
     // Ids are small and dense in every export we know; a wild one is skipped, not allocated.

@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <utility>
 
 namespace gpuwhy {
@@ -74,9 +77,11 @@ StatusOr<SqliteReader> SqliteReader::Open(const std::string& path) {
     return InvalidArgument("{}: cannot open as SQLite: {}", path,
                            reader.db_ ? sqlite3_errmsg(reader.db_) : sqlite3_errstr(rc));
   }
-  // Read pages through a memory map instead of a pread() per page (a read-only mapping).
-  sqlite3_exec(reader.db_, "PRAGMA mmap_size = 68719476736", nullptr, nullptr, nullptr);
   RETURN_IF_ERROR(reader.ReadSchema());
+  // The big tables are read from the pages directly when the file allows (UTF-8, a sane
+  // header); otherwise everything goes through SQL.
+  StatusOr<SqliteFile> file = SqliteFile::Open(path);
+  if (file.ok()) reader.file_ = std::make_unique<SqliteFile>(std::move(*file));
   return reader;
 }
 
@@ -84,7 +89,10 @@ SqliteReader::SqliteReader(SqliteReader&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       path_(std::move(other.path_)),
       tables_(std::move(other.tables_)),
-      columns_(std::move(other.columns_)) {}
+      columns_(std::move(other.columns_)),
+      layouts_(std::move(other.layouts_)),
+      file_(std::move(other.file_)),
+      page_scan_(other.page_scan_) {}
 
 SqliteReader& SqliteReader::operator=(SqliteReader&& other) noexcept {
   if (this != &other) {
@@ -93,16 +101,39 @@ SqliteReader& SqliteReader::operator=(SqliteReader&& other) noexcept {
     path_ = std::move(other.path_);
     tables_ = std::move(other.tables_);
     columns_ = std::move(other.columns_);
+    layouts_ = std::move(other.layouts_);
+    file_ = std::move(other.file_);
+    page_scan_ = other.page_scan_;
   }
   return *this;
 }
 
 SqliteReader::~SqliteReader() { sqlite3_close_v2(db_); }
 
+namespace {
+
+std::string Upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
 Status SqliteReader::ReadSchema() {
   ASSIGN_OR_RETURN(SqliteStatement tables,
-                   Prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"));
-  while (tables.Step()) tables_.emplace(tables.Text(0));
+                   Prepare("SELECT name, type, rootpage, sql FROM sqlite_master WHERE type IN ('table', 'view')"));
+  while (tables.Step()) {
+    std::string name(tables.Text(0));
+    tables_.insert(name);
+    TableLayout& layout = layouts_[name];
+    std::string sql = Upper(tables.Text(3));
+    // Records of these do not hold the columns in table_info order (or are not rowid b-trees).
+    bool scannable = tables.Text(1) == "table" && sql.find("WITHOUT ROWID") == std::string::npos &&
+                     sql.find("GENERATED") == std::string::npos && sql.find("VIRTUAL TABLE") == std::string::npos;
+    int64_t root = tables.Int(2);
+    layout.root_page = scannable && root > 0 && root <= UINT32_MAX ? static_cast<uint32_t>(root) : 0;
+  }
   if (!tables.status().ok()) return tables.status().WithContext(path_);
   for (const std::string& table : tables_) {
     // table_info takes an identifier: quote it, doubling embedded quotes.
@@ -111,10 +142,46 @@ Status SqliteReader::ReadSchema() {
     quoted += '"';
     ASSIGN_OR_RETURN(SqliteStatement info, Prepare("PRAGMA table_info(" + quoted + ")"));
     std::set<std::string>& columns = columns_[table];
-    while (info.Step()) columns.emplace(info.Text(1));
+    TableLayout& layout = layouts_[table];
+    std::vector<std::string> primary_key;
+    std::string primary_key_type;
+    while (info.Step()) {  // cid, name, type, notnull, dflt_value, pk: rows in cid order
+      columns.emplace(info.Text(1));
+      layout.record_columns.emplace_back(info.Text(1));
+      if (info.Int(5) > 0) {
+        primary_key.emplace_back(info.Text(1));
+        primary_key_type = Upper(info.Text(2));
+      }
+    }
     if (!info.status().ok()) return info.status().WithContext(path_);
+    // A lone INTEGER PRIMARY KEY is the rowid: its record field holds NULL.
+    if (primary_key.size() == 1 && primary_key_type == "INTEGER") layout.rowid_alias = primary_key.front();
   }
   return Status::Ok();
+}
+
+StatusOr<TableRows> SqliteReader::ReadColumns(std::string_view table, const std::vector<std::string>& columns) const {
+  auto layout = layouts_.find(std::string(table));
+  if (layout == layouts_.end()) return InvalidArgument("{}: no table {}", path_, table);
+  if (page_scan_ && file_ != nullptr && layout->second.root_page != 0) {
+    std::vector<int> fields;
+    const std::vector<std::string>& record = layout->second.record_columns;
+    for (const std::string& column : columns) {
+      auto at = std::find(record.begin(), record.end(), column);
+      fields.push_back(column == layout->second.rowid_alias ? kScanRowid
+                       : at == record.end()                 ? kScanNull
+                                                            : static_cast<int>(at - record.begin()));
+    }
+    return TableRows(std::make_unique<TableScan>(*file_, layout->second.root_page, std::move(fields), std::string(table)));
+  }
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0) sql += ", ";
+    sql += HasColumn(table, columns[i]) ? "\"" + columns[i] + "\"" : std::string("NULL");
+  }
+  sql += fmt::format(" FROM \"{}\"", table);
+  ASSIGN_OR_RETURN(SqliteStatement statement, Prepare(sql));
+  return TableRows(std::move(statement));
 }
 
 bool SqliteReader::HasColumn(std::string_view table, std::string_view column) const {
@@ -142,6 +209,10 @@ StatusOr<SqliteStatement> SqliteReader::Prepare(const std::string& sql) const {
 
 StatusOr<int64_t> SqliteReader::CountRows(std::string_view table) const {
   if (!HasTable(table)) return int64_t{0};
+  auto layout = layouts_.find(std::string(table));
+  if (page_scan_ && file_ != nullptr && layout != layouts_.end() && layout->second.root_page != 0) {
+    return TableScan(*file_, layout->second.root_page, {}, std::string(table)).CountRows();
+  }
   ASSIGN_OR_RETURN(SqliteStatement count, Prepare(fmt::format("SELECT count(*) FROM \"{}\"", table)));
   int64_t n = count.Step() ? count.Int(0) : 0;
   RETURN_IF_ERROR(count.status());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "ingest/nsys/sqlite_table_scan.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -50,6 +52,31 @@ class SqliteStatement {
   Status status_;
 };
 
+// The rows of one table, some of its columns, in rowid order: read straight from the pages
+// (TableScan) when the table allows it, else through an SQL SELECT. Same values either way.
+class TableRows {
+ public:
+  TableRows() = default;
+  explicit TableRows(std::unique_ptr<TableScan> scan) : scan_(std::move(scan)) {}
+  explicit TableRows(SqliteStatement statement) : statement_(std::move(statement)) {}
+
+  bool Step() { return scan_ ? scan_->Step() : statement_.Step(); }
+  const Status& status() const { return scan_ ? scan_->status() : statement_.status(); }
+  bool fast() const { return scan_ != nullptr; }
+
+  bool IsNull(int column) const { return scan_ ? scan_->IsNull(column) : statement_.IsNull(column); }
+  int64_t Int(int column) const { return scan_ ? scan_->Int(column) : statement_.Int(column); }
+  int64_t IntOr(int column, int64_t fallback) const {
+    return scan_ ? (scan_->IsNull(column) ? fallback : scan_->Int(column)) : statement_.IntOr(column, fallback);
+  }
+  double Double(int column) const { return scan_ ? scan_->Double(column) : statement_.Double(column); }
+  std::string_view Text(int column) const { return scan_ ? scan_->Text(column) : statement_.Text(column); }
+
+ private:
+  std::unique_ptr<TableScan> scan_;
+  SqliteStatement statement_;
+};
+
 class SqliteReader {
  public:
   // Opens |path| read-only and immutable; fails when it is not a readable SQLite database.
@@ -68,6 +95,10 @@ class SqliteReader {
   const std::set<std::string>& tables() const { return tables_; }
 
   StatusOr<SqliteStatement> Prepare(const std::string& sql) const;
+  // |columns| of |table| (a column the table lacks reads as NULL), every row in rowid order.
+  StatusOr<TableRows> ReadColumns(std::string_view table, const std::vector<std::string>& columns) const;
+  // Off: every ReadColumns goes through SQL (tests compare both paths).
+  void set_page_scan(bool on) { page_scan_ = on; }
   // SELECT count(*) FROM table; 0 when the table is absent.
   StatusOr<int64_t> CountRows(std::string_view table) const;
 
@@ -77,10 +108,20 @@ class SqliteReader {
   SqliteReader() = default;
   Status ReadSchema();
 
+  // Where a table's rows are in the file: enough to scan it without SQL.
+  struct TableLayout {
+    uint32_t root_page = 0;  // 0: a view, a virtual table, or not scannable (WITHOUT ROWID, ...)
+    std::vector<std::string> record_columns;  // in record order (PRAGMA table_info's cid)
+    std::string rowid_alias;                  // the INTEGER PRIMARY KEY column, if any
+  };
+
   sqlite3* db_ = nullptr;
   std::string path_;
   std::set<std::string> tables_;
   std::unordered_map<std::string, std::set<std::string>> columns_;
+  std::unordered_map<std::string, TableLayout> layouts_;
+  std::unique_ptr<SqliteFile> file_;  // null when the file cannot be walked directly
+  bool page_scan_ = true;
 };
 
 // "file:" URI of |path| with the characters URIs reserve escaped, plus ?immutable=1.
