@@ -60,6 +60,42 @@ ThreadId Trace::GetOrCreateThread(int64_t pid, int64_t tid) {
   return it->second;
 }
 
+void Trace::AbsorbCpuSide(Trace&& other) {
+  std::vector<StringId> remap(other.strings.size());
+  auto local = [&](StringId id) {
+    if (!id.valid() || id.value >= remap.size()) return StringId();
+    StringId& mapped = remap[id.value];
+    if (!mapped.valid()) mapped = strings.Intern(other.strings.Get(id));
+    return mapped;
+  };
+  CpuSliceTable& from = other.cpu_slices;
+  if (threads.size() == 0 && cpu_slices.size() == 0) {
+    threads = std::move(other.threads);
+    thread_index_ = std::move(other.thread_index_);
+    for (StringId& name : threads.name) name = local(name);
+    cpu_slices = std::move(from);
+    for (StringId& name : cpu_slices.name) name = local(name);
+    for (StringId& dims : cpu_slices.input_dims) dims = local(dims);
+    for (StringId& types : cpu_slices.input_types) types = local(types);
+  } else {
+    std::vector<ThreadId> thread_of(other.threads.size());
+    for (size_t t = 0; t < other.threads.size(); ++t) {
+      thread_of[t] = GetOrCreateThread(other.threads.pid[t], other.threads.tid[t]);
+      if (!threads.name[thread_of[t].value].valid()) threads.name[thread_of[t].value] = local(other.threads.name[t]);
+    }
+    for (size_t i = 0; i < from.size(); ++i) {
+      CpuSliceTable::Row row = from.Get(i);
+      row.thread = thread_of[row.thread.value];
+      row.name = local(row.name);
+      row.input_dims = local(row.input_dims);
+      row.input_types = local(row.input_types);
+      cpu_slices.Append(row);
+    }
+  }
+  stats.MergeFrom(other.stats);
+  other = Trace();
+}
+
 void Trace::Finalize() {
   if (finalized_) return;
   // The two big tables sort independently (disjoint columns; of a collective row one writes

@@ -91,6 +91,11 @@ class Trace {
   ThreadId GetOrCreateThread(int64_t pid, int64_t tid);
   std::string_view Str(StringId id) const { return strings.Get(id); }
 
+  // Joins |other|, the host side of the same process read on another thread: its threads,
+  // CPU slices (names re-interned into this trace's strings) and import counters move here.
+  // Moved outright when this trace has no host side yet, else appended. Before Finalize().
+  void AbsorbCpuSide(Trace&& other);
+
   // Sorts every table, computes nesting, correlation indexes, step extents and the
   // span, and counts data-quality stats. Call once after the last row is appended.
   void Finalize();

@@ -67,8 +67,8 @@ struct NsysContext {
 
   // The process of a globalPid or globalTid (rows of one process come in long runs, so
   // the last one is remembered).
-  NsysProcess& Process(int64_t global) {
-    int64_t key = NsysProcessKey(global);
+  NsysProcess& Process(int64_t global) { return ProcessByKey(NsysProcessKey(global)); }
+  NsysProcess& ProcessByKey(int64_t key) {
     if (last_process != nullptr && last_process->key == key) return *last_process;
     auto [it, inserted] = process_index.try_emplace(key, processes.size());
     if (inserted) {

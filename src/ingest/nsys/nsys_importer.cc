@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "ingest/nsys/nsys_context.h"
 #include "ingest/nsys/nsys_export_info.h"
@@ -112,6 +113,29 @@ void FillMetadata(NsysProcess& p, const ExportInfo& info, const std::string& pat
   }
 }
 
+// Row counts first: the process's columns are reserved once instead of growing (page faults
+// and copies were half of the import time before).
+StatusOr<size_t> CountRows(const SqliteReader& reader, std::initializer_list<std::string_view> tables) {
+  size_t rows = 0;
+  for (std::string_view table : tables) {
+    ASSIGN_OR_RETURN(int64_t n, reader.CountRows(table));
+    rows += static_cast<size_t>(n);
+  }
+  return rows;
+}
+
+Status ReadGpuSide(NsysContext& ctx) {
+  ASSIGN_OR_RETURN(ctx.gpu_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                             "CUPTI_ACTIVITY_KIND_MEMSET"}));
+  return ReadGpuTables(ctx);
+}
+
+Status ReadHostSide(NsysContext& ctx) {
+  ASSIGN_OR_RETURN(ctx.host_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+                                                              "NVTX_EVENTS", "OSRT_API"}));
+  return ReadHostTables(ctx);
+}
+
 }  // namespace
 
 Status NsysStrings::Load(const SqliteReader& reader) {
@@ -136,18 +160,20 @@ StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path, const Nsy
   NsysContext ctx(std::move(reader), options);
   RETURN_IF_ERROR(ctx.strings.Load(ctx.reader));
   RETURN_IF_ERROR(LoadEnums(ctx));
-  for (std::string_view table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                 "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-    ASSIGN_OR_RETURN(int64_t rows, ctx.reader.CountRows(table));
-    ctx.gpu_rows_hint += static_cast<size_t>(rows);
+  // The host tables (API calls, NVTX, OS runtime) are read on a second thread into a context
+  // of their own (connection, strings, one trace per process), joined per process afterwards:
+  // the two halves share nothing while they run.
+  ASSIGN_OR_RETURN(SqliteReader host_reader, ctx.reader.OpenAnother());
+  NsysContext host(std::move(host_reader), options);
+  RETURN_IF_ERROR(host.strings.Load(host.reader));
+  Status host_status;
+  {
+    std::jthread host_thread([&host, &host_status] { host_status = ReadHostSide(host); });
+    RETURN_IF_ERROR(ReadGpuSide(ctx));
   }
-  for (std::string_view table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
-                                 "NVTX_EVENTS", "OSRT_API"}) {
-    ASSIGN_OR_RETURN(int64_t rows, ctx.reader.CountRows(table));
-    ctx.host_rows_hint += static_cast<size_t>(rows);
-  }
-  RETURN_IF_ERROR(ReadGpuTables(ctx));
-  RETURN_IF_ERROR(ReadHostTables(ctx));
+  RETURN_IF_ERROR(host_status);
+  for (auto& p : host.processes) ctx.ProcessByKey(p->key).trace.AbsorbCpuSide(std::move(p->trace));
+  ctx.unknown_string_ids += host.unknown_string_ids;
   RETURN_IF_ERROR(ReadExtraTables(ctx));
   ASSIGN_OR_RETURN(ExportInfo info, ReadExportInfo(ctx));
 

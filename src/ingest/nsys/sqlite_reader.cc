@@ -66,22 +66,44 @@ std::string ImmutableSqliteUri(std::string_view path) {
   return uri;
 }
 
+namespace {
+
+StatusOr<sqlite3*> OpenConnection(const std::string& path) {
+  sqlite3* db = nullptr;
+  std::string uri = ImmutableSqliteUri(path);
+  // NOMUTEX: one thread per connection, so SQLite's per-call locking is pure cost.
+  int rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db);
+    return InvalidArgument("{}: cannot open as SQLite: {}", path, message);
+  }
+  return db;
+}
+
+}  // namespace
+
 StatusOr<SqliteReader> SqliteReader::Open(const std::string& path) {
   SqliteReader reader;
   reader.path_ = path;
-  std::string uri = ImmutableSqliteUri(path);
-  // NOMUTEX: one thread per connection, so SQLite's per-call locking is pure cost.
-  int rc = sqlite3_open_v2(uri.c_str(), &reader.db_,
-                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    return InvalidArgument("{}: cannot open as SQLite: {}", path,
-                           reader.db_ ? sqlite3_errmsg(reader.db_) : sqlite3_errstr(rc));
-  }
+  ASSIGN_OR_RETURN(reader.db_, OpenConnection(path));
   RETURN_IF_ERROR(reader.ReadSchema());
   // The big tables are read from the pages directly when the file allows (UTF-8, a sane
   // header); otherwise everything goes through SQL.
   StatusOr<SqliteFile> file = SqliteFile::Open(path);
-  if (file.ok()) reader.file_ = std::make_unique<SqliteFile>(std::move(*file));
+  if (file.ok()) reader.file_ = std::make_shared<const SqliteFile>(std::move(*file));
+  return reader;
+}
+
+StatusOr<SqliteReader> SqliteReader::OpenAnother() const {
+  SqliteReader reader;
+  reader.path_ = path_;
+  ASSIGN_OR_RETURN(reader.db_, OpenConnection(path_));
+  reader.tables_ = tables_;
+  reader.columns_ = columns_;
+  reader.layouts_ = layouts_;
+  reader.file_ = file_;
+  reader.page_scan_ = page_scan_;
   return reader;
 }
 

@@ -81,6 +81,9 @@ class SqliteReader {
  public:
   // Opens |path| read-only and immutable; fails when it is not a readable SQLite database.
   static StatusOr<SqliteReader> Open(const std::string& path);
+  // A second connection to the same file for another thread, sharing the schema and the
+  // file's mapping (no second copy of its pages in memory).
+  StatusOr<SqliteReader> OpenAnother() const;
 
   SqliteReader(SqliteReader&& other) noexcept;
   SqliteReader& operator=(SqliteReader&& other) noexcept;
@@ -120,7 +123,7 @@ class SqliteReader {
   std::set<std::string> tables_;
   std::unordered_map<std::string, std::set<std::string>> columns_;
   std::unordered_map<std::string, TableLayout> layouts_;
-  std::unique_ptr<SqliteFile> file_;  // null when the file cannot be walked directly
+  std::shared_ptr<const SqliteFile> file_;  // null when the file cannot be walked directly
   bool page_scan_ = true;
 };
 
