@@ -89,6 +89,37 @@ TEST(TraceTest, ImproperNestingIsCounted) {
   EXPECT_EQ(t.stats.Get(ImportStat::kImproperNesting), 1);
 }
 
+// Host side read into a second trace (another thread), then joined: the same trace as if
+// every row had been appended to one, whether the joining trace had a host side or not.
+TEST(TraceTest, AbsorbCpuSideJoinsTheHostHalf) {
+  for (bool host_side_already : {false, true}) {
+    Trace gpu, host;
+    gpu.gpu_ops.Append(Kernel(gpu, 150, 160, 42));
+    if (host_side_already) {
+      ThreadId early = gpu.GetOrCreateThread(1, 2);
+      gpu.cpu_slices.Append(Slice(gpu, early, 10, 20, "early"));
+    }
+    ThreadId main = host.GetOrCreateThread(1, 2);
+    ThreadId other = host.GetOrCreateThread(1, 3);
+    host.threads.name[other.value] = host.strings.Intern("loader");
+    host.cpu_slices.Append(Slice(host, other, 90, 95, "read"));
+    host.cpu_slices.Append(Slice(host, main, 100, 200, "cudaLaunchKernel", CpuSliceKind::kRuntime, 42));
+    host.stats.Increment(ImportStat::kNegativeDuration, 3);
+    gpu.AbsorbCpuSide(std::move(host));
+    gpu.Finalize();
+    SCOPED_TRACE(host_side_already ? "append" : "move");
+    EXPECT_EQ(gpu.threads.size(), 2u);
+    EXPECT_EQ(gpu.cpu_slices.size(), host_side_already ? 3u : 2u);
+    CpuSliceId launch = gpu.FindLaunch(42);
+    ASSERT_TRUE(launch.valid());
+    EXPECT_EQ(gpu.Str(gpu.cpu_slices.name[launch.value]), "cudaLaunchKernel");
+    ThreadId loader = gpu.GetOrCreateThread(1, 3);
+    EXPECT_EQ(gpu.Str(gpu.threads.name[loader.value]), "loader");
+    EXPECT_EQ(gpu.stats.Get(ImportStat::kNegativeDuration), 3);
+    EXPECT_EQ(gpu.stats.Get(ImportStat::kGpuOpWithoutLaunch), 0);
+  }
+}
+
 TEST(ImportStatsTest, TableDrivesIdsAndSeverity) {
   ImportStats stats;
   EXPECT_FALSE(stats.HasErrors());
