@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "analyze/analysis.h"
+#include "base/huge_pages.h"
 #include "ingest/importer.h"
 #include "synth/synth.h"
 
@@ -83,6 +84,7 @@ void PrintSplit(const gpuwhy::Trace& trace, int runs, double total) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuwhy::KeepFreedMemoryForReuse();  // as gpuwhy's main() does
   int64_t size_mb = 1024;
   int runs = 3;
   std::string scenario = "healthy";

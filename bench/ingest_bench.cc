@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "base/huge_pages.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "synth/synth.h"
 
@@ -70,6 +71,7 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuwhy::KeepFreedMemoryForReuse();  // as gpuwhy's main() does
   int64_t size_mb = 1024;
   int runs = 5;
   bool gzip = false;

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "base/huge_pages.h"
 #include "ingest/nsys/nsys_importer.h"
 #include "synth/synth.h"
 
@@ -74,6 +75,7 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuwhy::KeepFreedMemoryForReuse();  // as gpuwhy's main() does
   int steps = 600;
   int runs = 5;
   std::string scenario = "launch-bound";

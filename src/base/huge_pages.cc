@@ -5,8 +5,19 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace gpuwhy {
+
+void KeepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // blocks below 1 GiB come from the heap and return to it
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);  // ... and the heap is not shrunk after each free
+  mallopt(M_TOP_PAD, 64 << 20);        // grow it in large steps
+#endif
+}
 
 void AdviseHugePages(const void* data, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

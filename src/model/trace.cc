@@ -46,6 +46,34 @@ std::vector<uint32_t> SortOrder(size_t n, Less less) {
   return order;
 }
 
+uint32_t RowOf(const CorrelatedGpuOp& p) { return p.op.value; }
+uint32_t RowOf(const CorrelatedLaunch& p) { return p.slice.value; }
+
+// Sorts (correlation, row) pairs by correlation, rows of one correlation in row order (the
+// order they were appended in). Correlation ids are small dense counters (CUPTI, Kineto), so a
+// counting sort over their range does it in two passes; sparse ids fall back to std::sort.
+template <typename Pair>
+void SortByCorrelation(std::vector<Pair>& pairs) {
+  auto less = [](const Pair& a, const Pair& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation : RowOf(a) < RowOf(b);
+  };
+  if (std::is_sorted(pairs.begin(), pairs.end(), less)) return;
+  auto [lo, hi] = std::minmax_element(pairs.begin(), pairs.end(),
+                                      [](const Pair& a, const Pair& b) { return a.correlation < b.correlation; });
+  uint64_t range = static_cast<uint64_t>(hi->correlation) - static_cast<uint64_t>(lo->correlation) + 1;
+  if (range > 4 * pairs.size() + 1024) {
+    std::sort(pairs.begin(), pairs.end(), less);
+    return;
+  }
+  const int64_t base = lo->correlation;
+  std::vector<uint32_t> start(range + 1, 0);
+  for (const Pair& p : pairs) ++start[static_cast<size_t>(p.correlation - base) + 1];
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<Pair> sorted(pairs.size());
+  for (const Pair& p : pairs) sorted[start[static_cast<size_t>(p.correlation - base)]++] = p;  // stable
+  pairs.swap(sorted);
+}
+
 std::vector<uint32_t> Inverse(const std::vector<uint32_t>& order) {
   std::vector<uint32_t> inverse(order.size());
   for (uint32_t i = 0; i < order.size(); ++i) inverse[order[i]] = i;
@@ -207,19 +235,16 @@ void Trace::BuildCorrelationIndexes() {
   // Rows are appended in row order, so sorting the pairs by (correlation, row) keeps the
   // rows of one correlation in order (a stable sort by correlation, without its buffer).
   ops_by_correlation_.clear();
+  ops_by_correlation_.reserve(gpu_ops.size());  // growing by doubling faults in fresh pages each time
   for (size_t i = 0; i < gpu_ops.size(); ++i) {
     if (gpu_ops.correlation[i] != kNoValue) {
       ops_by_correlation_.push_back({gpu_ops.correlation[i], GpuOpId(static_cast<uint32_t>(i))});
     }
   }
-  auto op_less = [](const CorrelatedGpuOp& a, const CorrelatedGpuOp& b) {
-    return a.correlation != b.correlation ? a.correlation < b.correlation : a.op.value < b.op.value;
-  };
-  if (!std::is_sorted(ops_by_correlation_.begin(), ops_by_correlation_.end(), op_less)) {
-    std::sort(ops_by_correlation_.begin(), ops_by_correlation_.end(), op_less);
-  }
+  SortByCorrelation(ops_by_correlation_);
 
   launches_by_correlation_.clear();
+  launches_by_correlation_.reserve(cpu_slices.size());  // untouched capacity costs no pages
   for (size_t i = 0; i < cpu_slices.size(); ++i) {
     CpuSliceKind kind = cpu_slices.kind[i];
     if ((kind == CpuSliceKind::kRuntime || kind == CpuSliceKind::kDriver) &&
@@ -228,12 +253,7 @@ void Trace::BuildCorrelationIndexes() {
           {cpu_slices.correlation[i], CpuSliceId(static_cast<uint32_t>(i))});
     }
   }
-  auto launch_less = [](const CorrelatedLaunch& a, const CorrelatedLaunch& b) {
-    return a.correlation != b.correlation ? a.correlation < b.correlation : a.slice.value < b.slice.value;
-  };
-  if (!std::is_sorted(launches_by_correlation_.begin(), launches_by_correlation_.end(), launch_less)) {
-    std::sort(launches_by_correlation_.begin(), launches_by_correlation_.end(), launch_less);
-  }
+  SortByCorrelation(launches_by_correlation_);
   auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
                                [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;
