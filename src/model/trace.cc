@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <thread>
@@ -31,47 +32,119 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::ve
   std::memcpy(column.data(), sorted, bytes);
 }
 
-// The row order that sorts rows by |less| (on row indexes), stable; empty when the rows are
-// already in order (importers mostly read in time order). An index vector sorted through the
-// columns touches less fresh memory than a copy of the keys, and fresh pages are what large
-// imports pay for most.
+// Stable sort of |order[begin, end)| that uses the order already there: importers append
+// tables that are each in time order (kernels, then copies, then memsets), so the range is a
+// few ascending runs, merged in a pass or two instead of a full merge sort.
 template <typename Less>
-std::vector<uint32_t> SortOrder(size_t n, Less less) {
+void SortRuns(std::vector<uint32_t>& order, size_t begin, size_t end, Less less) {
+  constexpr size_t kMaxRuns = 16;
+  std::vector<size_t> run_starts{begin};
+  for (size_t i = begin + 1; i < end; ++i) {
+    if (!less(order[i], order[i - 1])) continue;
+    run_starts.push_back(i);
+    if (run_starts.size() > kMaxRuns) {
+      std::stable_sort(order.begin() + begin, order.begin() + end, less);
+      return;
+    }
+  }
+  // Merge neighbours pairwise until one run is left (each round halves the runs).
+  while (run_starts.size() > 1) {
+    std::vector<size_t> merged;
+    for (size_t r = 0; r < run_starts.size(); r += 2) {
+      merged.push_back(run_starts[r]);
+      if (r + 1 == run_starts.size()) break;
+      size_t stop = r + 2 < run_starts.size() ? run_starts[r + 2] : end;
+      std::inplace_merge(order.begin() + run_starts[r], order.begin() + run_starts[r + 1], order.begin() + stop, less);
+    }
+    run_starts = std::move(merged);
+  }
+}
+
+// The row order that sorts rows by |less| (on row indexes), stable; empty when the rows are
+// already in order. An index vector sorted through the columns touches less fresh memory than
+// a copy of the keys, and fresh pages are what large imports pay for most. |group_of| (a
+// small dense id per row, or nullptr) groups rows first with a counting sort: |less| must
+// order by group first.
+template <typename Less>
+std::vector<uint32_t> SortOrder(size_t n, Less less, const std::vector<ThreadId>* group_of = nullptr) {
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i) sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
   if (sorted) return {};
   std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), less);
+  if (group_of == nullptr) {
+    std::iota(order.begin(), order.end(), 0u);
+    SortRuns(order, 0, n, less);
+    return order;
+  }
+  uint32_t groups = 0;
+  for (ThreadId g : *group_of) {
+    if (!g.valid() || g.value >= n) {  // not a small dense id: sort everything at once
+      std::iota(order.begin(), order.end(), 0u);
+      SortRuns(order, 0, n, less);
+      return order;
+    }
+    groups = std::max(groups, g.value + 1);
+  }
+  std::vector<size_t> group_start(size_t{groups} + 1, 0);
+  for (ThreadId g : *group_of) ++group_start[g.value + 1];
+  for (size_t g = 1; g < group_start.size(); ++g) group_start[g] += group_start[g - 1];
+  std::vector<size_t> next(group_start.begin(), group_start.end() - 1);
+  for (uint32_t i = 0; i < n; ++i) order[next[(*group_of)[i].value]++] = i;  // stable
+  for (size_t g = 0; g < groups; ++g) SortRuns(order, group_start[g], group_start[g + 1], less);
   return order;
 }
+
+// Traces with at least this many rows sort and index their big tables on two threads.
+constexpr size_t kParallelRows = 500'000;
 
 uint32_t RowOf(const CorrelatedGpuOp& p) { return p.op.value; }
 uint32_t RowOf(const CorrelatedLaunch& p) { return p.slice.value; }
 
-// Sorts (correlation, row) pairs by correlation, rows of one correlation in row order (the
-// order they were appended in). Correlation ids are small dense counters (CUPTI, Kineto), so a
-// counting sort over their range does it in two passes; sparse ids fall back to std::sort.
-template <typename Pair>
-void SortByCorrelation(std::vector<Pair>& pairs) {
-  auto less = [](const Pair& a, const Pair& b) {
-    return a.correlation != b.correlation ? a.correlation < b.correlation : RowOf(a) < RowOf(b);
-  };
-  if (std::is_sorted(pairs.begin(), pairs.end(), less)) return;
-  auto [lo, hi] = std::minmax_element(pairs.begin(), pairs.end(),
-                                      [](const Pair& a, const Pair& b) { return a.correlation < b.correlation; });
-  uint64_t range = static_cast<uint64_t>(hi->correlation) - static_cast<uint64_t>(lo->correlation) + 1;
-  if (range > 4 * pairs.size() + 1024) {
-    std::sort(pairs.begin(), pairs.end(), less);
-    return;
+// The (correlation, row) pairs of the rows |keep| accepts, sorted by correlation with the
+// rows of one correlation in row order. Correlation ids are small dense counters (CUPTI,
+// Kineto), so the pairs are placed straight into their sorted position by a counting sort
+// over the id range; already sorted ids are copied as they come; sparse ids use std::sort.
+template <typename Pair, typename Id, typename Keep>
+std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Keep keep) {
+  size_t kept = 0;
+  bool sorted = true;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(), last = lo;
+  for (size_t i = 0; i < correlation.size(); ++i) {
+    int64_t c = correlation[i];
+    if (c == kNoValue || !keep(i)) continue;
+    sorted &= kept == 0 || c >= last;
+    last = c;
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+    ++kept;
   }
-  const int64_t base = lo->correlation;
-  std::vector<uint32_t> start(range + 1, 0);
-  for (const Pair& p : pairs) ++start[static_cast<size_t>(p.correlation - base) + 1];
-  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-  std::vector<Pair> sorted(pairs.size());
-  for (const Pair& p : pairs) sorted[start[static_cast<size_t>(p.correlation - base)]++] = p;  // stable
-  pairs.swap(sorted);
+  std::vector<Pair> pairs;
+  if (kept == 0) return pairs;
+  uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+  if (sorted || range > 4 * kept + 1024) {
+    pairs.reserve(kept);
+    for (size_t i = 0; i < correlation.size(); ++i) {
+      if (correlation[i] != kNoValue && keep(i)) pairs.push_back({correlation[i], Id(static_cast<uint32_t>(i))});
+    }
+    if (!sorted) {
+      std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+        return a.correlation != b.correlation ? a.correlation < b.correlation : RowOf(a) < RowOf(b);
+      });
+    }
+    return pairs;
+  }
+  std::vector<uint32_t> next(range + 1, 0);
+  for (size_t i = 0; i < correlation.size(); ++i) {
+    if (correlation[i] != kNoValue && keep(i)) ++next[static_cast<size_t>(correlation[i] - lo) + 1];
+  }
+  for (size_t i = 1; i < next.size(); ++i) next[i] += next[i - 1];
+  pairs.resize(kept);
+  for (size_t i = 0; i < correlation.size(); ++i) {  // in row order: stable
+    if (correlation[i] != kNoValue && keep(i)) {
+      pairs[next[static_cast<size_t>(correlation[i] - lo)]++] = {correlation[i], Id(static_cast<uint32_t>(i))};
+    }
+  }
+  return pairs;
 }
 
 std::vector<uint32_t> Inverse(const std::vector<uint32_t>& order) {
@@ -128,7 +201,6 @@ void Trace::Finalize() {
   if (finalized_) return;
   // The two big tables sort independently (disjoint columns; of a collective row one writes
   // gpu_op, the other cpu_slice): on large traces, on two threads.
-  constexpr size_t kParallelRows = 500'000;
   if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
     std::thread gpu([this] { SortGpuOps(); });
     SortCpuSlicesAndNest();
@@ -185,11 +257,14 @@ void Trace::SortGpuOps() {
 
 void Trace::SortCpuSlicesAndNest() {
   CpuSliceTable& t = cpu_slices;
-  std::vector<uint32_t> order = SortOrder(t.size(), [&t](uint32_t a, uint32_t b) {
-    if (t.thread[a] != t.thread[b]) return t.thread[a] < t.thread[b];
-    if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
-    return t.end[a] > t.end[b];  // parents before children
-  });
+  std::vector<uint32_t> order = SortOrder(
+      t.size(),
+      [&t](uint32_t a, uint32_t b) {
+        if (t.thread[a] != t.thread[b]) return t.thread[a] < t.thread[b];
+        if (t.start[a] != t.start[b]) return t.start[a] < t.start[b];
+        return t.end[a] > t.end[b];  // parents before children
+      },
+      &t.thread);
   if (!order.empty()) {
     std::vector<uint32_t> new_index = Inverse(order);
     std::vector<std::byte> scratch;
@@ -232,28 +307,22 @@ void Trace::SortCpuSlicesAndNest() {
 }
 
 void Trace::BuildCorrelationIndexes() {
-  // Rows are appended in row order, so sorting the pairs by (correlation, row) keeps the
-  // rows of one correlation in order (a stable sort by correlation, without its buffer).
-  ops_by_correlation_.clear();
-  ops_by_correlation_.reserve(gpu_ops.size());  // growing by doubling faults in fresh pages each time
-  for (size_t i = 0; i < gpu_ops.size(); ++i) {
-    if (gpu_ops.correlation[i] != kNoValue) {
-      ops_by_correlation_.push_back({gpu_ops.correlation[i], GpuOpId(static_cast<uint32_t>(i))});
-    }
+  auto index_ops = [this] {
+    ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
+  };
+  auto index_launches = [this] {
+    launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
+      return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
+    });
+  };
+  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
+    std::thread ops(index_ops);  // independent: on two threads for large traces
+    index_launches();
+    ops.join();
+  } else {
+    index_ops();
+    index_launches();
   }
-  SortByCorrelation(ops_by_correlation_);
-
-  launches_by_correlation_.clear();
-  launches_by_correlation_.reserve(cpu_slices.size());  // untouched capacity costs no pages
-  for (size_t i = 0; i < cpu_slices.size(); ++i) {
-    CpuSliceKind kind = cpu_slices.kind[i];
-    if ((kind == CpuSliceKind::kRuntime || kind == CpuSliceKind::kDriver) &&
-        cpu_slices.correlation[i] != kNoValue) {
-      launches_by_correlation_.push_back(
-          {cpu_slices.correlation[i], CpuSliceId(static_cast<uint32_t>(i))});
-    }
-  }
-  SortByCorrelation(launches_by_correlation_);
   auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
                                [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;
