@@ -70,7 +70,9 @@ std::vector<uint32_t> SortOrder(size_t n, Less less, const std::vector<ThreadId>
   bool sorted = true;
   for (size_t i = 1; i < n && sorted; ++i) sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
   if (sorted) return {};
-  std::vector<uint32_t> order(n);
+  std::vector<uint32_t> order;
+  ReserveWithHugePages(order, n);  // fresh 4 KiB pages cost a fault each
+  order.resize(n);
   if (group_of == nullptr) {
     std::iota(order.begin(), order.end(), 0u);
     SortRuns(order, 0, n, less);
@@ -122,7 +124,7 @@ std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Ke
   if (kept == 0) return pairs;
   uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
   if (sorted || range > 4 * kept + 1024) {
-    pairs.reserve(kept);
+    ReserveWithHugePages(pairs, kept);
     for (size_t i = 0; i < correlation.size(); ++i) {
       if (correlation[i] != kNoValue && keep(i)) pairs.push_back({correlation[i], Id(static_cast<uint32_t>(i))});
     }
@@ -133,11 +135,14 @@ std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Ke
     }
     return pairs;
   }
-  std::vector<uint32_t> next(range + 1, 0);
+  std::vector<uint32_t> next;
+  ReserveWithHugePages(next, range + 1);
+  next.assign(range + 1, 0);
   for (size_t i = 0; i < correlation.size(); ++i) {
     if (correlation[i] != kNoValue && keep(i)) ++next[static_cast<size_t>(correlation[i] - lo) + 1];
   }
   for (size_t i = 1; i < next.size(); ++i) next[i] += next[i - 1];
+  ReserveWithHugePages(pairs, kept);
   pairs.resize(kept);
   for (size_t i = 0; i < correlation.size(); ++i) {  // in row order: stable
     if (correlation[i] != kNoValue && keep(i)) {
@@ -230,7 +235,6 @@ void Trace::SortGpuOps() {
     return t.end[a] < t.end[b];
   });
   if (!order.empty()) {
-    std::vector<uint32_t> new_index = Inverse(order);
     std::vector<std::byte> scratch;
     Permute(t.launch, order, scratch);  // the widest column first: the scratch is sized once
     Permute(t.kind, order, scratch);
@@ -245,8 +249,11 @@ void Trace::SortGpuOps() {
     Permute(t.copy_direction, order, scratch);
     Permute(t.src_kind, order, scratch);
     Permute(t.dst_kind, order, scratch);
-    for (auto& row : collectives.rows) {
-      if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
+    if (!collectives.rows.empty()) {  // only collectives point at rows by index
+      std::vector<uint32_t> new_index = Inverse(order);
+      for (auto& row : collectives.rows) {
+        if (row.gpu_op.valid()) row.gpu_op = GpuOpId(new_index[row.gpu_op.value]);
+      }
     }
   }
   std::vector<int32_t> devices_seen(t.device.begin(), t.device.end());
@@ -266,7 +273,6 @@ void Trace::SortCpuSlicesAndNest() {
       },
       &t.thread);
   if (!order.empty()) {
-    std::vector<uint32_t> new_index = Inverse(order);
     std::vector<std::byte> scratch;
     Permute(t.start, order, scratch);  // 8-byte columns first: the scratch is sized once
     Permute(t.thread, order, scratch);
@@ -277,11 +283,16 @@ void Trace::SortCpuSlicesAndNest() {
     Permute(t.external_id, order, scratch);
     Permute(t.input_dims, order, scratch);
     Permute(t.input_types, order, scratch);
-    for (auto& row : collectives.rows) {
-      if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
+    if (!collectives.rows.empty()) {
+      std::vector<uint32_t> new_index = Inverse(order);
+      for (auto& row : collectives.rows) {
+        if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
+      }
     }
   }
 
+  ReserveWithHugePages(t.depth, t.size());
+  ReserveWithHugePages(t.parent, t.size());
   t.depth.assign(t.size(), 0);
   t.parent.assign(t.size(), CpuSliceId());
   thread_rows_.assign(threads.size(), {0, 0});
