@@ -37,12 +37,14 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::ve
 // few ascending runs, merged in a pass or two instead of a full merge sort.
 template <typename Less>
 void SortRuns(std::vector<uint32_t>& order, size_t begin, size_t end, Less less) {
-  constexpr size_t kMaxRuns = 16;
+  // Merging R runs takes log2(R) passes: worth it while runs are long (a merge sort's bottom
+  // passes build runs of 7 anyway).
+  const size_t max_runs = std::max<size_t>(16, (end - begin) / 32);
   std::vector<size_t> run_starts{begin};
   for (size_t i = begin + 1; i < end; ++i) {
     if (!less(order[i], order[i - 1])) continue;
     run_starts.push_back(i);
-    if (run_starts.size() > kMaxRuns) {
+    if (run_starts.size() > max_runs) {
       std::stable_sort(order.begin() + begin, order.begin() + end, less);
       return;
     }
