@@ -279,7 +279,12 @@ bool TableScan::DecodeRecord(const uint8_t* payload, uint64_t size, int64_t rowi
   int fields = 0;
   while (fields <= max_record_column_ && p < header_end) {
     uint64_t type = 0, bytes = 0;
-    if (!ReadVarint(p, header_end, type) || !ContentSize(type, bytes)) return Fail(page, "record header");
+    if (*p < 0x80) {
+      type = *p++;  // one byte: every serial type below 128 (integers, short texts)
+    } else if (!ReadVarint(p, header_end, type)) {
+      return Fail(page, "record header");
+    }
+    if (!ContentSize(type, bytes)) return Fail(page, "record header");
     if (bytes > size - body) return Fail(page, "record field past the payload");
     field_types_[fields] = type;
     field_offsets_[fields] = body;
