@@ -206,17 +206,28 @@ void Trace::AbsorbCpuSide(Trace&& other) {
 
 void Trace::Finalize() {
   if (finalized_) return;
-  // The two big tables sort independently (disjoint columns; of a collective row one writes
-  // gpu_op, the other cpu_slice): on large traces, on two threads.
-  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
-    std::thread gpu([this] { SortGpuOps(); });
+  // The GPU and the CPU side sort and index independently (disjoint columns; of a collective
+  // row one writes gpu_op, the other cpu_slice; only the CPU side counts a stat): on large
+  // traces, on two threads, each going on to its index without waiting for the other.
+  auto gpu_side = [this] {
+    SortGpuOps();
+    ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
+  };
+  auto cpu_side = [this] {
     SortCpuSlicesAndNest();
+    launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
+      return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
+    });
+  };
+  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
+    std::thread gpu(gpu_side);
+    cpu_side();
     gpu.join();
   } else {
-    SortGpuOps();
-    SortCpuSlicesAndNest();
+    gpu_side();
+    cpu_side();
   }
-  BuildCorrelationIndexes();
+  CheckCorrelations();
   CountStreamOverlaps();
   ComputeSpan();
   BuildSteps();
@@ -319,23 +330,7 @@ void Trace::SortCpuSlicesAndNest() {
   if (improper > 0) stats.Increment(ImportStat::kImproperNesting, improper);
 }
 
-void Trace::BuildCorrelationIndexes() {
-  auto index_ops = [this] {
-    ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
-  };
-  auto index_launches = [this] {
-    launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
-      return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
-    });
-  };
-  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
-    std::thread ops(index_ops);  // independent: on two threads for large traces
-    index_launches();
-    ops.join();
-  } else {
-    index_ops();
-    index_launches();
-  }
+void Trace::CheckCorrelations() {
   auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
                                [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;

@@ -116,7 +116,8 @@ class Trace {
  private:
   void SortGpuOps();
   void SortCpuSlicesAndNest();
-  void BuildCorrelationIndexes();
+  // Drops duplicate launches and counts GPU ops without one (indexes built by Finalize).
+  void CheckCorrelations();
   void BuildSteps();
   void CountStreamOverlaps();
   void ComputeSpan();
