@@ -1,5 +1,8 @@
 // CUPTI_ACTIVITY_KIND_{KERNEL,MEMCPY,MEMSET,SYNCHRONIZATION} -> gpu_ops and gpu_syncs.
 #include <array>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "ingest/nsys/nsys_context.h"
 
@@ -45,7 +48,52 @@ NsysProcess* ReadActivityColumns(NsysContext& ctx, const TableRows& q, GpuOpTabl
   return &p;
 }
 
-Status ReadKernels(NsysContext& ctx) {
+// One GPU activity table being read, a row at a time. Each table comes in start order in
+// the exports we know, so ReadGpuTables merges the three by (start, end) while reading: the
+// GPU ops arrive sorted and Trace::Finalize has nothing to reorder (out-of-order rows are
+// still sorted there, only slower).
+class GpuTableReader {
+ public:
+  explicit GpuTableReader(TableRows rows) : rows_(std::move(rows)) {}
+  virtual ~GpuTableReader() = default;
+  bool Next() { return rows_.Step(); }
+  const Status& status() const { return rows_.status(); }
+  // The current row's (start, end): the merge order.
+  std::pair<int64_t, int64_t> key() const { return {rows_.Int(0), rows_.Int(1)}; }
+  // Appends the current row to its process's trace (or counts why it cannot).
+  virtual void Append(NsysContext& ctx) = 0;
+
+ protected:
+  TableRows rows_;
+  GpuOpTable::Row row_;
+};
+
+class KernelReader : public GpuTableReader {
+ public:
+  explicit KernelReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kKernel; }
+  void Append(NsysContext& ctx) override {
+    const TableRows& q = rows_;
+    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
+    if (process == nullptr) return;
+    NsysProcess& p = *process;
+    row_.name = ctx.Intern(p, q.Int(6));
+    LaunchConfig& l = row_.launch;
+    for (int i = 0; i < 3; ++i) {
+      l.grid[i] = Int32(q.IntOr(7 + i, -1));
+      l.block[i] = Int32(q.IntOr(10 + i, -1));
+    }
+    l.registers_per_thread = Int32(q.IntOr(13, -1));
+    l.shared_memory_bytes = -1;
+    if (!q.IsNull(14) || !q.IsNull(15)) {
+      l.shared_memory_bytes = Int32(q.IntOr(14, 0) + q.IntOr(15, 0));
+    }
+    l.graph_node_id = q.IntOr(16, kNoValue);
+    l.graph_id = q.IntOr(17, kNoValue);
+    p.trace.gpu_ops.Append(row_);
+  }
+};
+
+StatusOr<std::unique_ptr<GpuTableReader>> OpenKernels(NsysContext& ctx) {
   const std::string_view t = kKernelTable;
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
   std::string name = ctx.reader.FirstColumn(t, {"demangledName", "shortName", "mangledName"});
@@ -58,27 +106,7 @@ Status ReadKernels(NsysContext& ctx) {
                                                           "blockY", "blockZ", "registersPerThread",
                                                           "staticSharedMemory", "dynamicSharedMemory",
                                                           "graphNodeId", "graphId"}));
-  GpuOpTable::Row row;
-  row.kind = GpuOpKind::kKernel;
-  while (q.Step()) {
-    NsysProcess* process = ReadActivityColumns(ctx, q, row);
-    if (process == nullptr) continue;
-    NsysProcess& p = *process;
-    row.name = ctx.Intern(p, q.Int(6));
-    LaunchConfig& l = row.launch;
-    for (int i = 0; i < 3; ++i) {
-      l.grid[i] = Int32(q.IntOr(7 + i, -1));
-      l.block[i] = Int32(q.IntOr(10 + i, -1));
-    }
-    l.registers_per_thread = Int32(q.IntOr(13, -1));
-    if (!q.IsNull(14) || !q.IsNull(15)) {
-      l.shared_memory_bytes = Int32(q.IntOr(14, 0) + q.IntOr(15, 0));
-    }
-    l.graph_node_id = q.IntOr(16, kNoValue);
-    l.graph_id = q.IntOr(17, kNoValue);
-    p.trace.gpu_ops.Append(row);
-  }
-  return q.status();
+  return std::unique_ptr<GpuTableReader>(std::make_unique<KernelReader>(std::move(q)));
 }
 
 // "Memcpy HtoD (Pageable -> Device)" is formatted once per combination and process.
@@ -92,52 +120,88 @@ StringId CopyName(NsysProcess& p, CopyDirection d, MemoryKind src, MemoryKind ds
   return it->second;
 }
 
-Status ReadMemcpys(NsysContext& ctx) {
+class MemcpyReader : public GpuTableReader {
+ public:
+  explicit MemcpyReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kMemcpy; }
+  void Append(NsysContext& ctx) override {
+    const TableRows& q = rows_;
+    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
+    if (process == nullptr) return;
+    NsysProcess& p = *process;
+    row_.bytes = q.Int(6);
+    row_.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
+    row_.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
+    row_.dst_kind = q.IsNull(9) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(9));
+    row_.name = CopyName(p, row_.copy_direction, row_.src_kind, row_.dst_kind, names_);
+    p.trace.gpu_ops.Append(row_);
+  }
+
+ private:
+  std::unordered_map<uint32_t, StringId> names_;
+};
+
+StatusOr<std::unique_ptr<GpuTableReader>> OpenMemcpys(NsysContext& ctx) {
   const std::string_view t = kMemcpyTable;
-  if (!ctx.reader.HasTable(t)) return Status::Ok();
+  if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
                                                           "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}));
-  std::unordered_map<uint32_t, StringId> names;
-  GpuOpTable::Row row;
-  row.kind = GpuOpKind::kMemcpy;
-  while (q.Step()) {
-    NsysProcess* process = ReadActivityColumns(ctx, q, row);
-    if (process == nullptr) continue;
-    NsysProcess& p = *process;
-    row.bytes = q.Int(6);
-    row.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
-    row.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
-    row.dst_kind = q.IsNull(9) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(9));
-    row.name = CopyName(p, row.copy_direction, row.src_kind, row.dst_kind, names);
-    p.trace.gpu_ops.Append(row);
-  }
-  return q.status();
+  return std::unique_ptr<GpuTableReader>(std::make_unique<MemcpyReader>(std::move(q)));
 }
 
-Status ReadMemsets(NsysContext& ctx) {
+class MemsetReader : public GpuTableReader {
+ public:
+  explicit MemsetReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kMemset; }
+  void Append(NsysContext& ctx) override {
+    const TableRows& q = rows_;
+    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
+    if (process == nullptr) return;
+    NsysProcess& p = *process;
+    row_.bytes = q.Int(6);
+    // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
+    MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
+    row_.dst_kind = kind;
+    row_.name = p.trace.strings.Intern(kind == MemoryKind::kDevice    ? "Memset (Device)"
+                                       : kind == MemoryKind::kManaged ? "Memset (Managed)"
+                                       : kind == MemoryKind::kPinned  ? "Memset (Pinned)"
+                                                                      : "Memset (Unknown)");
+    p.trace.gpu_ops.Append(row_);
+  }
+};
+
+StatusOr<std::unique_ptr<GpuTableReader>> OpenMemsets(NsysContext& ctx) {
   const std::string_view t = kMemsetTable;
-  if (!ctx.reader.HasTable(t)) return Status::Ok();
+  if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
   RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
                                                           "globalPid", "bytes", "memKind"}));
-  GpuOpTable::Row row;
-  row.kind = GpuOpKind::kMemset;
-  while (q.Step()) {
-    NsysProcess* process = ReadActivityColumns(ctx, q, row);
-    if (process == nullptr) continue;
-    NsysProcess& p = *process;
-    row.bytes = q.Int(6);
-    // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
-    MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
-    row.dst_kind = kind;
-    row.name = p.trace.strings.Intern(kind == MemoryKind::kDevice ? "Memset (Device)"
-                                      : kind == MemoryKind::kManaged ? "Memset (Managed)"
-                                      : kind == MemoryKind::kPinned  ? "Memset (Pinned)"
-                                                                     : "Memset (Unknown)");
-    p.trace.gpu_ops.Append(row);
+  return std::unique_ptr<GpuTableReader>(std::make_unique<MemsetReader>(std::move(q)));
+}
+
+// Kernels, copies and memsets, merged by (start, end); ties keep this table order.
+Status ReadGpuOps(NsysContext& ctx) {
+  std::vector<std::unique_ptr<GpuTableReader>> live;
+  for (auto open : {OpenKernels, OpenMemcpys, OpenMemsets}) {
+    ASSIGN_OR_RETURN(std::unique_ptr<GpuTableReader> reader, open(ctx));
+    if (reader == nullptr) continue;
+    if (reader->Next()) {
+      live.push_back(std::move(reader));
+    } else {
+      RETURN_IF_ERROR(reader->status());
+    }
   }
-  return q.status();
+  while (!live.empty()) {
+    size_t first = 0;
+    for (size_t i = 1; i < live.size(); ++i) {
+      if (live[i]->key() < live[first]->key()) first = i;
+    }
+    live[first]->Append(ctx);
+    if (!live[first]->Next()) {
+      RETURN_IF_ERROR(live[first]->status());
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(first));
+    }
+  }
+  return Status::Ok();
 }
 
 Status ReadSyncs(NsysContext& ctx) {
@@ -173,9 +237,7 @@ Status ReadSyncs(NsysContext& ctx) {
 }  // namespace
 
 Status ReadGpuTables(NsysContext& ctx) {
-  RETURN_IF_ERROR(ReadKernels(ctx));
-  RETURN_IF_ERROR(ReadMemcpys(ctx));
-  RETURN_IF_ERROR(ReadMemsets(ctx));
+  RETURN_IF_ERROR(ReadGpuOps(ctx));
   return ReadSyncs(ctx);
 }
 
