@@ -104,6 +104,33 @@ TEST(NsysImporterTest, ReadsKernelsLaunchesAndStepsOfOneProcess) {
   EXPECT_EQ(t.devices.rows[0].sm_count, 40);
 }
 
+// Kernels, copies and memsets are merged by time while read: the ops come out in start
+// order across tables, and a kernel without shared-memory values says so (it does not
+// inherit the previous row's).
+TEST(NsysImporterTest, GpuTablesMergeByTimeAndRowsDoNotLeak) {
+  ScratchDir dir;
+  std::string path = dir.File("merge.sqlite");
+  WriteDatabase(path, OneProcess() + fmt::format(R"sql(
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER,
+  srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 600, 0, 7, NULL, {0}, 4096, 1, 0, 2),
+  (2500, 2600, 0, 7, NULL, {0}, 4096, 1, 0, 2);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9500, 9600, 0, 1, 7, NULL, {0}, 1, 2, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL);
+)sql", Tid(100, 0)));
+  auto traces = ImportNsysSqlite(path);
+  ASSERT_TRUE(traces.ok()) << traces.status().message();
+  const Trace& t = traces->front();
+  ASSERT_EQ(t.gpu_ops.size(), 5u);
+  std::vector<TimeNs> starts(t.gpu_ops.start.begin(), t.gpu_ops.start.end());
+  EXPECT_EQ(starts, (std::vector<TimeNs>{500, 1400, 2500, 3400, 9500}));
+  EXPECT_EQ(t.gpu_ops.kind[0], GpuOpKind::kMemcpy);
+  EXPECT_EQ(t.gpu_ops.launch[3].shared_memory_bytes, 1536);
+  EXPECT_EQ(t.gpu_ops.launch[4].shared_memory_bytes, -1);
+  EXPECT_EQ(t.gpu_ops.launch[4].grid[0], -1);
+}
+
 TEST(NsysImporterTest, StepRangeRegexOverridesTheDefaultNames) {
   ScratchDir dir;
   std::string path = dir.File("one.sqlite");
