@@ -101,6 +101,19 @@ std::vector<uint32_t> SortOrder(size_t n, Less less, const std::vector<ThreadId>
 // Traces with at least this many rows sort and index their big tables on two threads.
 constexpr size_t kParallelRows = 500'000;
 
+// Runs |a| and |b|, on two threads when |parallel|.
+template <typename A, typename B>
+void RunBoth(bool parallel, A a, B b) {
+  if (!parallel) {
+    a();
+    b();
+    return;
+  }
+  std::thread other(a);
+  b();
+  other.join();
+}
+
 uint32_t RowOf(const CorrelatedGpuOp& p) { return p.op.value; }
 uint32_t RowOf(const CorrelatedLaunch& p) { return p.slice.value; }
 
@@ -207,26 +220,25 @@ void Trace::AbsorbCpuSide(Trace&& other) {
 void Trace::Finalize() {
   if (finalized_) return;
   // The GPU and the CPU side sort and index independently (disjoint columns; of a collective
-  // row one writes gpu_op, the other cpu_slice; only the CPU side counts a stat): on large
-  // traces, on two threads, each going on to its index without waiting for the other.
-  auto gpu_side = [this] {
-    SortGpuOps();
-    ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
-  };
-  auto cpu_side = [this] {
-    SortCpuSlicesAndNest();
-    launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
-      return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
-    });
-  };
-  if (gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1) {
-    std::thread gpu(gpu_side);
-    cpu_side();
-    gpu.join();
-  } else {
-    gpu_side();
-    cpu_side();
-  }
+  // row one writes gpu_op, the other cpu_slice; only the nesting counts a stat): on large
+  // traces two threads share the work in three rounds.
+  const bool parallel = gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1;
+  std::vector<uint32_t> cpu_order;
+  RunBoth(
+      parallel,
+      [this] {
+        SortGpuOps();
+        ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
+      },
+      [this, &cpu_order] { cpu_order = CpuSliceOrder(); });
+  PermuteCpuSlices(cpu_order, parallel);
+  RunBoth(
+      parallel, [this] { NestCpuSlices(); },
+      [this] {
+        launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
+          return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
+        });
+      });
   CheckCorrelations();
   CountStreamOverlaps();
   ComputeSpan();
@@ -275,9 +287,9 @@ void Trace::SortGpuOps() {
   active_devices_ = std::move(devices_seen);
 }
 
-void Trace::SortCpuSlicesAndNest() {
-  CpuSliceTable& t = cpu_slices;
-  std::vector<uint32_t> order = SortOrder(
+std::vector<uint32_t> Trace::CpuSliceOrder() const {
+  const CpuSliceTable& t = cpu_slices;
+  return SortOrder(
       t.size(),
       [&t](uint32_t a, uint32_t b) {
         if (t.thread[a] != t.thread[b]) return t.thread[a] < t.thread[b];
@@ -285,25 +297,40 @@ void Trace::SortCpuSlicesAndNest() {
         return t.end[a] > t.end[b];  // parents before children
       },
       &t.thread);
-  if (!order.empty()) {
-    std::vector<std::byte> scratch;
-    Permute(t.start, order, scratch);  // 8-byte columns first: the scratch is sized once
-    Permute(t.thread, order, scratch);
-    Permute(t.end, order, scratch);
-    Permute(t.name, order, scratch);
-    Permute(t.kind, order, scratch);
-    Permute(t.correlation, order, scratch);
-    Permute(t.external_id, order, scratch);
-    Permute(t.input_dims, order, scratch);
-    Permute(t.input_types, order, scratch);
-    if (!collectives.rows.empty()) {
-      std::vector<uint32_t> new_index = Inverse(order);
-      for (auto& row : collectives.rows) {
-        if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
-      }
+}
+
+void Trace::PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel) {
+  if (order.empty()) return;
+  CpuSliceTable& t = cpu_slices;
+  // Two halves of the columns (by bytes), one per thread; 8-byte columns first so each
+  // scratch buffer is sized once.
+  RunBoth(
+      parallel,
+      [&t, &order] {
+        std::vector<std::byte> scratch;
+        Permute(t.start, order, scratch);
+        Permute(t.end, order, scratch);
+        Permute(t.kind, order, scratch);
+        Permute(t.input_dims, order, scratch);
+      },
+      [&t, &order] {
+        std::vector<std::byte> scratch;
+        Permute(t.correlation, order, scratch);
+        Permute(t.external_id, order, scratch);
+        Permute(t.thread, order, scratch);
+        Permute(t.name, order, scratch);
+        Permute(t.input_types, order, scratch);
+      });
+  if (!collectives.rows.empty()) {
+    std::vector<uint32_t> new_index = Inverse(order);
+    for (auto& row : collectives.rows) {
+      if (row.cpu_slice.valid()) row.cpu_slice = CpuSliceId(new_index[row.cpu_slice.value]);
     }
   }
+}
 
+void Trace::NestCpuSlices() {
+  CpuSliceTable& t = cpu_slices;
   ReserveWithHugePages(t.depth, t.size());
   ReserveWithHugePages(t.parent, t.size());
   t.depth.assign(t.size(), 0);

@@ -115,7 +115,11 @@ class Trace {
 
  private:
   void SortGpuOps();
-  void SortCpuSlicesAndNest();
+  // CPU slices by thread, then start, longest first (empty: already in order); moved into
+  // that order; then nested (parent, depth, rows per thread).
+  std::vector<uint32_t> CpuSliceOrder() const;
+  void PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel);
+  void NestCpuSlices();
   // Drops duplicate launches and counts GPU ops without one (indexes built by Finalize).
   void CheckCorrelations();
   void BuildSteps();
