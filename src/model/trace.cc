@@ -32,6 +32,13 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::ve
   std::memcpy(column.data(), sorted, bytes);
 }
 
+// Reorders every one of |columns| by |order|, widest first so the scratch is sized once.
+template <typename... Columns>
+void PermuteAll(const std::vector<uint32_t>& order, Columns&... columns) {
+  std::vector<std::byte> scratch;
+  (Permute(columns, order, scratch), ...);
+}
+
 // Stable sort of |order[begin, end)| that uses the order already there: importers append
 // tables that are each in time order (kernels, then copies, then memsets), so the range is a
 // few ascending runs, merged in a pass or two instead of a full merge sort.
@@ -260,20 +267,8 @@ void Trace::SortGpuOps() {
     return t.end[a] < t.end[b];
   });
   if (!order.empty()) {
-    std::vector<std::byte> scratch;
-    Permute(t.launch, order, scratch);  // the widest column first: the scratch is sized once
-    Permute(t.kind, order, scratch);
-    Permute(t.device, order, scratch);
-    Permute(t.stream, order, scratch);
-    Permute(t.start, order, scratch);
-    Permute(t.end, order, scratch);
-    Permute(t.name, order, scratch);
-    Permute(t.correlation, order, scratch);
-    Permute(t.external_id, order, scratch);
-    Permute(t.bytes, order, scratch);
-    Permute(t.copy_direction, order, scratch);
-    Permute(t.src_kind, order, scratch);
-    Permute(t.dst_kind, order, scratch);
+    PermuteAll(order, t.launch, t.kind, t.device, t.stream, t.start, t.end, t.name, t.correlation, t.external_id,
+               t.bytes, t.copy_direction, t.src_kind, t.dst_kind);
     if (!collectives.rows.empty()) {  // only collectives point at rows by index
       std::vector<uint32_t> new_index = Inverse(order);
       for (auto& row : collectives.rows) {
@@ -302,25 +297,10 @@ std::vector<uint32_t> Trace::CpuSliceOrder() const {
 void Trace::PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel) {
   if (order.empty()) return;
   CpuSliceTable& t = cpu_slices;
-  // Two halves of the columns (by bytes), one per thread; 8-byte columns first so each
-  // scratch buffer is sized once.
+  // Two halves of the columns (by bytes), one per thread.
   RunBoth(
-      parallel,
-      [&t, &order] {
-        std::vector<std::byte> scratch;
-        Permute(t.start, order, scratch);
-        Permute(t.end, order, scratch);
-        Permute(t.kind, order, scratch);
-        Permute(t.input_dims, order, scratch);
-      },
-      [&t, &order] {
-        std::vector<std::byte> scratch;
-        Permute(t.correlation, order, scratch);
-        Permute(t.external_id, order, scratch);
-        Permute(t.thread, order, scratch);
-        Permute(t.name, order, scratch);
-        Permute(t.input_types, order, scratch);
-      });
+      parallel, [&t, &order] { PermuteAll(order, t.start, t.end, t.kind, t.input_dims); },
+      [&t, &order] { PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types); });
   if (!collectives.rows.empty()) {
     std::vector<uint32_t> new_index = Inverse(order);
     for (auto& row : collectives.rows) {

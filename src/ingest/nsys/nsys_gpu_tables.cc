@@ -54,30 +54,37 @@ NsysProcess* ReadActivityColumns(NsysContext& ctx, const TableRows& q, GpuOpTabl
 // still sorted there, only slower).
 class GpuTableReader {
  public:
-  explicit GpuTableReader(TableRows rows) : rows_(std::move(rows)) {}
+  GpuTableReader(TableRows rows, GpuOpKind kind) : rows_(std::move(rows)) { row_.kind = kind; }
   virtual ~GpuTableReader() = default;
   bool Next() { return rows_.Step(); }
   const Status& status() const { return rows_.status(); }
   // The current row's (start, end): the merge order.
   std::pair<int64_t, int64_t> key() const { return {rows_.Int(0), rows_.Int(1)}; }
   // Appends the current row to its process's trace (or counts why it cannot).
-  virtual void Append(NsysContext& ctx) = 0;
+  void Append(NsysContext& ctx) {
+    NsysProcess* process = ReadActivityColumns(ctx, rows_, row_);
+    if (process == nullptr) return;
+    ReadOwnColumns(ctx, *process, rows_, row_);
+    process->trace.gpu_ops.Append(row_);
+  }
 
  protected:
+  // Columns 6 on, which only this table has.
+  virtual void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) = 0;
+
+ private:
   TableRows rows_;
   GpuOpTable::Row row_;
 };
 
 class KernelReader : public GpuTableReader {
  public:
-  explicit KernelReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kKernel; }
-  void Append(NsysContext& ctx) override {
-    const TableRows& q = rows_;
-    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
-    if (process == nullptr) return;
-    NsysProcess& p = *process;
-    row_.name = ctx.Intern(p, q.Int(6));
-    LaunchConfig& l = row_.launch;
+  explicit KernelReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kKernel) {}
+
+ protected:
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+    row.name = ctx.Intern(p, q.Int(6));
+    LaunchConfig& l = row.launch;
     for (int i = 0; i < 3; ++i) {
       l.grid[i] = Int32(q.IntOr(7 + i, -1));
       l.block[i] = Int32(q.IntOr(10 + i, -1));
@@ -89,7 +96,6 @@ class KernelReader : public GpuTableReader {
     }
     l.graph_node_id = q.IntOr(16, kNoValue);
     l.graph_id = q.IntOr(17, kNoValue);
-    p.trace.gpu_ops.Append(row_);
   }
 };
 
@@ -122,18 +128,15 @@ StringId CopyName(NsysProcess& p, CopyDirection d, MemoryKind src, MemoryKind ds
 
 class MemcpyReader : public GpuTableReader {
  public:
-  explicit MemcpyReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kMemcpy; }
-  void Append(NsysContext& ctx) override {
-    const TableRows& q = rows_;
-    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
-    if (process == nullptr) return;
-    NsysProcess& p = *process;
-    row_.bytes = q.Int(6);
-    row_.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
-    row_.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
-    row_.dst_kind = q.IsNull(9) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(9));
-    row_.name = CopyName(p, row_.copy_direction, row_.src_kind, row_.dst_kind, names_);
-    p.trace.gpu_ops.Append(row_);
+  explicit MemcpyReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kMemcpy) {}
+
+ protected:
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+    row.bytes = q.Int(6);
+    row.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
+    row.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
+    row.dst_kind = q.IsNull(9) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(9));
+    row.name = CopyName(p, row.copy_direction, row.src_kind, row.dst_kind, names_);
   }
 
  private:
@@ -151,21 +154,18 @@ StatusOr<std::unique_ptr<GpuTableReader>> OpenMemcpys(NsysContext& ctx) {
 
 class MemsetReader : public GpuTableReader {
  public:
-  explicit MemsetReader(TableRows rows) : GpuTableReader(std::move(rows)) { row_.kind = GpuOpKind::kMemset; }
-  void Append(NsysContext& ctx) override {
-    const TableRows& q = rows_;
-    NsysProcess* process = ReadActivityColumns(ctx, q, row_);
-    if (process == nullptr) return;
-    NsysProcess& p = *process;
-    row_.bytes = q.Int(6);
+  explicit MemsetReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kMemset) {}
+
+ protected:
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+    row.bytes = q.Int(6);
     // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
     MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
-    row_.dst_kind = kind;
-    row_.name = p.trace.strings.Intern(kind == MemoryKind::kDevice    ? "Memset (Device)"
-                                       : kind == MemoryKind::kManaged ? "Memset (Managed)"
-                                       : kind == MemoryKind::kPinned  ? "Memset (Pinned)"
-                                                                      : "Memset (Unknown)");
-    p.trace.gpu_ops.Append(row_);
+    row.dst_kind = kind;
+    row.name = p.trace.strings.Intern(kind == MemoryKind::kDevice    ? "Memset (Device)"
+                                      : kind == MemoryKind::kManaged ? "Memset (Managed)"
+                                      : kind == MemoryKind::kPinned  ? "Memset (Pinned)"
+                                                                     : "Memset (Unknown)");
   }
 };
 
