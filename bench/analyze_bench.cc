@@ -19,6 +19,7 @@
 
 #include "analyze/analysis.h"
 #include "base/huge_pages.h"
+#include "child_run.h"
 #include "ingest/importer.h"
 #include "synth/synth.h"
 
@@ -30,10 +31,7 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using gpuwhy::bench::Median;
 
 // Median seconds of |runs| calls of |body|.
 double TimeMedian(int runs, const std::function<void()>& body) {

@@ -4,8 +4,6 @@
 //
 // Each run imports the trace in a fresh child process, so its peak resident set
 // (getrusage of the child) is that run's alone. Prints the median of the runs.
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,54 +17,37 @@
 #include <fmt/format.h>
 
 #include "base/huge_pages.h"
+#include "child_run.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "synth/synth.h"
 
 namespace {
 
-struct RunResult {
-  double seconds = 0;
+struct Imported {
   uint64_t content_bytes = 0;
   uint64_t events = 0;
-  long max_rss_kb = 0;
-  double cpu_seconds = 0;  // user + system time of the child: robust on a loaded machine
 };
 
-// Imports |path| in a child; the child writes its timing into a pipe.
+struct RunResult : Imported, gpuwhy::bench::ChildUsage {};
+
 bool RunOnce(const std::string& path, RunResult& out) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  pid_t child = fork();
-  if (child == 0) {
-    close(fds[0]);
-    auto start = std::chrono::steady_clock::now();
-    auto trace = gpuwhy::ImportKinetoFile(path);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!trace.ok()) {
-      fmt::print(stderr, "{}\n", trace.status().message());
-      _exit(2);
-    }
-    RunResult r{seconds, trace->metadata.content_bytes,
-                trace->gpu_ops.size() + trace->cpu_slices.size(), 0};
-    if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
-    _exit(0);
-  }
-  close(fds[1]);
-  bool ok = read(fds[0], &out, sizeof(out)) == sizeof(out);
-  close(fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  wait4(child, &status, 0, &usage);
-  out.max_rss_kb = usage.ru_maxrss;
-  auto to_seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
-  out.cpu_seconds = to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
-  return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  Imported imported;
+  bool ok = gpuwhy::bench::RunInChild(
+      [&path](Imported& r) {
+        auto trace = gpuwhy::ImportKinetoFile(path);
+        if (!trace.ok()) {
+          fmt::print(stderr, "{}\n", trace.status().message());
+          return false;
+        }
+        r = {trace->metadata.content_bytes, trace->gpu_ops.size() + trace->cpu_slices.size()};
+        return true;
+      },
+      imported, out);
+  static_cast<Imported&>(out) = imported;
+  return ok;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using gpuwhy::bench::Median;
 
 }  // namespace
 

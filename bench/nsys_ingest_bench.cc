@@ -6,8 +6,6 @@
 // in a fresh child process per run. Prints each run and the median GPU activity rows
 // (kernels + memcpy + memset + synchronization) per second, wall and CPU time. Target:
 // >= 2 M GPU activity rows per second.
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,57 +18,40 @@
 #include <fmt/format.h>
 
 #include "base/huge_pages.h"
+#include "child_run.h"
 #include "ingest/nsys/nsys_importer.h"
 #include "synth/synth.h"
 
 namespace {
 
-struct RunResult {
-  double seconds = 0;
+struct Imported {
   uint64_t gpu_rows = 0;
   uint64_t all_rows = 0;
-  long max_rss_kb = 0;
-  double cpu_seconds = 0;
 };
 
+struct RunResult : Imported, gpuwhy::bench::ChildUsage {};
+
 bool RunOnce(const std::string& path, RunResult& out) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  pid_t child = fork();
-  if (child == 0) {
-    close(fds[0]);
-    auto start = std::chrono::steady_clock::now();
-    auto traces = gpuwhy::ImportNsysSqlite(path);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!traces.ok()) {
-      fmt::print(stderr, "{}\n", traces.status().message());
-      _exit(2);
-    }
-    RunResult r;
-    r.seconds = seconds;
-    for (const gpuwhy::Trace& t : *traces) {
-      r.gpu_rows += t.gpu_ops.size() + t.gpu_syncs.size();
-      r.all_rows += t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
-    }
-    if (write(fds[1], &r, sizeof(r)) != sizeof(r)) _exit(3);
-    _exit(0);
-  }
-  close(fds[1]);
-  bool ok = read(fds[0], &out, sizeof(out)) == sizeof(out);
-  close(fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  wait4(child, &status, 0, &usage);
-  out.max_rss_kb = usage.ru_maxrss;
-  auto to_seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
-  out.cpu_seconds = to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
-  return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  Imported imported;
+  bool ok = gpuwhy::bench::RunInChild(
+      [&path](Imported& r) {
+        auto traces = gpuwhy::ImportNsysSqlite(path);
+        if (!traces.ok()) {
+          fmt::print(stderr, "{}\n", traces.status().message());
+          return false;
+        }
+        for (const gpuwhy::Trace& t : *traces) {
+          r.gpu_rows += t.gpu_ops.size() + t.gpu_syncs.size();
+          r.all_rows += t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
+        }
+        return true;
+      },
+      imported, out);
+  static_cast<Imported&>(out) = imported;
+  return ok;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
+using gpuwhy::bench::Median;
 
 }  // namespace
 
