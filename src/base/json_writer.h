@@ -63,6 +63,15 @@ class JsonWriter {
     Key(key);
     Bool(value);
   }
+  // |value| under |key|, or null when the caller says it is absent.
+  void FieldOrNull(std::string_view key, int64_t value, bool present) {
+    Key(key);
+    if (present) {
+      Int(value);
+    } else {
+      Null();
+    }
+  }
 
   // The document so far; complete once every Begin has its End.
   const std::string& str() const { return out_; }

@@ -124,14 +124,6 @@ void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   RenderStats(out, s, colour);
 }
 
-void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
-  w.Key(key);
-  if (value == kNoValue) {
-    w.Null();
-  } else {
-    w.Int(value);
-  }
-}
 
 void WriteDevices(JsonWriter& w, const InfoSummary& s) {
   w.Key("devices");
@@ -140,8 +132,8 @@ void WriteDevices(JsonWriter& w, const InfoSummary& s) {
     w.BeginObject();
     w.Field("id", d.id);
     w.Field("name", d.name);
-    WriteOptionalInt(w, "sm_count", d.sm_count < 0 ? kNoValue : d.sm_count);
-    WriteOptionalInt(w, "memory_bytes", d.memory_bytes);
+    w.FieldOrNull("sm_count", d.sm_count, d.sm_count >= 0);
+    w.FieldOrNull("memory_bytes", d.memory_bytes, d.memory_bytes != kNoValue);
     w.Key("compute_capability");
     if (d.compute_major < 0) {
       w.Null();
@@ -199,7 +191,7 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.Field("path", m.path);
   w.Field("format", m.format);
   w.Field("schema", SchemaGenerationId(m.schema));
-  WriteOptionalInt(w, "schema_version", m.schema_version);
+  w.FieldOrNull("schema_version", m.schema_version, m.schema_version != kNoValue);
   w.Field("vendor", GpuVendorName(m.vendor));
   w.Field("file_bytes", m.file_size_bytes);
   w.Field("content_bytes", m.content_bytes);
@@ -208,8 +200,8 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.BeginObject();
   for (const auto& [key, value] : m.extra) w.Field(key, value);
   w.EndObject();
-  WriteOptionalInt(w, "rank", s.rank);
-  WriteOptionalInt(w, "world_size", s.world_size);
+  w.FieldOrNull("rank", s.rank, s.rank != kNoValue);
+  w.FieldOrNull("world_size", s.world_size, s.world_size != kNoValue);
   w.Field("rank_source", RankSourceName(s.rank_source));
   WriteDevices(w, s);
   w.Field("span_ms", NsToMs(s.span_ns));
@@ -217,8 +209,8 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.BeginObject();
   w.Field("count", s.step_count);
   w.Field("synthesized", s.steps_synthesized);
-  WriteOptionalInt(w, "first", s.first_step);
-  WriteOptionalInt(w, "last", s.last_step);
+  w.FieldOrNull("first", s.first_step, s.first_step != kNoValue);
+  w.FieldOrNull("last", s.last_step, s.last_step != kNoValue);
   w.Field("mean_ms", NsToMs(s.mean_step_ns));
   w.EndObject();
   WriteCounts(w, s);

@@ -27,25 +27,16 @@ RankSource ParseRankSource(std::string_view s) {
   return RankSource::kUnknown;
 }
 
-void NullableInt(JsonWriter& w, std::string_view key, int64_t v) {
-  w.Key(key);
-  if (v == kNoValue) {
-    w.Null();
-  } else {
-    w.Int(v);
-  }
-}
-
 void WriteCollective(JsonWriter& w, const RankCollectiveTiming& c) {
   w.BeginObject();
-  NullableInt(w, "step", c.step);
+  w.FieldOrNull("step", c.step, c.step != kNoValue);
   w.Field("kind", c.kind);
   w.Field("process_group", c.process_group);
   w.Field("device", static_cast<int64_t>(c.device));
   w.Field("start_ns", c.start);
   w.Field("end_ns", c.end);
-  NullableInt(w, "bytes", c.bytes);
-  NullableInt(w, "group_size", c.group_size);
+  w.FieldOrNull("bytes", c.bytes, c.bytes != kNoValue);
+  w.FieldOrNull("group_size", c.group_size, c.group_size != kNoValue);
   w.Field("compute_before_ns", c.compute_before_ns);
   w.Field("input_wait_before_ns", c.input_wait_before_ns);
   w.EndObject();
@@ -123,9 +114,9 @@ std::string RenderRankSummaryJson(const RankSummary& s) {
   w.Field(kVersionKey, kRankSummaryFormatVersion);
   w.Field("tool", "gpuwhy");
   w.Field("path", s.path);
-  NullableInt(w, "rank", s.rank);
+  w.FieldOrNull("rank", s.rank, s.rank != kNoValue);
   w.Field("rank_source", RankSourceName(s.rank_source));
-  NullableInt(w, "world_size", s.world_size);
+  w.FieldOrNull("world_size", s.world_size, s.world_size != kNoValue);
   w.Field("device", s.device_name);
   w.Key("metrics");
   w.BeginArray();

@@ -111,12 +111,7 @@ void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d) {
 }
 
 void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
-  w.Key(key);
-  if (value < 0) {
-    w.Null();
-    return;
-  }
-  w.Int(value);
+  w.FieldOrNull(key, value, value >= 0);
 }
 
 void WriteMetricScope(JsonWriter& w, const MetricScope& scope) {
