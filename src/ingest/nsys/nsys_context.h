@@ -109,6 +109,17 @@ struct NsysContext {
     return p.cached_thread;
   }
 
+  // A table every export schema we know gives these columns: one line naming the first missing.
+  Status RequireColumns(std::string_view table, std::initializer_list<std::string_view> columns) const {
+    for (std::string_view column : columns) {
+      if (!reader.HasColumn(table, column)) {
+        return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)", reader.path(), table,
+                               column);
+      }
+    }
+    return Status::Ok();
+  }
+
   // "col" when |table| has it, else "NULL", for SELECT lists over drifting schemas.
   std::string Column(std::string_view table, std::string_view column) const {
     return reader.HasColumn(table, column) ? std::string(column) : std::string("NULL");

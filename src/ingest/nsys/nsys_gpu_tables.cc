@@ -16,18 +16,6 @@ constexpr std::string_view kSyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 
 int32_t Int32(int64_t v) { return static_cast<int32_t>(v); }
 
-// Columns every GPU activity table has had in every export schema we know of.
-Status RequireColumns(const NsysContext& ctx, std::string_view table,
-                      std::initializer_list<std::string_view> columns) {
-  for (std::string_view column : columns) {
-    if (!ctx.reader.HasColumn(table, column)) {
-      return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)",
-                             ctx.reader.path(), table, column);
-    }
-  }
-  return Status::Ok();
-}
-
 // Appends one GPU op; rows with end < start are counted and skipped, as in Kineto.
 bool CheckTimes(NsysProcess& p, int64_t start, int64_t end) {
   if (end >= start) return true;
@@ -101,7 +89,7 @@ class KernelReader : public GpuTableReader {
 
 StatusOr<std::unique_ptr<GpuTableReader>> OpenKernels(NsysContext& ctx) {
   const std::string_view t = kKernelTable;
-  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId"}));
   std::string name = ctx.reader.FirstColumn(t, {"demangledName", "shortName", "mangledName"});
   if (name.empty()) {
     return InvalidArgument("{}: table {} has no kernel name column (demangledName or shortName)",
@@ -146,7 +134,7 @@ class MemcpyReader : public GpuTableReader {
 StatusOr<std::unique_ptr<GpuTableReader>> OpenMemcpys(NsysContext& ctx) {
   const std::string_view t = kMemcpyTable;
   if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
-  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId", "bytes"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
                                                           "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}));
   return std::unique_ptr<GpuTableReader>(std::make_unique<MemcpyReader>(std::move(q)));
@@ -172,7 +160,7 @@ class MemsetReader : public GpuTableReader {
 StatusOr<std::unique_ptr<GpuTableReader>> OpenMemsets(NsysContext& ctx) {
   const std::string_view t = kMemsetTable;
   if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
-  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId", "bytes"}));
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId", "bytes"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
                                                           "globalPid", "bytes", "memKind"}));
   return std::unique_ptr<GpuTableReader>(std::make_unique<MemsetReader>(std::move(q)));
@@ -207,7 +195,7 @@ Status ReadGpuOps(NsysContext& ctx) {
 Status ReadSyncs(NsysContext& ctx) {
   const std::string_view t = kSyncTable;
   if (!ctx.reader.HasTable(t)) return Status::Ok();
-  RETURN_IF_ERROR(RequireColumns(ctx, t, {"start", "end", "deviceId", "streamId"}));
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
                                                           "globalPid", "syncType"}));
   std::array<StringId, 5> names{};

@@ -36,12 +36,7 @@ enum class Correlation { kKeep, kDrop };
 
 Status ReadApiCalls(NsysContext& ctx, std::string_view t, CpuSliceKind kind, Correlation corr) {
   if (!ctx.reader.HasTable(t)) return Status::Ok();
-  for (std::string_view column : {"start", "end", "globalTid", "nameId"}) {
-    if (!ctx.reader.HasColumn(t, column)) {
-      return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)",
-                             ctx.reader.path(), t, column);
-    }
-  }
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "globalTid", "nameId"}));
   // OS runtime rows: the correlation column is read as absent (NULL).
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid",
                                                           corr == Correlation::kKeep ? "correlationId" : "",
@@ -99,12 +94,7 @@ NvtxName ClassifyNvtx(NsysContext& ctx, StringId global) {
 Status ReadNvtx(NsysContext& ctx) {
   const std::string_view t = "NVTX_EVENTS";
   if (!ctx.reader.HasTable(t)) return Status::Ok();
-  for (std::string_view column : {"start", "end", "eventType", "globalTid"}) {
-    if (!ctx.reader.HasColumn(t, column)) {
-      return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)",
-                             ctx.reader.path(), t, column);
-    }
-  }
+  RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "eventType", "globalTid"}));
   ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid", "text", "textId", "eventType"}));
   std::vector<NvtxName> classified;
   CpuSliceTable::Row row;
