@@ -17,23 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class AnalyzeCommandTest : public ::testing::Test {
+class AnalyzeCommandTest : public CliFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = MakeScratchDir("gpuwhy_analyze");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-  std::string Synth(const std::string& scenario) const {
-    std::string path = Path(scenario + ".json");
-    Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", "6", "-o", path});
-    EXPECT_EQ(r.code, kExitOk) << r.err;
-    return path;
-  }
-  std::string dir_;
+  AnalyzeCommandTest() : CliFolderTest("gpuwhy_analyze", 6) {}
 };
 
 TEST_F(AnalyzeCommandTest, InputBoundTraceShowsDataLoaderWait) {

@@ -13,23 +13,10 @@
 namespace gpuwhy {
 namespace {
 
-namespace fs = std::filesystem;
 
-class PicturesCommandTest : public ::testing::Test {
+class PicturesCommandTest : public CliFolderTest {
  protected:
-  void SetUp() override { dir_ = MakeScratchDir("gpuwhy_pictures"); }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string Path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
-  std::string Synth(const std::string& scenario) const {
-    std::string path = Path(scenario + ".json");
-    Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", "8", "-o", path});
-    EXPECT_EQ(r.code, kExitOk) << r.err;
-    return path;
-  }
-  std::string dir_;
+  PicturesCommandTest() : CliFolderTest("gpuwhy_pictures", 8) {}
 };
 
 TEST_F(PicturesCommandTest, AnalyzeWritesAnHtmlPage) {
