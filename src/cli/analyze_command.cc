@@ -1,53 +1,46 @@
-// `gpuwhy analyze TRACE…|DIR`: runs every analysis and the diagnosis on each trace and renders
-// the verdict first (ranked findings, checklist), then the tables that support it.
+// `gpuwhy analyze TRACE…|DIR`: runs the pipeline (pipeline/pipeline.h) on every input and
+// renders the verdict first (ranked findings, checklist), then the tables that support it.
+// Traces, Nsight Systems exports, metric logs, node logs, support bundles and rank summaries
+// are all inputs; several ranks of one job add the cross-rank view (docs/cross-rank.md).
 #include <CLI/CLI.hpp>
 
 #include <ostream>
-#include <span>
 
-#include "analyze/analysis.h"
-#include "base/file_input.h"
-#include "cli/analyze_bundles.h"
-#include "cli/analyze_ranks.h"
 #include "cli/commands.h"
-#include "cli/diagnosis_flags.h"
-#include "cli/step_range_flag.h"
-#include "cli/metrics_input.h"
-#include "diagnose/diagnose.h"
-#include "ingest/importer.h"
-#include "report/report.h"
+#include "cli/pipeline_flags.h"
+#include "cli/report_output.h"
+#include "pipeline/pipeline.h"
+#include "ranks/summary_json.h"
 
 namespace gpuwhy {
 namespace {
 
-// Keeps what the renderers read and frees the rest, so many large traces fit in memory.
-void DropRenderUnused(TraceAnalysis& analysis) {
-  analysis.timelines = DeviceTimelines{};
-  analysis.launch.launches = {};
-  for (StreamQueue& queue : analysis.launch.queues) queue.series = {};
-  analysis.sync_copies.blocking = {};
-  analysis.communication.collectives = {};
-  for (DeviceIdleGaps& device : analysis.idle_gaps.devices) device.by_cause = {};  // in series
+// Full per-rank reports are kept for up to this many traces (--summary keeps none).
+constexpr size_t kMaxRankReports = 16;
+
+void AddRankOptions(CLI::App& command, AnalyzeOptions& options) {
+  command.add_flag("--summary", options.summary,
+                   "Reduce one rank's trace to its summary JSON (-o FILE) for merging elsewhere: "
+                   "gpuwhy analyze *.summary.json");
+  command.add_option("--baseline-single", options.baseline_single,
+                     "A one-GPU trace of the same model and per-GPU batch: scaling efficiency");
+  command.add_option("--jobs", options.jobs, "Traces imported at once (memory grows with it); default: cores")
+      ->check(CLI::Range(0, 1024));
+  command.add_option("--link-peak-gbps", options.link_peak_gbps,
+                     "Per-GPU bus bandwidth peak of the fabric, GB/s (collectives are compared with it)")
+      ->check(CLI::Range(0.0, 1e6));
 }
 
-constexpr std::string_view kSeverities[] = {"info", "low", "medium", "high", "critical"};
-
-Severity ParseSeverity(std::string_view name) {
-  for (size_t i = 0; i < std::size(kSeverities); ++i) {
-    if (kSeverities[i] == name) return static_cast<Severity>(i);
+// --summary: the one rank's summary JSON to -o or stdout; exit code.
+int WriteRankSummary(const Report& report, const AnalyzeOptions& options, const CliContext& context) {
+  if (!report.failures.empty()) return kExitUnusable;
+  if (report.summaries.size() != 1) {
+    PrintError(context, fmt::format("--summary reduces one rank: got {} inputs (run it once per rank)",
+                                    report.summaries.size()));
+    return kExitUnusable;
   }
-  return Severity::kCritical;  // unreachable: CLI11 checks the name
-}
-
-// The config file first, then each --set in order: the command line wins.
-bool ReachesSeverity(std::span<const RankReport> ranks, const std::optional<CrossRankReport>& job,
-                     Severity threshold) {
-  for (const RankReport& rank : ranks) {
-    for (const Finding& f : rank.diagnosis.findings) {
-      if (f.severity >= threshold) return true;
-    }
-  }
-  return job && !job->diagnosis.findings.empty() && job->diagnosis.MaxSeverity() >= threshold;
+  std::string json = RenderRankSummaryJson(report.summaries.front());
+  return WriteOutput(json, options.output, context.out, context) ? kExitOk : kExitUnusable;
 }
 
 }  // namespace
@@ -64,68 +57,29 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   command->add_option("--top", options.top_n, "Rows in top-N lists (kernels, gaps, streams)")
       ->check(CLI::Range(1, 100000));
-  AddDiagnosisFlags(*command, options.fail_on, options.overrides, options.config);
-  AddAnalyzeRankOptions(*command, options);
-  AddStepRangeOption(*command, options.step_range);
+  AddFailOnFlag(*command, options.fail_on);
+  AddRuleFlags(*command, options.pipeline);
+  AddRankOptions(*command, options);
+  AddStepRangeFlag(*command, options.pipeline);
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
-  DiagnoseOptions diagnose_options;
-  if (Status status = ApplyRuleOverrides(options.config, options.overrides, diagnose_options);
-      !status.ok()) {
+  PipelineOptions pipeline;
+  if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
     PrintError(context, status);
     return kExitUnusable;
   }
-  AnalysisOptions analysis_options;
-  analysis_options.top_n = static_cast<size_t>(options.top_n);
-  // Ranks in parallel, each reduced to its summary; the diagnosis reads the trace and the
-  // full analyses before DropRenderUnused.
-  RankInputOptions input_options{analysis_options, &diagnose_options, static_cast<size_t>(options.jobs),
-                                 &DropRenderUnused, KeepRankReports(options)};
-  input_options.import.step_range = options.step_range;
-  // Metric logs and recordings are diagnosed from their signals (cli/metrics_input.h).
-  // Support bundles (node logs) add gpuwhy doctor's platform findings (cli/analyze_bundles.h).
-  BundleInputs bundles = SplitSupportBundles(options.inputs);
-  MetricLogInputs logs = SplitMetricLogInputs(bundles.rest, diagnose_options, context);
-  RankInputs inputs = logs.traces.empty() ? RankInputs{}
-                                          : AnalyzeRankInputs(logs.traces, input_options, context);
-  if (options.summary) return WriteRankSummary(inputs, options, context);
-  std::vector<RankReport>& ranks = inputs.reports;
-  std::vector<ReportFailure>& failures = inputs.failures;
-  for (RankReport& report : logs.reports) ranks.push_back(std::move(report));
-  for (ReportFailure& failure : logs.failures) failures.push_back(std::move(failure));
-  std::optional<CrossRankReport> job = RunCrossRank(inputs, options, input_options, context, failures);
-  AddBundleDiagnosis(bundles, diagnose_options, ranks, failures);
-  const bool to_file = !options.output.empty();
-  TextReportOptions text;
-  text.top_n = analysis_options.top_n;
-  text.colour = !to_file && context.colour == ColourMode::kOn ? TextColour::kOn : TextColour::kOff;
-  std::string rendered;
-  if (options.format == "json") {
-    rendered = RenderReportJson(ranks, failures, analysis_options.top_n);
-    if (job) rendered = AddCrossRankJson(std::move(rendered), *job, analysis_options.top_n);
-  } else if (options.format == "html") {
-    rendered = RenderReportHtml(ranks, failures, job ? &*job : nullptr);
-  } else if (options.format == "md") {
-    rendered = RenderReportMarkdown(ranks, failures, text);
-    if (job) rendered = RenderCrossRankMarkdown(*job, text) + rendered;
-  } else {
-    rendered = RenderReportText(ranks, text);
-    if (job) rendered = RenderCrossRankText(*job, text) + rendered;
-  }
-  if (to_file) {
-    if (Status status = WriteWholeFile(options.output, rendered); !status.ok()) {
-      PrintError(context, status);
-      return kExitUnusable;
-    }
-  } else {
-    context.out << rendered << std::flush;
-  }
-  if (!failures.empty()) return kExitUnusable;
-  if (!options.fail_on.empty() && ReachesSeverity(ranks, job, ParseSeverity(options.fail_on))) {
-    return kExitFindings;
-  }
-  return kExitOk;
+  pipeline.analysis.top_n = static_cast<size_t>(options.top_n);
+  pipeline.jobs = static_cast<size_t>(options.jobs);
+  pipeline.drop_render_unused = true;
+  pipeline.max_reports = options.summary ? 0 : kMaxRankReports;
+  pipeline.cross_rank = !options.summary;
+  pipeline.cross_rank_options.link_peak_gbps = options.link_peak_gbps;
+  pipeline.baseline_single = options.baseline_single;
+  Report report = RunPipeline(options.inputs, pipeline);
+  PrintFailures(report, context);
+  if (options.summary) return WriteRankSummary(report, options, context);
+  return RenderAndExit(report, {options.format, options.output, pipeline.analysis.top_n, options.fail_on}, context);
 }
 
 }  // namespace gpuwhy

@@ -1,6 +1,7 @@
 // `gpuwhy annotate TRACE -o OUT.json.gz`: the trace with gpuwhy's tracks added, to check each
 // claim on a timeline in Perfetto UI or chrome://tracing. Several traces (or a folder) of one
-// job: one merged trace, a process per rank, every rank on the reference rank's clock.
+// job: one merged trace, a process per rank, every rank on the reference rank's clock. The
+// traces run through the same pipeline as `gpuwhy analyze` (--set, --config, --step-range).
 #include <CLI/CLI.hpp>
 
 #include <stdlib.h>
@@ -9,37 +10,46 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <ostream>
 
-#include "analyze/analysis.h"
 #include "annotate/annotate.h"
-#include "cli/analyze_ranks.h"
 #include "cli/commands.h"
-#include "diagnose/diagnose.h"
-#include "ingest/importer.h"
+#include "cli/pipeline_flags.h"
+#include "pipeline/pipeline.h"
 
 namespace gpuwhy {
 namespace {
 
-int AnnotateOneTrace(const std::string& input, const std::string& output, const CliContext& context) {
-  StatusOr<Trace> trace = ImportTraceFile(input);
-  if (!trace.ok()) {
-    PrintError(context, trace.status());
+int AnnotateOneTrace(const std::string& input, const AnnotateOptions& options, PipelineOptions pipeline,
+                     const CliContext& context) {
+  // The tracks are built while the trace's analyses are alive; the trace is written from its file.
+  std::optional<AnnotationTracks> tracks;
+  size_t findings = 0;
+  bool kineto = true;
+  pipeline.max_reports = 0;
+  pipeline.on_trace = [&](const std::string&, const Trace& trace, const TraceAnalysis& analysis,
+                          const Diagnosis& diagnosis) {
+    kineto = trace.metadata.format == "kineto";
+    if (!kineto) return;
+    tracks = BuildAnnotationTracks(analysis, diagnosis);
+    findings = diagnosis.findings.size();
+  };
+  Report report = RunPipeline({input}, pipeline);
+  if (!report.failures.empty()) {
+    PrintError(context, report.failures.front().message);
     return kExitUnusable;
   }
-  if (trace->metadata.format != "kineto") {
+  if (!kineto || !tracks) {
     PrintError(context, input + ": annotate writes Kineto / Chrome JSON traces only");
     return kExitUnusable;
   }
-  TraceAnalysis analysis = AnalyzeTrace(*trace);
-  Diagnosis diagnosis = Diagnose(*trace, analysis);
-  AnnotationTracks tracks = BuildAnnotationTracks(analysis, diagnosis);
-  Status written = WriteAnnotatedTrace(input, tracks, output);
+  Status written = WriteAnnotatedTrace(input, *tracks, options.output);
   if (!written.ok()) {
     PrintError(context, written);
     return kExitUnusable;
   }
-  context.out << output << ": " << tracks.events.size() << " events added (" << diagnosis.findings.size()
+  context.out << options.output << ": " << tracks->events.size() << " events added (" << findings
               << " findings marked)\n";
   return kExitOk;
 }
@@ -73,8 +83,7 @@ std::vector<MergedRankInput> PlaceRanks(const CrossRankResult& job, const RankTr
   return ranks;
 }
 
-int AnnotateRanks(const AnnotateOptions& options, const CliContext& context) {
-  DiagnoseOptions diagnose;
+int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, const CliContext& context) {
   RankTracks tracks;
   std::string pattern = (std::filesystem::temp_directory_path() / "gpuwhy_annotate_XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
@@ -82,11 +91,9 @@ int AnnotateRanks(const AnnotateOptions& options, const CliContext& context) {
     return kExitUnusable;
   }
   tracks.dir = pattern;
-  RankInputOptions input_options;
-  input_options.diagnose = &diagnose;
-  input_options.jobs = options.jobs;
-  input_options.max_reports = 0;  // only summaries stay in memory: bounded by --jobs
-  input_options.on_trace = [&tracks](const std::string& path, const Trace& trace, const TraceAnalysis& analysis,
+  pipeline.jobs = options.jobs;
+  pipeline.max_reports = 0;  // only summaries stay in memory: bounded by --jobs
+  pipeline.on_trace = [&tracks](const std::string& path, const Trace& trace, const TraceAnalysis& analysis,
                                      const Diagnosis& diagnosis) {
     if (trace.metadata.format != "kineto") {
       std::lock_guard<std::mutex> lock(tracks.mutex);
@@ -105,7 +112,8 @@ int AnnotateRanks(const AnnotateOptions& options, const CliContext& context) {
       tracks.errors.push_back(written.message());
     }
   };
-  RankInputs inputs = AnalyzeRankInputs(options.inputs, input_options, context);
+  Report inputs = RunPipeline(options.inputs, pipeline);
+  for (const ReportFailure& failure : inputs.failures) PrintError(context, failure.message);
   for (const std::string& error : tracks.errors) PrintError(context, error);
   if (!tracks.errors.empty()) return kExitUnusable;
   bool partial = !inputs.failures.empty();
@@ -162,12 +170,21 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
   command->add_option("-o,--output", options.output, "The annotated trace (.json or .json.gz)")->required();
   command->add_option("--jobs", options.jobs, "Traces analysed at once when merging ranks; default: cores")
       ->check(CLI::Range(0, 1024));
+  AddPipelineFlags(*command, options.pipeline);
 }
 
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context) {
+  PipelineOptions pipeline;
+  if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
+  // Traces and the rank summaries annotate explains it cannot merge; nothing else.
+  pipeline.accept = InputPolicy{.traces = true, .rank_summaries = true, .metric_logs = false, .node_logs = false};
+  pipeline.cross_rank = false;
   StatusOr<std::vector<std::string>> files = ExpandInputPaths(options.inputs);
-  if (files.ok() && files->size() == 1) return AnnotateOneTrace(files->front(), options.output, context);
-  return AnnotateRanks(options, context);
+  if (files.ok() && files->size() == 1) return AnnotateOneTrace(files->front(), options, pipeline, context);
+  return AnnotateRanks(options, pipeline, context);
 }
 
 }  // namespace gpuwhy

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -77,6 +78,12 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("watch")) return RunWatchCommand(watch, context);
   PrintError(context, "no command given (see gpuwhy --help)");
   return kExitUnusable;
+}
+
+ColourMode DetectColourMode(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour != nullptr && no_colour[0] != '\0') return ColourMode::kOff;
+  return ::isatty(fd) == 1 ? ColourMode::kOn : ColourMode::kOff;
 }
 
 int RunMain(int argc, char** argv) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "cli/terminal.h"
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 
@@ -22,6 +22,9 @@ struct CliContext {
   std::ostream& err;
   ColourMode colour = ColourMode::kOff;  // of |out|
 };
+
+// kOn when |fd| is a terminal and NO_COLOR is unset or empty (https://no-color.org).
+ColourMode DetectColourMode(int fd);
 
 // Runs `gpuwhy ARGS…` (|args| excludes the program name) and returns the exit code.
 int RunCli(const std::vector<std::string>& args, const CliContext& context);

@@ -186,5 +186,20 @@ TEST_F(CliTest, StepRangeSelectsNsysSteps) {
   EXPECT_NE(bad.err.find("not a regular expression"), std::string::npos) << bad.err;
 }
 
+TEST(ColourModeTest, NoColorDisablesColour) {
+  ::setenv("NO_COLOR", "1", 1);
+  EXPECT_EQ(DetectColourMode(1), ColourMode::kOff);
+  ::unsetenv("NO_COLOR");
+}
+
+TEST(ColourModeTest, PipeIsNotATerminal) {
+  ::unsetenv("NO_COLOR");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  EXPECT_EQ(DetectColourMode(fds[1]), ColourMode::kOff);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
 }  // namespace
 }  // namespace gpuwhy

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "cli/cli.h"
+#include "cli/pipeline_flags.h"
 
 namespace CLI {
 class App;
@@ -20,7 +21,7 @@ struct InfoOptions {
   std::vector<std::string> inputs;  // files or directories
   std::string format = "text";      // text | json
   std::string output;               // empty: the context's out stream
-  std::string step_range;           // Nsight Systems: regex of the NVTX step ranges
+  PipelineFlags pipeline;           // --step-range
 };
 void AddInfoCommand(CLI::App& app, InfoOptions& options);
 int RunInfoCommand(const InfoOptions& options, const CliContext& context);
@@ -46,14 +47,12 @@ struct AnalyzeOptions {
   std::string output;               // empty: the context's out stream
   int top_n = 10;                   // rows in top-N lists
   std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
-  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE", applied after the config file
-  std::string config;                  // file of RULE.PARAM = VALUE lines
+  PipelineFlags pipeline;           // --set, --config, --step-range
   // Multi-rank (cli/analyze_ranks.h, docs/cross-rank.md).
   bool summary = false;             // write the one rank's summary JSON instead of a report
   std::string baseline_single;      // one-GPU trace of the same model: scaling efficiency
   int jobs = 0;                     // ranks imported at once; 0: one per core
   double link_peak_gbps = 0;        // per-GPU bus bandwidth peak, when known
-  std::string step_range;           // Nsight Systems: regex of the NVTX step ranges
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);
@@ -63,8 +62,7 @@ struct DoctorOptions {
   std::string format = "text";      // text | json | md
   std::string output;               // empty: the context's out stream
   std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
-  std::vector<std::string> overrides;  // "RULE.PARAM=VALUE"
-  std::string config;                  // file of RULE.PARAM = VALUE lines
+  PipelineFlags pipeline;           // --set, --config
 };
 void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
 int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
@@ -75,6 +73,7 @@ struct DiffCommandOptions {
   std::string format = "text";  // text | json | md | html
   std::string output;
   double max_regression_pct = NAN;  // NaN: no gate
+  PipelineFlags pipeline;            // --set, --config, --step-range (traces are diagnosed)
 };
 void AddDiffCommand(CLI::App& app, DiffCommandOptions& options);
 int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context);
@@ -83,6 +82,7 @@ struct AnnotateOptions {
   std::vector<std::string> inputs;  // Kineto / Chrome JSON traces or folders; several: one per rank
   std::string output;               // .json or .json.gz
   size_t jobs = 0;                  // traces analysed at once when merging ranks; 0: cores
+  PipelineFlags pipeline;           // --set, --config, --step-range
 };
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options);
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context);
@@ -94,6 +94,7 @@ struct RunOptions {
   std::string trace_dir;             // Kineto traces written by the job
   std::string format = "text";       // text | json | md
   std::string report;                // empty: stderr
+  PipelineFlags pipeline;            // --set, --config, --step-range
 };
 void AddRunCommand(CLI::App& app, RunOptions& options);
 int RunRunCommand(const RunOptions& options, const CliContext& context);
@@ -132,6 +133,7 @@ struct ServeOptions {
   bool per_process = false;
   int top_processes = 5;
   int threads = 16;
+  PipelineFlags pipeline;  // --set, --config (the live findings)
 };
 void AddServeCommand(CLI::App& app, ServeOptions& options);
 int RunServeCommand(const ServeOptions& options, const CliContext& context);

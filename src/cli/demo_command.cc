@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "cli/info_render.h"
+#include "report/info_render.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -82,7 +82,7 @@ int RunDemoCommand(const DemoOptions& options, const CliContext& context) {
               << '\n';
   std::string injected =
       fmt::format("Injected bottleneck: {}.", description ? description : kDemoScenario);
-  for (const std::string& line : WrapText(injected, kTextWidth)) context.out << line << '\n';
+  for (const std::string& line : WrapText(injected, kReportWidth)) context.out << line << '\n';
   if (options.keep_dir.empty()) {
     context.out << "The trace is removed afterwards; keep it with --keep DIR.\n";
   } else {

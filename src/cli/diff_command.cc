@@ -1,41 +1,35 @@
 // `gpuwhy diff BASE TEST`: compares two runs, each a trace or a `gpuwhy analyze --format json`
 // report; exits 1 when --max-regression fires (step time up by more than PCT and by more
-// than the step-to-step noise).
+// than the step-to-step noise). A trace runs through the same pipeline as `gpuwhy analyze`
+// (--set, --config and --step-range apply to it).
 #include <CLI/CLI.hpp>
 
 #include <cmath>
-#include <ostream>
 
-#include "analyze/analysis.h"
-#include "base/file_input.h"
 #include "cli/commands.h"
-#include "diagnose/diagnose.h"
+#include "cli/pipeline_flags.h"
+#include "cli/report_output.h"
 #include "diff/diff.h"
 #include "diff/diff_render.h"
-#include "ingest/importer.h"
+#include "ingest/input_kind.h"
 #include "ingest/report_json/report_reader.h"
-#include "report/report.h"
+#include "pipeline/pipeline.h"
 
 namespace gpuwhy {
 namespace {
 
-// A JSON report by its first bytes, else a trace (any format the importer knows).
-StatusOr<RunSummary> LoadRun(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
-  // Read() may return less than asked: fill the head or reach the end.
-  std::string head(4096, '\0');
-  size_t filled = 0;
-  while (filled < head.size()) {
-    StatusOr<size_t> got = source->Read(head.data() + filled, head.size() - filled);
-    if (!got.ok() || *got == 0) break;
-    filled += *got;
+// A JSON report is read back; any other input runs through the pipeline and must yield one
+// rank with a trace.
+StatusOr<RunSummary> LoadRun(const std::string& path, const PipelineOptions& options) {
+  if (ClassifyInput(path).kind == InputKind::kGpuwhyReport) return ReadReportSummary(path);
+  Report report = RunPipeline({path}, options);
+  if (!report.failures.empty()) return InvalidArgument("{}", report.failures.front().message);
+  if (report.ranks.size() != 1 || !HasTraceAnalysis(report.ranks.front())) {
+    return InvalidArgument("{}: holds {} traces (one per profiled process); diff compares one trace or "
+                           "gpuwhy JSON report with another",
+                           path, report.ranks.size());
   }
-  head.resize(filled);
-  if (LooksLikeGpuwhyReport(head)) return ReadReportSummary(path);
-  ASSIGN_OR_RETURN(Trace trace, ImportTraceFile(path));
-  RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace), {}};
-  rank.diagnosis = Diagnose(trace, rank.analysis);
-  return SummarizeRun(rank);
+  return SummarizeRun(report.ranks.front());
 }
 
 }  // namespace
@@ -53,11 +47,19 @@ void AddDiffCommand(CLI::App& app, DiffCommandOptions& options) {
                       "Exit 1 when the median step time grows by more than PCT % and by more than the "
                       "step-to-step noise")
       ->check(CLI::Range(0.0, 1e9));
+  AddPipelineFlags(*command, options.pipeline);
 }
 
 int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context) {
-  StatusOr<RunSummary> base = LoadRun(options.base);
-  StatusOr<RunSummary> test = LoadRun(options.test);
+  PipelineOptions pipeline;
+  if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
+  pipeline.accept = InputPolicy{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  pipeline.cross_rank = false;
+  StatusOr<RunSummary> base = LoadRun(options.base, pipeline);
+  StatusOr<RunSummary> test = LoadRun(options.test, pipeline);
   bool failed = false;
   for (const StatusOr<RunSummary>* run : {&base, &test}) {
     if (!run->ok()) {
@@ -71,16 +73,9 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
   RunDiff diff = DiffRuns(*base, *test, diff_options);
   std::string rendered = options.format == "json"   ? RenderDiffJson(diff)
                          : options.format == "md"   ? RenderDiffMarkdown(diff)
-                         : options.format == "html" ? RenderDiffHtml(diff)
-                                                    : RenderDiffText(diff);
-  if (!options.output.empty()) {
-    if (Status status = WriteWholeFile(options.output, rendered); !status.ok()) {
-      PrintError(context, status);
-      return kExitUnusable;
-    }
-  } else {
-    context.out << rendered << std::flush;
-  }
+                                                    : options.format == "html" ? RenderDiffHtml(diff)
+                                                                               : RenderDiffText(diff);
+  if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return diff.regressed ? kExitFindings : kExitOk;
 }
 

@@ -3,12 +3,13 @@
 
 #include <ostream>
 
-#include "base/file_input.h"
 #include "cli/commands.h"
-#include "cli/info_render.h"
-#include "cli/info_summary.h"
-#include "cli/step_range_flag.h"
+#include "cli/pipeline_flags.h"
+#include "cli/report_output.h"
 #include "ingest/importer.h"
+#include "pipeline/info_summary.h"
+#include "pipeline/pipeline_inputs.h"
+#include "report/info_render.h"
 
 namespace gpuwhy {
 
@@ -23,7 +24,7 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
-  AddStepRangeOption(*command, options.step_range);
+  AddStepRangeFlag(*command, options.pipeline);
 }
 
 int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
@@ -33,25 +34,26 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
     PrintError(context, status);
     failures.push_back({path, status.message()});
   };
-  // One input at a time, so one bad path does not hide the others.
-  for (const std::string& input : options.inputs) {
-    StatusOr<std::vector<std::string>> files = ExpandInputPaths({input});
-    if (!files.ok()) {
-      fail(input, files.status());
+  // The pipeline's own input table and importers (pipeline/pipeline_inputs.h): info reads
+  // traces only, and names what any other input is. One bad path does not hide the others.
+  const InputPolicy traces_only{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  const ImportOptions import{options.pipeline.step_range};
+  for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
+    if (input.role != InputRole::kTrace) {
+      PrintError(context, input.error);
+      failures.push_back({input.path, input.error});
       continue;
     }
-    for (const std::string& file : *files) {
-      // An Nsight Systems export holds one trace per profiled process.
-      StatusOr<std::vector<Trace>> traces = ImportTraceFiles(file, ImportOptions{options.step_range});
-      if (!traces.ok()) {
-        fail(file, traces.status());
-        continue;
-      }
-      for (const Trace& trace : *traces) {
-        // A cut file still shows what it holds, but the run must not look clean.
-        if (Status partial = PartialInputStatus(trace); !partial.ok()) fail(file, partial);
-        summaries.push_back(ComputeInfoSummary(trace));
-      }
+    // An Nsight Systems export holds one trace per profiled process.
+    StatusOr<std::vector<Trace>> traces = ImportTraceFiles(input.path, input.input, import);
+    if (!traces.ok()) {
+      fail(input.path, traces.status());
+      continue;
+    }
+    for (const Trace& trace : *traces) {
+      // A cut file still shows what it holds, but the run must not look clean.
+      if (Status partial = PartialInputStatus(trace); !partial.ok()) fail(input.path, partial);
+      summaries.push_back(ComputeInfoSummary(trace));
     }
   }
   const bool to_file = !options.output.empty();
@@ -59,14 +61,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
       options.format == "json"
           ? RenderInfoJson(summaries, failures)
           : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour);
-  if (to_file) {
-    if (Status status = WriteWholeFile(options.output, rendered); !status.ok()) {
-      PrintError(context, status);
-      return kExitUnusable;
-    }
-  } else {
-    context.out << rendered << std::flush;
-  }
+  if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return failures.empty() ? kExitOk : kExitUnusable;
 }
 

@@ -3,14 +3,9 @@
 #include <csignal>
 #include <filesystem>
 
-#include "analyze/analysis.h"
-#include "base/file_input.h"
-#include "cli/metrics_input.h"
 #include "collect/nvml_sampler.h"
 #include "collect/procfs_sampler.h"
-#include "diagnose/diagnose_signals.h"
 #include "diagnose/merge.h"
-#include "ingest/importer.h"
 
 namespace gpuwhy {
 namespace {
@@ -79,50 +74,34 @@ std::string DescribeRecording(const MetricSeriesSet& set) {
   return text;
 }
 
-RankReport ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
-                         const DiagnoseOptions& options, const CliContext& context) {
-  RankReport report;
-  report.header = SummarizeSeriesHeader(set);
-  Diagnosis signals = DiagnoseSignals(set, options);
+Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
+                     const PipelineOptions& options, const CliContext& context) {
+  RankReport series = ReportSeries(set, options.diagnose);
+  Diagnosis& signals = series.diagnosis;
   signals.notes.push_back("recorded " + DescribeRecording(set));
   for (const std::string& note : set.notes) signals.notes.push_back("skipped: " + note);
   std::string trace_path = trace_dir.empty() ? "" : NewestTrace(trace_dir, since_ns);
   if (!trace_dir.empty() && trace_path.empty()) {
     signals.notes.push_back("no Kineto trace written to " + trace_dir + " during the run");
   }
-  if (trace_path.empty()) {
-    report.diagnosis = std::move(signals);
-    return report;
+  Report report;
+  if (!trace_path.empty()) {
+    PipelineOptions traces = options;
+    traces.accept = InputPolicy{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+    traces.cross_rank = false;
+    Report traced = RunPipeline({trace_path}, traces);
+    for (const ReportFailure& failure : traced.failures) {
+      PrintError(context, failure.message);
+      signals.notes.push_back("trace not used: " + failure.message);
+    }
+    if (traced.failures.empty() && traced.ranks.size() == 1) {
+      report.ranks.push_back(std::move(traced.ranks.front()));
+      MergeDiagnosis(report.ranks.front().diagnosis, std::move(signals));
+      return report;
+    }
   }
-  StatusOr<Trace> trace = ImportTraceFile(trace_path);
-  if (!trace.ok()) {
-    PrintError(context, trace.status());
-    signals.notes.push_back("trace not used: " + trace.status().message());
-    report.diagnosis = std::move(signals);
-    return report;
-  }
-  report.header = SummarizeTraceHeader(*trace);
-  report.analysis = AnalyzeTrace(*trace);
-  report.diagnosis = Diagnose(*trace, report.analysis, options);
-  MergeDiagnosis(report.diagnosis, std::move(signals));
+  report.ranks.push_back(std::move(series));
   return report;
-}
-
-bool EmitReport(const std::vector<RankReport>& ranks, const std::string& format,
-                const std::string& path, std::ostream& out, const CliContext& context) {
-  TextReportOptions text;
-  std::string rendered = format == "json" ? RenderReportJson(ranks, {})
-                         : format == "md" ? RenderReportMarkdown(ranks, {}, text)
-                                          : RenderReportText(ranks, text);
-  if (path.empty()) {
-    out << rendered << std::flush;
-    return true;
-  }
-  if (Status status = WriteWholeFile(path, rendered); !status.ok()) {
-    PrintError(context, status);
-    return false;
-  }
-  return true;
 }
 
 }  // namespace gpuwhy

@@ -10,8 +10,7 @@
 
 #include "cli/cli.h"
 #include "collect/sampler_thread.h"
-#include "diagnose/diagnose.h"
-#include "report/report.h"
+#include "pipeline/pipeline.h"
 
 namespace gpuwhy {
 
@@ -39,17 +38,14 @@ class StopOnInterrupt {
 // NVML (GPUWHY_NVML_LIBRARY or libnvidia-ml.so.1) and procfs/sysfs, started.
 std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options);
 
-// The diagnosis of |set|; with |trace_dir|, merged with the newest Kineto trace written there
-// since |since_ns| (CLOCK_REALTIME). Adds notes on the sampler's own cost and what it skipped.
-RankReport ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
-                         const DiagnoseOptions& options, const CliContext& context);
+// The report of |set| (the signal diagnosis); with |trace_dir|, merged with the report of the
+// newest Kineto trace written there since |since_ns| (CLOCK_REALTIME), which runs through the
+// pipeline with |options|. Adds notes on the sampler's own cost and what it skipped; a trace
+// that cannot be read is printed and noted, and the series alone are reported.
+Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
+                     const PipelineOptions& options, const CliContext& context);
 
 // "N samples of M series over S s at H Hz; sampler CPU X% of one core".
 std::string DescribeRecording(const MetricSeriesSet& set);
-
-// Renders |ranks| in |format| (text, json, md) and writes it to |path| or, when empty, to
-// |out|. Returns false (after printing) when the file cannot be written.
-bool EmitReport(const std::vector<RankReport>& ranks, const std::string& format,
-                const std::string& path, std::ostream& out, const CliContext& context);
 
 }  // namespace gpuwhy

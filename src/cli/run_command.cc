@@ -1,6 +1,7 @@
 // `gpuwhy run [--interval MS] [-o REC] [--trace-dir DIR] -- CMD…`: runs the command with its
 // output untouched and its exit code passed through, records GPU and host metrics while it
 // runs, then prints the diagnosis to stderr (so the command's stdout stays the command's).
+// --set and --config shape the diagnosis; --step-range applies to the traces of --trace-dir.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -8,6 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
+#include "cli/pipeline_flags.h"
+#include "cli/report_output.h"
 #include "collect/process_runner.h"
 #include "collect/recording_writer.h"
 
@@ -26,9 +29,16 @@ void AddRunCommand(CLI::App& app, RunOptions& options) {
   command->add_option("--format", options.format, "Report format: text, json or md")
       ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("--report", options.report, "Write the report to FILE instead of stderr");
+  AddPipelineFlags(*command, options.pipeline);
 }
 
 int RunRunCommand(const RunOptions& options, const CliContext& context) {
+  // Checked before the command starts: a bad --set or --config must not cost a training run.
+  PipelineOptions pipeline;
+  if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   const TimeNs started = WallClockNs();
   ProcessRunner runner;
   if (Status status = runner.Start(options.command); !status.ok()) {
@@ -53,11 +63,9 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
       PrintError(context, status);
     }
   }
-  DiagnoseOptions diagnose;
-  RankReport report = ReportLiveRun(set, options.trace_dir, started, diagnose, context);
-  std::vector<RankReport> ranks;
-  ranks.push_back(std::move(report));
-  EmitReport(ranks, options.format, options.report, context.err, context);
+  Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
+  std::string rendered = RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
+  WriteOutput(rendered, options.report, context.err, context);
   return runner.exit_code();
 }
 

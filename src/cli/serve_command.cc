@@ -1,6 +1,7 @@
 // `gpuwhy serve`: the Prometheus exporter. Samples this machine (NVML, procfs/sysfs), keeps a
 // sliding window, diagnoses it, and serves /metrics, /findings and /healthz on loopback
-// unless told otherwise. Runs until SIGINT or SIGTERM. docs/serve.md.
+// unless told otherwise. Runs until SIGINT or SIGTERM. --set and --config shape the live
+// findings as they shape `gpuwhy analyze`'s. docs/serve.md.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include "base/file_input.h"
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
+#include "cli/pipeline_flags.h"
 #include "serve/live_exporter.h"
 
 #ifndef GPUWHY_VERSION
@@ -69,9 +71,15 @@ void AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->check(CLI::Range(1, 100));
   command->add_option("--threads", options.threads, "Connections served at once")
       ->check(CLI::Range(1, 256));
+  AddRuleFlags(*command, options.pipeline);
 }
 
 int RunServeCommand(const ServeOptions& options, const CliContext& context) {
+  PipelineOptions pipeline;
+  if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   auto address = ParseListenAddress(options.listen);
   if (!address.ok()) {
     PrintError(context, address.status());
@@ -110,6 +118,7 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
   exporter_options.per_process = options.per_process;
   exporter_options.top_processes = static_cast<size_t>(options.top_processes);
   exporter_options.version = GPUWHY_VERSION;
+  exporter_options.diagnose = std::move(pipeline.diagnose);  // the live findings use --set / --config
   StopOnInterrupt stop;
   LiveExporter exporter(StartLiveSampling(live), exporter_options, endpoint);
   exporter.Start();

@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "cli/info_render.h"
+#include "report/info_render.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -15,7 +15,7 @@ void PrintScenarios(const CliContext& context) {
   for (const std::string& name : ScenarioNames()) {
     const char* description = ScenarioDescription(name);
     std::vector<std::string> lines =
-        WrapText(description ? description : "", kTextWidth - kNameWidth);
+        WrapText(description ? description : "", kReportWidth - kNameWidth);
     if (lines.empty()) lines.emplace_back();
     for (size_t i = 0; i < lines.size(); ++i) {
       std::string line = fmt::format("{:<{}}{}", i == 0 ? FitWidth(name, kNameWidth - 2) : "",

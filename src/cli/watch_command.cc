@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
-#include "cli/watch_view.h"
+#include "report/watch_view.h"
 
 namespace gpuwhy {
 namespace {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 
+#include "ingest/input_kind.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nsys/nsys_importer.h"
 
@@ -15,9 +16,6 @@ namespace gpuwhy {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Enough to see past a BOM and leading whitespace in any sane JSON file.
-constexpr size_t kSniffBytes = 64 << 10;
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -77,52 +75,23 @@ std::optional<int64_t> ParseRankIn(std::string_view name) {
   return std::nullopt;
 }
 
+// Which command reads an input that is not a trace.
+std::string_view ReaderOf(InputKind kind) {
+  switch (kind) {
+    case InputKind::kMetricLog: return "gpuwhy analyze reads it as GPU metrics";
+    case InputKind::kSystemLog: return "gpuwhy analyze and gpuwhy doctor --from read it";
+    case InputKind::kRankSummary: return "gpuwhy analyze merges it with the other ranks";
+    case InputKind::kGpuwhyReport: return "gpuwhy diff compares it";
+    default: return "gpuwhy reads traces as Kineto JSON or Nsight Systems SQLite";
+  }
+}
+
 std::string NsysExportHint(const std::string& path) {
   std::string stem = path;
   for (std::string_view suffix : {".nsys-rep", ".qdrep"}) {
     if (EndsWith(Lower(stem), suffix)) stem.resize(stem.size() - suffix.size());
   }
   return fmt::format("nsys export --type sqlite --output {}.sqlite {}", stem, path);
-}
-
-enum class SniffedFormat { kKineto, kSqlite, kNotATrace };
-
-struct Sniff {
-  SniffedFormat format = SniffedFormat::kNotATrace;
-  uint64_t offset = 0;  // of the first meaningful byte, for messages
-  bool empty = false;
-};
-
-StatusOr<Sniff> SniffFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return IoError("{}: cannot open: {}", path, std::strerror(errno));
-  std::string head(kSniffBytes, '\0');
-  file.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(file.gcount()));
-  Sniff sniff;
-  if (head.empty()) {
-    sniff.empty = true;
-    return sniff;
-  }
-  if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b') {
-    sniff.format = SniffedFormat::kKineto;  // gzip: the Kineto importer checks what is inside
-    return sniff;
-  }
-  if (head.compare(0, 16, std::string_view("SQLite format 3\0", 16)) == 0) {
-    sniff.format = SniffedFormat::kSqlite;
-    return sniff;
-  }
-  size_t i = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
-  sniff.offset = i;
-  if (i == head.size()) {
-    // Only whitespace so far: a longer file may still hold JSON; let the parser decide.
-    sniff.format = head.size() < kSniffBytes ? SniffedFormat::kNotATrace : SniffedFormat::kKineto;
-    sniff.empty = head.size() < kSniffBytes;
-    return sniff;
-  }
-  if (head[i] == '{' || head[i] == '[') sniff.format = SniffedFormat::kKineto;
-  return sniff;
 }
 
 }  // namespace
@@ -164,18 +133,39 @@ StatusOr<Trace> ImportTraceFile(const std::string& path) {
 
 StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
                                               const ImportOptions& options) {
-  std::error_code ec;
-  fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) return NotFound("{}: no such file or directory", path);
-  if (fs::is_directory(status)) return InvalidArgument("{}: is a directory", path);
-  std::string lower = Lower(path);
-  if (EndsWith(lower, ".nsys-rep") || EndsWith(lower, ".qdrep")) {
-    return InvalidArgument(
-        "{}: Nsight Systems reports are not read directly; export to SQLite first: {}", path,
-        NsysExportHint(path));
+  return ImportTraceFiles(path, ClassifyInput(path), options);
+}
+
+Status NotATrace(const std::string& path, const InputClass& input) {
+  switch (input.kind) {
+    case InputKind::kMissing: return NotFound("{}", input.error);
+    case InputKind::kUnreadable: return IoError("{}", input.error);
+    case InputKind::kDirectory: return InvalidArgument("{}: is a directory", path);
+    case InputKind::kNsysReport:
+      return InvalidArgument(
+          "{}: Nsight Systems reports are not read directly; export to SQLite first: {}", path,
+          NsysExportHint(path));
+    case InputKind::kEmpty:
+      return InvalidArgument("{}: byte {}: {} (expected Kineto JSON)", path, input.offset,
+                             input.offset == 0 ? "empty file" : "only whitespace");
+    case InputKind::kUnknown:
+      return InvalidArgument("{}: byte {}: not a trace (expected Kineto JSON)", path, input.offset);
+    case InputKind::kPythonPickle:
+    case InputKind::kMemorySummary:
+      return InvalidArgument("{}: {}: not a format gpuwhy reads", path, DescribeInput(input));
+    case InputKind::kMetricLog:
+    case InputKind::kSystemLog:
+    case InputKind::kRankSummary:
+    case InputKind::kGpuwhyReport:
+    case InputKind::kKinetoJson:
+    case InputKind::kNsysSqlite: break;
   }
-  ASSIGN_OR_RETURN(Sniff sniff, SniffFile(path));
-  if (sniff.format == SniffedFormat::kSqlite) {
+  return InvalidArgument("{}: {}: not a trace ({})", path, DescribeInput(input), ReaderOf(input.kind));
+}
+
+StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
+                                              const ImportOptions& options) {
+  if (input.kind == InputKind::kNsysSqlite) {
     NsysImportOptions nsys;
     nsys.step_range = options.step_range;
     ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportNsysSqlite(path, nsys));
@@ -187,13 +177,7 @@ StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
     }
     return traces;
   }
-  if (sniff.empty) {
-    return InvalidArgument("{}: byte {}: {} (expected Kineto JSON)", path, sniff.offset,
-                           sniff.offset == 0 ? "empty file" : "only whitespace");
-  }
-  if (sniff.format == SniffedFormat::kNotATrace) {
-    return InvalidArgument("{}: byte {}: not a trace (expected Kineto JSON)", path, sniff.offset);
-  }
+  if (input.kind != InputKind::kKinetoJson) return NotATrace(path, input);
   ASSIGN_OR_RETURN(Trace trace, ImportKinetoFile(path));
   if (trace.rank.rank == kNoValue) {
     if (auto rank = ParseRankFromFileName(path)) {

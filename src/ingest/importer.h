@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "ingest/input_kind.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -29,6 +30,16 @@ StatusOr<Trace> ImportTraceFile(const std::string& path);
 // Nsight Systems SQLite export (ordered by rank).
 StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
                                               const ImportOptions& options = {});
+
+// The same for an input already classified (ClassifyInput): Kineto JSON and Nsight Systems
+// SQLite are imported; any other kind is refused with NotATrace's message.
+StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
+                                              const ImportOptions& options);
+
+// "PATH: byte N: not a trace (expected Kineto JSON)", "PATH: a Python pickle: not a format
+// gpuwhy reads", "PATH: a metric log (nvidia-smi dmon): not a trace (gpuwhy analyze reads
+// it ...)": the one message for an input that is not a trace, naming what it is instead.
+Status NotATrace(const std::string& path, const InputClass& input);
 
 // kDataLoss with a one-line "PATH: byte N: truncated: ..." message when the input was
 // only partly readable (a cut file); Ok otherwise. Commands print it, keep the partial

@@ -11,11 +11,6 @@
 
 namespace gpuwhy {
 
-struct CrossRankReport {
-  CrossRankResult result;
-  Diagnosis diagnosis;  // job-wide findings (DiagnoseCrossRank)
-};
-
 std::string RenderCrossRankText(const CrossRankReport& report, const TextReportOptions& options);
 std::string RenderCrossRankMarkdown(const CrossRankReport& report, const TextReportOptions& options);
 // The "cross_rank" object of the JSON report (docs/report-schema.json $defs/cross_rank).

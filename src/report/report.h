@@ -1,5 +1,5 @@
-// Renders the analyses of `gpuwhy analyze`: pure functions from each rank's trace summary
-// and TraceAnalysis to text or JSON. Renderers only render: nothing here computes a metric
+// Renders the analyses of `gpuwhy analyze`: pure functions from the pipeline's Report
+// (pipeline/report_model.h) to text, JSON, Markdown or HTML. Renderers only render: nothing here computes a metric
 // or touches a file.
 #pragma once
 
@@ -14,66 +14,23 @@
 #include "base/json_writer.h"
 #include "diagnose/diagnose.h"
 #include "model/trace.h"
+#include "pipeline/report_model.h"
 
 namespace gpuwhy {
-
-struct ReportDevice {
-  int32_t id = 0;
-  std::string name;                 // empty when the trace has no deviceProperties entry
-  int64_t memory_bytes = kNoValue;  // total memory, when recorded
-  bool active = false;              // ran at least one GPU op
-};
-
-struct ReportImportStat {
-  std::string id;
-  std::string severity;
-  int64_t value = 0;
-  std::string detail;
-};
-
-// What the report needs from the trace itself, copied out so the trace can be freed.
-struct RankHeader {
-  std::string path;
-  int64_t rank = kNoValue;
-  int64_t world_size = kNoValue;
-  std::string vendor;  // "nvidia", "amd", ...
-  std::vector<ReportDevice> devices;
-  Interval span;  // the trace's own span; time ranges print relative to span.start
-  std::vector<ReportImportStat> import_stats;  // non-zero only, catalog order
-};
-
-RankHeader SummarizeTraceHeader(const Trace& trace);
-
-struct RankReport {
-  RankHeader header;
-  TraceAnalysis analysis;
-  Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
-};
-
-// False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its
-// header.path names the source ("doctor: this machine", a bundle directory), its analysis is
-// empty, and renderers show the diagnosis only (no trace header fields, tables or import
-// stats).
-bool HasTraceAnalysis(const RankReport& rank);
-
-// An input that could not be used; |message| is the full "PATH: why" text.
-struct ReportFailure {
-  std::string path;
-  std::string message;
-};
 
 // "errors": [{"path", "message"}], the same in every JSON output of gpuwhy.
 void WriteFailures(JsonWriter& w, std::span<const ReportFailure> failures);
 
 enum class TextColour { kOff, kOn };
 
+// Every line of every text report fits this many columns (escape codes aside).
+inline constexpr size_t kReportWidth = 100;
+
 struct TextReportOptions {
   size_t top_n = 10;  // rows of top-N lists (kernels, gaps, streams, issuers)
   TextColour colour = TextColour::kOff;
   size_t detailed_findings = 3;  // findings shown with evidence and fixes; the rest in brief
 };
-
-inline constexpr size_t kReportWidth = 100;
 
 // Per rank: a header, the diagnosis (ranked findings with evidence, recoverable time and
 // fixes, then the checklist), then one compact table per analysis. Every line fits kReportWidth
@@ -100,9 +57,17 @@ std::string RenderReportMarkdown(std::span<const RankReport> ranks,
 // several ranks a per-rank step-time view first. Every trace string is escaped. docs/html.md.
 // |job| (several ranks) adds the late-arrival heat map: per matched collective and rank, how
 // long after the first rank it arrived.
-struct CrossRankReport;
 std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures,
                              const CrossRankReport* job = nullptr);
+
+enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
+// "text", "json", "md", "html" (what --format takes); kText for anything else.
+ReportFormat ParseReportFormat(std::string_view name);
+
+// The whole report in |format|: with a job-wide view (Report::job) its section comes first in
+// text and Markdown and as the "cross_rank" member in JSON. |options.top_n| also bounds the
+// JSON lists.
+std::string RenderReport(const Report& report, ReportFormat format, const TextReportOptions& options);
 
 // Every not_applicable line of every analysis, as (analysis, reason), in list order.
 struct NotApplicable {

@@ -1,4 +1,4 @@
-#include "cli/info_render.h"
+#include "report/info_render.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@ constexpr size_t kLabelWidth = 12;
 
 // Appends one line cut to the text width.
 void Line(std::string& out, std::string_view text) {
-  out.append(FitWidth(text, kTextWidth));
+  out.append(FitWidth(text, kReportWidth));
   out.push_back('\n');
 }
 
@@ -97,7 +97,7 @@ void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
     std::string line =
         fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(stat.value));
     line += SeverityText(info.severity, colour);
-    if (!stat.detail.empty()) line += FitWidth(stat.detail, kTextWidth - 4 - 26 - 12 - 2 - 10);
+    if (!stat.detail.empty()) line += FitWidth(stat.detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
     Line(out, fmt::format("      {}", info.description));
@@ -106,7 +106,7 @@ void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
 
 void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   const TraceMetadata& m = s.metadata;
-  out += Styled(colour, Style::kBold, FitWidthKeepEnd(m.path, kTextWidth)) + "\n";
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(m.path, kReportWidth)) + "\n";
   std::string format = fmt::format("{}, {}", m.format.empty() ? "unknown" : m.format,
                                    SchemaGenerationName(m.schema));
   if (m.schema_version != kNoValue) format += fmt::format(", schema version {}", m.schema_version);

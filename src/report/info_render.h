@@ -5,18 +5,16 @@
 #include <vector>
 
 #include "base/text_width.h"
-#include "cli/info_summary.h"
-#include "cli/terminal.h"
+#include "pipeline/info_summary.h"
 #include "report/report.h"
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 
 // An input that could not be read; |message| is the full "PATH: byte N: why" text.
 using InfoFailure = ReportFailure;  // one shape for unreadable inputs in every report
 
-constexpr size_t kTextWidth = 100;
-
-// Human-readable, every line at most kTextWidth columns (escape codes aside).
+// Human-readable, every line at most kReportWidth columns (escape codes aside).
 std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour);
 
 // {"files": [...], "errors": [...]}; failures are also listed here for machine readers.

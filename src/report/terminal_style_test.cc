@@ -1,8 +1,4 @@
-#include "cli/terminal.h"
-
-#include <unistd.h>
-
-#include <cstdlib>
+#include "report/terminal_style.h"
 
 #include <gtest/gtest.h>
 
@@ -12,21 +8,6 @@ namespace {
 TEST(TerminalTest, StyledOnlyWhenColourIsOn) {
   EXPECT_EQ(Styled(ColourMode::kOff, Style::kRed, "x"), "x");
   EXPECT_EQ(Styled(ColourMode::kOn, Style::kRed, "x"), "\x1b[31mx\x1b[0m");
-}
-
-TEST(TerminalTest, NoColorDisablesColour) {
-  ::setenv("NO_COLOR", "1", 1);
-  EXPECT_EQ(DetectColourMode(1), ColourMode::kOff);
-  ::unsetenv("NO_COLOR");
-}
-
-TEST(TerminalTest, PipeIsNotATerminal) {
-  ::unsetenv("NO_COLOR");
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  EXPECT_EQ(DetectColourMode(fds[1]), ColourMode::kOff);
-  ::close(fds[0]);
-  ::close(fds[1]);
 }
 
 TEST(TerminalTest, DisplayWidthCountsCodePoints) {

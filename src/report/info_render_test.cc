@@ -1,4 +1,4 @@
-#include "cli/info_render.h"
+#include "report/info_render.h"
 
 #include <sstream>
 
@@ -54,7 +54,7 @@ TEST(InfoRenderTest, TextHasTheFactsAndFitsTheWidth) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos);  // no colour when off
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
-    EXPECT_LE(DisplayWidth(line), kTextWidth) << line;
+    EXPECT_LE(DisplayWidth(line), kReportWidth) << line;
   }
 }
 

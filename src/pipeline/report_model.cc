@@ -1,18 +1,8 @@
-// The trace facts a report shows next to the analyses, and the not-applicable list.
-#include <algorithm>
-#include <string>
+#include "pipeline/report_model.h"
 
-#include "report/report.h"
+#include <algorithm>
 
 namespace gpuwhy {
-namespace {
-
-void AddLines(std::vector<NotApplicable>& out, std::string_view analysis,
-              const std::vector<std::string>& reasons) {
-  for (const std::string& reason : reasons) out.push_back({std::string(analysis), reason});
-}
-
-}  // namespace
 
 RankHeader SummarizeTraceHeader(const Trace& trace) {
   RankHeader h;
@@ -47,23 +37,35 @@ RankHeader SummarizeTraceHeader(const Trace& trace) {
   return h;
 }
 
+RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set) {
+  RankHeader h;
+  h.path = set.path;
+  for (int32_t index : set.DeviceIndices()) {
+    ReportDevice d{index, "", kNoValue, true};
+    if (const SeriesDevice* dev = set.Device(index)) d.name = dev->name;
+    if (const MetricSeries* total = set.Find("gpu.mem_total_mib", index); total && !total->empty()) {
+      d.memory_bytes = static_cast<int64_t>(total->Max()) << 20;
+    }
+    h.devices.push_back(std::move(d));
+  }
+  for (const SeriesIssue& issue : set.issues) {
+    // A lost line is lost data; a metric gpuwhy does not map is only information.
+    const char* severity = issue.id == "unmapped_metric" ? "info" : "data_loss";
+    h.import_stats.push_back({issue.id, severity, issue.count, issue.detail});
+  }
+  return h;
+}
+
 bool HasTraceAnalysis(const RankReport& rank) {
   return rank.header.span.length() > 0 || !rank.analysis.metrics.all().empty() ||
          !rank.header.import_stats.empty();
 }
 
-std::vector<NotApplicable> CollectNotApplicable(const TraceAnalysis& a) {
-  std::vector<NotApplicable> out;
-  AddLines(out, "utilization", a.utilization.not_applicable);
-  AddLines(out, "temporal", a.temporal.not_applicable);
-  AddLines(out, "hta_idle_split", a.hta_idle_split.not_applicable);
-  AddLines(out, "steps", a.steps.not_applicable);
-  AddLines(out, "idle_gaps", a.idle_gaps.not_applicable);
-  AddLines(out, "kernels", a.kernels.not_applicable);
-  AddLines(out, "launch", a.launch.not_applicable);
-  AddLines(out, "sync_copies", a.sync_copies.not_applicable);
-  AddLines(out, "communication", a.communication.not_applicable);
-  AddLines(out, "memory", a.memory.not_applicable);
+std::vector<SummaryFinding> SummarizeFindings(const Diagnosis& diagnosis) {
+  std::vector<SummaryFinding> out;
+  for (const Finding& f : diagnosis.findings) {
+    out.push_back({f.id, std::string(SeverityName(f.severity)), f.title, f.recoverable_ns_per_step});
+  }
   return out;
 }
 

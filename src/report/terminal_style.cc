@@ -1,13 +1,7 @@
-#include "cli/terminal.h"
-
-#include <unistd.h>
-
-#include <cstdlib>
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 namespace {
-
-
 
 std::string_view StyleCode(Style style) {
   switch (style) {
@@ -22,12 +16,6 @@ std::string_view StyleCode(Style style) {
 }
 
 }  // namespace
-
-ColourMode DetectColourMode(int fd) {
-  const char* no_colour = std::getenv("NO_COLOR");
-  if (no_colour != nullptr && no_colour[0] != '\0') return ColourMode::kOff;
-  return ::isatty(fd) == 1 ? ColourMode::kOn : ColourMode::kOff;
-}
 
 std::string Styled(ColourMode mode, Style style, std::string_view text) {
   if (mode == ColourMode::kOff) return std::string(text);

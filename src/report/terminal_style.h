@@ -1,5 +1,6 @@
-// Terminal niceties kept tiny and pure: colour only on a TTY without NO_COLOR, and fitting
-// text into a column budget by display width (UTF-8 aware) rather than by bytes.
+// Terminal niceties kept tiny and pure: escape-code styles (the command line decides whether a
+// stream gets colour), and wrapping text into a column budget by display width (UTF-8 aware)
+// rather than by bytes.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +13,6 @@
 namespace gpuwhy {
 
 enum class ColourMode { kOff, kOn };
-
-// kOn when |fd| is a terminal and NO_COLOR is unset or empty (https://no-color.org).
-ColourMode DetectColourMode(int fd);
 
 enum class Style { kBold, kDim, kRed, kYellow, kGreen, kCyan };
 

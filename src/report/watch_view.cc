@@ -1,4 +1,4 @@
-#include "cli/watch_view.h"
+#include "report/watch_view.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "cli/info_summary.h"
+#include "pipeline/info_summary.h"
 
 #include <gtest/gtest.h>
 

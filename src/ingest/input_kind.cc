@@ -1,0 +1,191 @@
+#include "ingest/input_kind.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "base/file_input.h"
+#include "ingest/metrics/recording_reader.h"
+#include "ingest/report_json/report_reader.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Enough to see past a BOM and leading whitespace in any sane JSON file, and what the
+// system-log sniffer reads (its first 64 KiB).
+constexpr size_t kHeadBytes = 64 << 10;
+// The metric-log sniffer looks at the first 16 KiB (a dmon header repeats every 20 lines).
+constexpr size_t kMetricHeadBytes = 16 << 10;
+// A rank summary names itself in its first member.
+constexpr size_t kRankSummaryHeadBytes = 256;
+// A gpuwhy report names its tool and schema near the top.
+constexpr size_t kReportHeadBytes = 4096;
+
+bool EndsWithLower(const std::string& path, std::string_view suffix) {
+  if (path.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])));
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+// Fills |head| up to its size or the end of the content; false when the content ended.
+bool ReadHead(ByteSource& source, std::string& head) {
+  size_t filled = 0;
+  while (filled < head.size()) {
+    StatusOr<size_t> got = source.Read(head.data() + filled, head.size() - filled);
+    if (!got.ok() || *got == 0) {
+      head.resize(filled);
+      return true;
+    }
+    filled += *got;
+  }
+  return false;
+}
+
+bool IsPickle(std::string_view head) {
+  // PROTO opcode (0x80) then the protocol number: 2 to 5 is every pickle Python 3 writes.
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+// A JSON array opens with a value; a kernel log's "[    5.123456] NVRM: ..." opens with a
+// number, which no trace or report array does.
+bool OpensJsonArray(std::string_view rest) {
+  size_t i = 0;
+  while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i]))) ++i;
+  return i == rest.size() || rest[i] == '{' || rest[i] == '[' || rest[i] == ']' || rest[i] == '"';
+}
+
+}  // namespace
+
+std::string_view InputKindName(InputKind kind) {
+  switch (kind) {
+    case InputKind::kMissing: return "a missing path";
+    case InputKind::kDirectory: return "a folder";
+    case InputKind::kUnreadable: return "an unreadable file";
+    case InputKind::kEmpty: return "an empty file";
+    case InputKind::kKinetoJson: return "a Kineto trace";
+    case InputKind::kNsysSqlite: return "an Nsight Systems SQLite export";
+    case InputKind::kNsysReport: return "an Nsight Systems report";
+    case InputKind::kMetricLog: return "a metric log";
+    case InputKind::kSystemLog: return "a node log";
+    case InputKind::kRankSummary: return "a gpuwhy rank summary";
+    case InputKind::kGpuwhyReport: return "a gpuwhy JSON report";
+    case InputKind::kPythonPickle: return "a Python pickle";
+    case InputKind::kMemorySummary: return "a torch.cuda.memory_summary() text";
+    case InputKind::kUnknown: return "a file of no format gpuwhy knows";
+  }
+  return "a file of no format gpuwhy knows";
+}
+
+std::string DescribeInput(const InputClass& input) {
+  switch (input.kind) {
+    case InputKind::kMetricLog: return fmt::format("a metric log ({})", MetricLogFormatName(input.metric_format));
+    case InputKind::kSystemLog: return fmt::format("a node log ({})", SystemFormatName(input.system_format));
+    default: return std::string(InputKindName(input.kind));
+  }
+}
+
+InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
+  InputClass out;
+  out.gzip = raw_gzip;
+  if (head.empty()) {
+    out.kind = InputKind::kEmpty;
+    return out;
+  }
+  if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16)) {
+    out.kind = InputKind::kNsysSqlite;
+    return out;
+  }
+  if (IsPickle(head)) {
+    out.kind = InputKind::kPythonPickle;
+    return out;
+  }
+  if (head.substr(0, kRecordingMagic.size()) == kRecordingMagic) {
+    out.kind = InputKind::kMetricLog;
+    out.metric_format = MetricLogFormat::kRecording;
+    return out;
+  }
+  size_t i = head.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
+  out.offset = i;
+  if (i == head.size()) {
+    // Only whitespace so far: a longer file may still hold JSON; let the parser decide.
+    out.kind = complete ? InputKind::kEmpty : InputKind::kKinetoJson;
+    return out;
+  }
+  if (head[i] == '{' || (head[i] == '[' && OpensJsonArray(head.substr(i + 1)))) {
+    if (head.substr(0, kRankSummaryHeadBytes).find("\"gpuwhy_rank_summary\"") != std::string_view::npos) {
+      out.kind = InputKind::kRankSummary;
+    } else if (LooksLikeGpuwhyReport(head.substr(0, kReportHeadBytes))) {
+      out.kind = InputKind::kGpuwhyReport;
+    } else {
+      out.kind = InputKind::kKinetoJson;
+    }
+    return out;
+  }
+  // A gzip file is a compressed trace unless its text says otherwise (a recording is caught
+  // above; the Kineto importer names what is wrong with anything else).
+  out.system_format = SniffSystemFormat(head);
+  out.metric_format = SniffMetricLog(head.substr(0, kMetricHeadBytes));
+  if (out.metric_format != MetricLogFormat::kNone) {
+    out.kind = InputKind::kMetricLog;
+  } else if (out.system_format != SystemFormat::kUnknown) {
+    out.kind = InputKind::kSystemLog;
+  } else if (head.find("PyTorch CUDA memory summary") != std::string_view::npos) {
+    out.kind = InputKind::kMemorySummary;
+  } else {
+    out.kind = raw_gzip ? InputKind::kKinetoJson : InputKind::kUnknown;
+  }
+  return out;
+}
+
+InputClass ClassifyInput(const std::string& path) {
+  InputClass out;
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) {
+    out.kind = InputKind::kMissing;
+    out.error = path + ": no such file or directory";
+    return out;
+  }
+  if (fs::is_directory(status)) {
+    out.kind = InputKind::kDirectory;
+    return out;
+  }
+  if (EndsWithLower(path, ".nsys-rep") || EndsWithLower(path, ".qdrep")) {
+    out.kind = InputKind::kNsysReport;
+    return out;
+  }
+  // The raw first bytes first: a file that does not open as a byte source (a gzip header
+  // that is cut) is still a trace for the importer to name what is wrong with it.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    out.kind = InputKind::kUnreadable;
+    out.error = fmt::format("{}: cannot open: {}", path, std::strerror(errno));
+    return out;
+  }
+  char magic[2] = {};
+  file.read(magic, 2);
+  const bool gzip = file.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b';
+  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
+  if (!source.ok()) {
+    out.kind = gzip ? InputKind::kKinetoJson : InputKind::kUnreadable;
+    out.gzip = gzip;
+    out.error = source.status().message();
+    return out;
+  }
+  std::string head(kHeadBytes, '\0');
+  const bool complete = ReadHead(**source, head);
+  return ClassifyHead(head, gzip, complete);
+}
+
+}  // namespace gpuwhy

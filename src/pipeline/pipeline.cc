@@ -1,0 +1,188 @@
+#include "pipeline/pipeline.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "base/thread_pool.h"
+#include "diagnose/cross_rank_rules.h"
+#include "diagnose/diagnose_signals.h"
+#include "diagnose/merge.h"
+#include "ingest/metrics/metric_log.h"
+#include "pipeline/node_report.h"
+#include "pipeline/pipeline_inputs.h"
+#include "ranks/summary_json.h"
+
+namespace gpuwhy {
+namespace {
+
+// One planned input's outcome; filled by a worker, read after the pool drains.
+struct Slot {
+  const PlannedInput* input = nullptr;
+  // One per trace the file holds (an Nsight Systems export holds one per process).
+  std::vector<RankReport> reports;
+  std::vector<RankSummary> summaries;
+  std::string error;
+};
+
+// Keeps what the renderers read and frees the rest.
+void DropRenderUnused(TraceAnalysis& analysis) {
+  analysis.timelines = DeviceTimelines{};
+  analysis.launch.launches = {};
+  for (StreamQueue& queue : analysis.launch.queues) queue.series = {};
+  analysis.sync_copies.blocking = {};
+  analysis.communication.collectives = {};
+  for (DeviceIdleGaps& device : analysis.idle_gaps.devices) device.by_cause = {};  // in series
+}
+
+void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report) {
+  const std::string& path = slot.input->path;
+  StatusOr<std::vector<Trace>> traces = ImportTraceFiles(path, slot.input->input, options.import);
+  if (!traces.ok()) {
+    slot.error = traces.status().message();
+    return;
+  }
+  for (Trace& trace : *traces) {
+    RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
+    rank.diagnosis = Diagnose(trace, rank.analysis, options.diagnose);
+    if (options.on_trace) options.on_trace(path, trace, rank.analysis, rank.diagnosis);
+    RankSummary summary = SummarizeRank(trace, rank.analysis);
+    summary.findings = SummarizeFindings(rank.diagnosis);
+    slot.summaries.push_back(std::move(summary));
+    if (!keep_report) continue;  // the trace and its analyses die here
+    if (options.drop_render_unused) DropRenderUnused(rank.analysis);
+    slot.reports.push_back(std::move(rank));
+  }
+}
+
+void ReadSummary(Slot& slot) {
+  StatusOr<RankSummary> summary = ReadRankSummaryFile(slot.input->path);
+  if (!summary.ok()) {
+    slot.error = summary.status().message();
+    return;
+  }
+  slot.summaries.push_back(std::move(*summary));
+}
+
+void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
+  StatusOr<MetricSeriesSet> set = ImportMetricLog(slot.input->path);
+  if (!set.ok()) {
+    slot.error = set.status().message();
+    return;
+  }
+  slot.reports.push_back(ReportSeries(*set, options));
+}
+
+void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
+  switch (slot.input->role) {
+    case InputRole::kTrace: AnalyzeTraces(slot, options, keep_reports); return;
+    case InputRole::kRankSummary: ReadSummary(slot); return;
+    case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); return;
+    default: return;
+  }
+}
+
+bool RunsInPool(InputRole role) {
+  return role == InputRole::kTrace || role == InputRole::kRankSummary || role == InputRole::kMetricLog;
+}
+
+// Traces (and the inputs that were refused in their place) count towards the memory bound.
+bool CountsAsTrace(const PlannedInput& input) {
+  return input.role == InputRole::kTrace || (input.role == InputRole::kFailed && input.input.kind != InputKind::kDirectory &&
+                                              input.input.kind != InputKind::kMissing);
+}
+
+std::optional<CrossRankReport> BuildCrossRankReport(const Report& report, const PipelineOptions& options,
+                                                    const std::optional<RankSummary>& baseline) {
+  // Traces of one job: at least two that ran collectives or say they are one rank of many.
+  size_t distributed = 0;
+  for (const RankSummary& s : report.summaries) distributed += s.world_size > 1 || !s.collectives.empty();
+  if (distributed < 2 && !baseline) return std::nullopt;
+  CrossRankReport job;
+  job.result = AnalyzeCrossRank(report.summaries, options.cross_rank_options, baseline ? &*baseline : nullptr);
+  job.diagnosis = DiagnoseCrossRank(job.result, options.diagnose);
+  return job;
+}
+
+void AddCrossRank(Report& report, const PipelineOptions& options) {
+  std::optional<RankSummary> baseline;
+  if (!options.baseline_single.empty()) {
+    PipelineOptions single = options;
+    single.max_reports = 0;
+    single.cross_rank = false;
+    single.baseline_single.clear();
+    single.on_trace = nullptr;
+    Report base = RunPipeline({options.baseline_single}, single);
+    report.failures.insert(report.failures.end(), base.failures.begin(), base.failures.end());
+    if (base.summaries.size() == 1) baseline = std::move(base.summaries.front());
+  }
+  report.job = BuildCrossRankReport(report, options, baseline);
+  if (report.job && report.reports_left_out) {
+    report.job->diagnosis.notes.push_back(fmt::format(
+        "{} traces: per-rank tables are left out to bound memory (they are kept for up to {} traces "
+        "or 1 GiB of input); analyse one rank's file for its full report",
+        report.trace_count, options.max_reports));
+  }
+}
+
+}  // namespace
+
+RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& options) {
+  RankReport report;
+  report.header = SummarizeSeriesHeader(set);
+  report.diagnosis = DiagnoseSignals(set, options);
+  return report;
+}
+
+Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions& options) {
+  Report report;
+  const std::vector<PlannedInput> plan = PlanInputs(inputs, options.accept);
+  std::vector<std::unique_ptr<Slot>> slots;
+  uintmax_t trace_bytes = 0;
+  for (const PlannedInput& input : plan) {
+    auto slot = std::make_unique<Slot>();
+    slot->input = &input;
+    if (input.role == InputRole::kFailed) slot->error = input.error;
+    if (CountsAsTrace(input)) {
+      report.trace_count++;
+      std::error_code ignored;
+      uintmax_t size = std::filesystem::file_size(input.path, ignored);
+      if (!ignored) trace_bytes += size;
+    }
+    slots.push_back(std::move(slot));
+  }
+  const bool keep_reports =
+      report.trace_count <= options.max_reports || trace_bytes <= options.max_report_input_bytes;
+  report.reports_left_out = !keep_reports && options.max_reports > 0;
+  {
+    ThreadPool pool(options.jobs > 0 ? options.jobs : DefaultThreadCount());
+    for (auto& slot : slots) {
+      if (!RunsInPool(slot->input->role)) continue;
+      Slot* s = slot.get();
+      pool.Submit([s, &options, keep_reports] { RunSlot(*s, options, keep_reports); });
+    }
+    pool.Wait();
+  }
+  // Traces and summaries first, then metric logs, each in input order.
+  std::vector<RankReport> metric_reports;
+  std::vector<ReportFailure> metric_failures;
+  for (auto& slot : slots) {
+    const bool metric = slot->input->role == InputRole::kMetricLog;
+    if (slot->input->role == InputRole::kBundle || slot->input->role == InputRole::kNodeLog ||
+        slot->input->role == InputRole::kSkipped) {
+      continue;
+    }
+    if (!slot->error.empty()) {
+      (metric ? metric_failures : report.failures).push_back({slot->input->path, slot->error});
+      continue;
+    }
+    for (RankReport& rank : slot->reports) (metric ? metric_reports : report.ranks).push_back(std::move(rank));
+    for (RankSummary& summary : slot->summaries) report.summaries.push_back(std::move(summary));
+  }
+  for (RankReport& rank : metric_reports) report.ranks.push_back(std::move(rank));
+  for (ReportFailure& failure : metric_failures) report.failures.push_back(std::move(failure));
+  if (options.cross_rank) AddCrossRank(report, options);
+  AddNodeLogs(plan, options, report);
+  return report;
+}
+
+}  // namespace gpuwhy

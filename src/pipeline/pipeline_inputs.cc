@@ -1,0 +1,85 @@
+#include "pipeline/pipeline_inputs.h"
+
+#include "ingest/importer.h"
+#include "ingest/system/system_parsers.h"
+
+namespace gpuwhy {
+namespace {
+
+bool IsTrace(InputKind kind) { return kind == InputKind::kKinetoJson || kind == InputKind::kNsysSqlite; }
+
+// The role of one classified file under |policy|.
+PlannedInput PlanFile(const std::string& path, const InputClass& input, const InputPolicy& policy) {
+  PlannedInput out{path, input, InputRole::kFailed, {}};
+  // A command that reads node logs only (doctor) reads a file that is both a metric log and a
+  // node log (an nvidia-smi --query-gpu CSV) as the node log; the others as metrics.
+  const bool node_first = !policy.traces && policy.node_logs && input.system_format != SystemFormat::kUnknown;
+  if (node_first) {
+    out.role = InputRole::kNodeLog;
+    return out;
+  }
+  if (IsTrace(input.kind) && policy.traces) {
+    out.role = InputRole::kTrace;
+    return out;
+  }
+  if (input.kind == InputKind::kRankSummary && policy.rank_summaries) {
+    out.role = InputRole::kRankSummary;
+    return out;
+  }
+  if (input.kind == InputKind::kMetricLog && policy.metric_logs) {
+    out.role = InputRole::kMetricLog;
+    return out;
+  }
+  if (input.kind == InputKind::kSystemLog && policy.node_logs) {
+    out.role = InputRole::kNodeLog;
+    return out;
+  }
+  if (input.kind == InputKind::kMissing || input.kind == InputKind::kUnreadable) {
+    out.error = input.error;
+    return out;
+  }
+  if (!policy.traces) {
+    // gpuwhy doctor lists what it did not read instead of failing on it.
+    out.role = InputRole::kSkipped;
+    const bool unknown = input.kind == InputKind::kUnknown || input.kind == InputKind::kEmpty;
+    out.error = unknown ? path + ": not a recognised log or command output, skipped"
+                        : path + ": " + DescribeInput(input) + ", not a node log: skipped";
+    return out;
+  }
+  out.error = NotATrace(path, input).message();
+  return out;
+}
+
+void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<PlannedInput>& out) {
+  InputClass input = ClassifyInput(path);
+  if (input.kind != InputKind::kDirectory) {
+    out.push_back(PlanFile(path, input, policy));
+    return;
+  }
+  if (!policy.traces) {
+    out.push_back({path, input, InputRole::kBundle, {}});
+    return;
+  }
+  StatusOr<std::vector<std::string>> files = ExpandInputPaths({path});
+  if (files.ok() && !files->empty()) {
+    for (const std::string& file : *files) out.push_back(PlanFile(file, ClassifyInput(file), policy));
+    return;
+  }
+  // A folder without trace files that holds node logs is a support bundle.
+  if (policy.node_logs && LooksLikeSupportBundle(path)) {
+    out.push_back({path, input, InputRole::kBundle, {}});
+    return;
+  }
+  out.push_back({path, input, InputRole::kFailed,
+                 files.ok() ? path + ": no trace files found" : files.status().message()});
+}
+
+}  // namespace
+
+std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths, const InputPolicy& policy) {
+  std::vector<PlannedInput> out;
+  for (const std::string& path : paths) PlanPath(path, policy, out);
+  return out;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,43 @@
+// The table from input kind to what reads it: every path a command is given is expanded
+// (folders into their files, or read whole as a support bundle), classified once by content
+// (ingest/input_kind.h) and given a role here; the pipeline then runs the role's importer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ingest/input_kind.h"
+
+namespace gpuwhy {
+
+enum class InputRole {
+  kTrace,        // Kineto JSON or Nsight Systems SQLite: import, analyze, diagnose
+  kRankSummary,  // a --summary file: merged as a rank
+  kMetricLog,    // metric series: the signal diagnosis
+  kNodeLog,      // one node log: read into the platform facts
+  kBundle,       // a support-bundle folder: every node log in it (and proc/, sys/ trees)
+  kSkipped,      // not read, with a note (a command that reads node logs only was given a trace)
+  kFailed,       // not read: |error| says why, naming what the input is
+};
+
+struct PlannedInput {
+  std::string path;
+  InputClass input;
+  InputRole role = InputRole::kFailed;
+  std::string error;  // kFailed: "PATH: why"; kSkipped: the note
+};
+
+// What a command reads. Traces are read unless |traces| is false (gpuwhy doctor): then every
+// folder is a support bundle and a trace is skipped with a note.
+struct InputPolicy {
+  bool traces = true;
+  bool rank_summaries = true;
+  bool metric_logs = true;
+  bool node_logs = true;
+};
+
+// One entry per file (a folder's trace files in name order, or the folder itself when it is a
+// bundle), in input order.
+std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths, const InputPolicy& policy);
+
+}  // namespace gpuwhy

@@ -1,0 +1,147 @@
+// The pipeline end to end on small inputs written here: the kind table (which input becomes
+// which role), the order of ranks and failures in the Report, and that the rule catalog
+// passed in is the one the diagnosis uses.
+#include "pipeline/pipeline.h"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "synth/synth.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("gpuwhy_pipeline_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    SynthOptions synth;
+    synth.scenario = "input-bound";
+    synth.steps = 6;
+    ASSERT_TRUE(WriteSyntheticTrace(synth, Path("input.json")).ok());
+    Write("dmon.txt",
+          "# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk\n"
+          "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
+          "    0    70    40     -    20    10     0     0  1593  1380\n"
+          "    0    71    41     -    25    12     0     0  1593  1380\n");
+    Write("dmesg.txt", "[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n");
+    Write("snapshot.pickle", std::string("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00}\x94.", 14));
+    Write("summary.txt", "|  PyTorch CUDA memory summary, device ID 0  |\n");
+    Write("empty.json", "");
+    Write("prose.txt", "nothing a tool would read\n");
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  static std::string Path(const std::string& name) { return (dir_ / name).string(); }
+  static void Write(const std::string& name, const std::string& bytes) {
+    std::ofstream(Path(name), std::ios::binary) << bytes;
+  }
+  static inline fs::path dir_;
+};
+
+InputRole RoleOf(const std::string& path, const InputPolicy& policy = {}) {
+  std::vector<PlannedInput> plan = PlanInputs({path}, policy);
+  EXPECT_EQ(plan.size(), 1u) << path;
+  return plan.empty() ? InputRole::kFailed : plan.front().role;
+}
+
+TEST_F(PipelineTest, EveryKindHasOneRole) {
+  EXPECT_EQ(RoleOf(Path("input.json")), InputRole::kTrace);
+  EXPECT_EQ(RoleOf(Path("dmon.txt")), InputRole::kMetricLog);
+  EXPECT_EQ(RoleOf(Path("dmesg.txt")), InputRole::kNodeLog);
+  EXPECT_EQ(RoleOf(Path("snapshot.pickle")), InputRole::kFailed);
+  EXPECT_EQ(RoleOf(Path("summary.txt")), InputRole::kFailed);
+  EXPECT_EQ(RoleOf(Path("empty.json")), InputRole::kFailed);
+  EXPECT_EQ(RoleOf(Path("prose.txt")), InputRole::kFailed);
+  EXPECT_EQ(RoleOf(Path("missing.json")), InputRole::kFailed);
+}
+
+TEST_F(PipelineTest, RefusalsNameWhatTheInputIs) {
+  std::vector<PlannedInput> plan =
+      PlanInputs({Path("snapshot.pickle"), Path("empty.json"), Path("prose.txt"), Path("missing.json")}, {});
+  ASSERT_EQ(plan.size(), 4u);
+  EXPECT_EQ(plan[0].error, Path("snapshot.pickle") + ": a Python pickle: not a format gpuwhy reads");
+  EXPECT_EQ(plan[1].error, Path("empty.json") + ": byte 0: empty file (expected Kineto JSON)");
+  EXPECT_EQ(plan[2].error, Path("prose.txt") + ": byte 0: not a trace (expected Kineto JSON)");
+  EXPECT_EQ(plan[3].error, Path("missing.json") + ": no such file or directory");
+}
+
+TEST_F(PipelineTest, CommandsThatReadTracesOnlyNameTheLogTheyWereGiven) {
+  const InputPolicy traces_only{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  std::vector<PlannedInput> plan = PlanInputs({Path("dmon.txt"), Path("dmesg.txt")}, traces_only);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].role, InputRole::kFailed);
+  EXPECT_NE(plan[0].error.find("a metric log (nvidia-smi dmon): not a trace"), std::string::npos) << plan[0].error;
+  EXPECT_NE(plan[1].error.find("a node log (kernel log): not a trace"), std::string::npos) << plan[1].error;
+}
+
+TEST_F(PipelineTest, NodeLogsOnlySkipTracesWithANote) {
+  const InputPolicy doctor{.traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+  std::vector<PlannedInput> plan = PlanInputs({Path("input.json"), Path("prose.txt"), dir_.string()}, doctor);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].role, InputRole::kSkipped);
+  EXPECT_EQ(plan[0].error, Path("input.json") + ": a Kineto trace, not a node log: skipped");
+  EXPECT_EQ(plan[1].error, Path("prose.txt") + ": not a recognised log or command output, skipped");
+  EXPECT_EQ(plan[2].role, InputRole::kBundle);  // every folder is a bundle for doctor
+}
+
+TEST_F(PipelineTest, ReportOrdersTracesThenMetricLogsAndMergesNodeLogs) {
+  PipelineOptions options;
+  options.jobs = 2;
+  Report report = RunPipeline({Path("dmon.txt"), Path("input.json"), Path("dmesg.txt"), Path("prose.txt")}, options);
+  ASSERT_EQ(report.ranks.size(), 2u);
+  EXPECT_EQ(report.ranks[0].header.path, Path("input.json"));
+  EXPECT_TRUE(HasTraceAnalysis(report.ranks[0]));
+  EXPECT_EQ(report.ranks[1].header.path, Path("dmon.txt"));
+  ASSERT_EQ(report.failures.size(), 1u);
+  EXPECT_EQ(report.failures[0].path, Path("prose.txt"));
+  EXPECT_EQ(report.summaries.size(), 1u);
+  EXPECT_EQ(report.trace_count, 2u);  // the refused prose counts where a trace would
+  // The kernel log's Xid reaches both ranks' diagnosis.
+  for (const RankReport& rank : report.ranks) {
+    bool xid = false;
+    for (const Finding& f : rank.diagnosis.findings) xid = xid || f.id.starts_with("platform.xid");
+    EXPECT_TRUE(xid) << rank.header.path;
+  }
+}
+
+TEST_F(PipelineTest, TheCatalogPassedInIsTheOneThatJudges) {
+  const auto has_dataloader = [](const Report& report) {
+    for (const Finding& f : report.ranks.at(0).diagnosis.findings) {
+      if (f.id == "input.dataloader_wait") return true;
+    }
+    return false;
+  };
+  PipelineOptions options;
+  EXPECT_TRUE(has_dataloader(RunPipeline({Path("input.json")}, options)));
+  ASSERT_TRUE(options.diagnose.catalog.ApplyOverride("input.dataloader_wait.min_step_pct=100").ok());
+  ASSERT_TRUE(options.diagnose.catalog.ApplyOverride("input.dataloader_wait.high_pct=100").ok());
+  EXPECT_FALSE(has_dataloader(RunPipeline({Path("input.json")}, options)));
+}
+
+TEST_F(PipelineTest, OnTraceSeesEveryTraceWhileItIsAlive) {
+  PipelineOptions options;
+  options.max_reports = 0;
+  size_t seen = 0;
+  std::mutex mutex;
+  options.on_trace = [&](const std::string& path, const Trace& trace, const TraceAnalysis&, const Diagnosis&) {
+    std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_EQ(path, Path("input.json"));
+    EXPECT_GT(trace.gpu_ops.size(), 0u);
+    ++seen;
+  };
+  Report report = RunPipeline({Path("input.json"), Path("input.json")}, options);
+  EXPECT_EQ(seen, 2u);
+  EXPECT_EQ(report.summaries.size(), 2u);
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -1,0 +1,89 @@
+// The one result of gpuwhy's pipeline, the thing every renderer reads: per input a RankReport
+// (a trace's analyses and diagnosis, or a metric log's or node logs' diagnosis alone), the
+// inputs that failed, and the job-wide view when the ranks are one distributed job.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis.h"
+#include "base/interval_set.h"
+#include "diagnose/diagnose.h"
+#include "model/metric_series.h"
+#include "model/trace.h"
+#include "ranks/cross_rank.h"
+#include "ranks/rank_summary.h"
+
+namespace gpuwhy {
+
+struct ReportDevice {
+  int32_t id = 0;
+  std::string name;                 // empty when the trace has no deviceProperties entry
+  int64_t memory_bytes = kNoValue;  // total memory, when recorded
+  bool active = false;              // ran at least one GPU op
+};
+
+struct ReportImportStat {
+  std::string id;
+  std::string severity;
+  int64_t value = 0;
+  std::string detail;
+};
+
+// What the report needs from the trace itself, copied out so the trace can be freed.
+struct RankHeader {
+  std::string path;
+  int64_t rank = kNoValue;
+  int64_t world_size = kNoValue;
+  std::string vendor;  // "nvidia", "amd", ...
+  std::vector<ReportDevice> devices;
+  Interval span;  // the trace's own span; time ranges print relative to span.start
+  std::vector<ReportImportStat> import_stats;  // non-zero only, catalog order
+};
+
+RankHeader SummarizeTraceHeader(const Trace& trace);
+// The header a report shows for metric series: the devices they name and the importer's issues.
+RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set);
+
+struct RankReport {
+  RankHeader header;
+  TraceAnalysis analysis;
+  Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
+};
+
+// False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its
+// header.path names the source ("doctor: this machine", a bundle directory), its analysis is
+// empty, and renderers show the diagnosis only (no trace header fields, tables or import
+// stats).
+bool HasTraceAnalysis(const RankReport& rank);
+
+// An input that could not be used; |message| is the full "PATH: why" text.
+struct ReportFailure {
+  std::string path;
+  std::string message;
+};
+
+// The cross-rank view: the analysis over every rank's summary and its job-wide findings.
+struct CrossRankReport {
+  CrossRankResult result;
+  Diagnosis diagnosis;  // job-wide findings (DiagnoseCrossRank)
+};
+
+struct Report {
+  // Traces (input order, one per process of an Nsight Systems export), then metric logs, then
+  // the node logs' own report when no trace or metric log was given (otherwise their
+  // platform findings are merged into every rank).
+  std::vector<RankReport> ranks;
+  std::vector<RankSummary> summaries;  // one per analysed trace and per summary file read
+  std::optional<CrossRankReport> job;  // two ranks or more of one distributed job
+  std::vector<ReportFailure> failures;
+  size_t trace_count = 0;         // trace files analysed (not summary files)
+  bool reports_left_out = false;  // more traces than PipelineOptions::max_reports
+};
+
+// The single-rank diagnosis reduced to the summary's finding list.
+std::vector<SummaryFinding> SummarizeFindings(const Diagnosis& diagnosis);
+
+}  // namespace gpuwhy

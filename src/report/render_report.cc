@@ -1,0 +1,32 @@
+// The one entry renderers share: a Report in the format a command was asked for.
+#include "report/cross_rank_report.h"
+#include "report/report.h"
+
+namespace gpuwhy {
+
+ReportFormat ParseReportFormat(std::string_view name) {
+  if (name == "json") return ReportFormat::kJson;
+  if (name == "md") return ReportFormat::kMarkdown;
+  if (name == "html") return ReportFormat::kHtml;
+  return ReportFormat::kText;
+}
+
+std::string RenderReport(const Report& report, ReportFormat format, const TextReportOptions& options) {
+  const std::optional<CrossRankReport>& job = report.job;
+  switch (format) {
+    case ReportFormat::kJson: {
+      std::string rendered = RenderReportJson(report.ranks, report.failures, options.top_n);
+      return job ? AddCrossRankJson(std::move(rendered), *job, options.top_n) : rendered;
+    }
+    case ReportFormat::kHtml: return RenderReportHtml(report.ranks, report.failures, job ? &*job : nullptr);
+    case ReportFormat::kMarkdown: {
+      std::string rendered = RenderReportMarkdown(report.ranks, report.failures, options);
+      return job ? RenderCrossRankMarkdown(*job, options) + rendered : rendered;
+    }
+    case ReportFormat::kText: break;
+  }
+  std::string rendered = RenderReportText(report.ranks, options);
+  return job ? RenderCrossRankText(*job, options) + rendered : rendered;
+}
+
+}  // namespace gpuwhy
