@@ -21,9 +21,8 @@ const RuleParam* RuleSpec::FindParam(std::string_view name) const {
 const Catalog& Catalog::Default() {
   static const Catalog* catalog = [] {
     std::vector<RuleSpec> rules;
-    for (auto* group : {&InputAndHostRules, &MemoryAndCommRules, &LaunchAndComputeRules,
-                        &PlatformRules, &DoctorPlatformRules, &SignalRules, &CrossRankRules}) {
-      for (RuleSpec& spec : (*group)()) rules.push_back(std::move(spec));
+    for (auto* kind : {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs}) {
+      for (RuleSpec& spec : (*kind)()) rules.push_back(std::move(spec));
     }
     return new Catalog(std::move(rules));
   }();

@@ -81,14 +81,10 @@ class Catalog {
   std::vector<RuleSpec> rules_;
 };
 
-// The catalog's rules, built in catalog_*.cc (one function per class group).
-std::vector<RuleSpec> InputAndHostRules();
-std::vector<RuleSpec> MemoryAndCommRules();
-std::vector<RuleSpec> LaunchAndComputeRules();
-std::vector<RuleSpec> PlatformRules();
-std::vector<RuleSpec> DoctorPlatformRules();  // catalog_platform.cc: gpuwhy doctor's rules
-// From metric series (catalog_signals.cc; platform.throttling and platform.contention live there).
-std::vector<RuleSpec> SignalRules();
-std::vector<RuleSpec> CrossRankRules();  // evaluated by DiagnoseCrossRank only
+// The catalog's rules, one explicit list per kind of input (see rule_family.h), in this order.
+std::vector<RuleSpec> TraceRuleSpecs();      // trace_rules/trace_rules.cc
+std::vector<RuleSpec> PlatformRuleSpecs();   // platform_rules/platform_rules.cc (gpuwhy doctor)
+std::vector<RuleSpec> SignalRuleSpecs();     // signal_rules/signal_rules.cc (metric series)
+std::vector<RuleSpec> CrossRankRuleSpecs();  // cross_rank_rules/cross_rank_rules.cc
 
 }  // namespace gpuwhy

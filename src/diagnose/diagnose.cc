@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "diagnose/checklist.h"
-#include "diagnose/rule_context.h"
+#include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
 
@@ -105,16 +105,9 @@ Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
   double idle = 0;
   for (size_t c = 0; c < kIdleCauseCount; ++c) idle += ctx.IdleLeft(static_cast<IdleCause>(c));
   d.idle_ns_per_step = static_cast<DurationNs>(idle);
-  // Order matters: idle-based rules claim their cause's idle time in this order (see
+  // Order matters: idle-based rules claim their cause's idle time in the list's order (see
   // docs/findings.md "Recoverable time").
-  EvaluateInputRules(ctx);
-  EvaluateCommRules(ctx);
-  EvaluateSyncRule(ctx);
-  EvaluateMemoryRules(ctx);
-  EvaluateHostRules(ctx);
-  EvaluateLaunchRules(ctx);
-  EvaluateComputeRules(ctx);
-  EvaluatePlatformRules(ctx);
+  EvaluateAll(TraceRuleFamilies(), ctx);
   OrderOutcomes(options.catalog, d);
   RankFindings(d.findings);
   AddNotes(trace, analysis, d);

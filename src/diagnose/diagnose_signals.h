@@ -1,5 +1,5 @@
 // The diagnosis from metric series alone (gpuwhy run/record, recordings, nvidia-smi and DCGM
-// logs): the signal rules of catalog_signals.cc plus memory.near_capacity and
+// logs): the rules of signal_rules/ plus memory.near_capacity and
 // platform.pcie_downgraded from series. Combine with a trace's diagnosis by MergeDiagnosis.
 #pragma once
 

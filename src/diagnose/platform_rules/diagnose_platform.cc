@@ -1,0 +1,50 @@
+#include "diagnose/diagnose_platform.h"
+
+#include "diagnose/finding_builder.h"
+#include "diagnose/platform_rules/platform_rules.h"
+
+namespace gpuwhy {
+
+Finding& PlatformContext::AddFinding(std::string_view rule_id, Severity severity,
+                                     std::string title) {
+  const RuleSpec* spec = catalog.Find(rule_id);
+  GPUWHY_CHECK(spec != nullptr);
+  // Read from the source, not inferred from timing: high confidence.
+  Finding f = StartFinding(*spec, Confidence::kHigh);
+  f.severity = severity;
+  f.title = std::move(title);
+  diagnosis.findings.push_back(std::move(f));
+  return diagnosis.findings.back();
+}
+
+void PlatformContext::Outcome(std::string_view rule_id, AssessStatus status, bool fired,
+                              std::string note) {
+  diagnosis.outcomes.push_back({std::string(rule_id), status, fired, std::move(note)});
+}
+
+void AddPlatformEvidence(Finding& f, std::string id, double value, std::string unit,
+                         std::string comparison, double threshold, std::string source) {
+  AddEvidence(f, Metric{std::move(id), MetricScope{}, value, std::move(unit)},
+              std::move(comparison), threshold, nullptr);
+  f.evidence.back().threshold_source = std::move(source);
+}
+
+void AddQuote(Finding& f, const SourceQuote& q, size_t max) {
+  if (f.quotes.size() >= max || q.text.empty()) return;
+  for (const SourceQuote& have : f.quotes) {
+    if (have.file == q.file && have.line == q.line) return;
+  }
+  f.quotes.push_back(q);
+}
+
+Diagnosis DiagnoseSystemFacts(const SystemFacts& facts, const DiagnoseOptions& options) {
+  Diagnosis d;
+  PlatformContext ctx{facts, options.catalog, d};
+  EvaluateAll(PlatformRuleFamilies(), ctx);
+  BuildPlatformChecklist(ctx);
+  for (const std::string& problem : facts.problems) d.notes.push_back("skipped: " + problem);
+  RankFindings(d.findings);
+  return d;
+}
+
+}  // namespace gpuwhy

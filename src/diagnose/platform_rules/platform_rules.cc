@@ -1,0 +1,21 @@
+// gpuwhy doctor's rules, in evaluation order. The catalog lists their specs in it too.
+#include "diagnose/platform_rules/platform_rules.h"
+
+#include <array>
+
+namespace gpuwhy {
+namespace {
+
+constexpr std::array<RuleFamily<PlatformContext>, 3> kPlatformRules = {{
+    {HardwareRuleSpecs, EvaluateHardwareRules},
+    {FabricRuleSpecs, EvaluateFabricRules},
+    {EnvironmentRuleSpecs, EvaluateEnvironmentRules},
+}};
+
+}  // namespace
+
+std::span<const RuleFamily<PlatformContext>> PlatformRuleFamilies() { return kPlatformRules; }
+
+std::vector<RuleSpec> PlatformRuleSpecs() { return SpecsOf(PlatformRuleFamilies()); }
+
+}  // namespace gpuwhy

@@ -1,0 +1,160 @@
+// Platform rules from series: throttling, neighbours on the GPU, the PCIe link while busy.
+// platform.pcie_downgraded is gpuwhy doctor's rule too (platform_rules/). KNOWLEDGE.md §7.
+#include "diagnose/signal_rules/signal_rules.h"
+#include "diagnose/signal_rules/signal_spec.h"
+
+namespace gpuwhy {
+namespace {
+
+// The PCIe rule is shared with `gpuwhy doctor` (lspci/sysfs facts) and has no series
+// parameter: a link below its maximum in most busy samples is not a transient.
+constexpr double kPcieMinBusyPct = 50;
+
+std::string ThrottleText(const GpuSignals& g, double min, double& worst) {
+  std::string text;
+  worst = 0;
+  for (size_t i = 0; i < g.throttle_pct.size(); ++i) {
+    if (g.throttle_pct[i] < min) continue;
+    worst = std::max(worst, g.throttle_pct[i]);
+    text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : ", ", kThrottleReasons[i].label,
+                        g.throttle_pct[i]);
+  }
+  if (g.power_violation_pct && *g.power_violation_pct >= min) {
+    worst = std::max(worst, *g.power_violation_pct);
+    text += fmt::format("{}power violation {:.0f}%", text.empty() ? "" : ", ",
+                        *g.power_violation_pct);
+  }
+  if (g.thermal_violation_pct && *g.thermal_violation_pct >= min) {
+    worst = std::max(worst, *g.thermal_violation_pct);
+    text += fmt::format("{}thermal violation {:.0f}%", text.empty() ? "" : ", ",
+                        *g.thermal_violation_pct);
+  }
+  return text;
+}
+
+void Throttling(SignalRuleContext& r) {
+  const char* id = "platform.throttling";
+  bool any = false;
+  double min = r.Param(id, "min_time_pct");
+  for (const GpuSignals& g : r.a_.gpus) {
+    any = any || g.throttle_recorded || g.power_violation_pct || g.thermal_violation_pct;
+    double worst = 0;
+    std::string reasons = ThrottleText(g, min, worst);
+    if (reasons.empty()) continue;
+    Finding f = r.Start(id);
+    f.severity = r.ForShare(worst);
+    for (size_t i = 0; i < g.throttle_pct.size(); ++i) {
+      if (g.throttle_pct[i] < min) continue;
+      SignalRuleContext::Evidence(f, std::string("signals.throttle_") + kThrottleReasons[i].id +
+                                         "_pct", g.device, g.throttle_pct[i], "%", ">=", min,
+                                  r.P(id, "min_time_pct"));
+    }
+    if (g.sm_clock_vs_max_pct) {
+      SignalRuleContext::Evidence(f, "signals.sm_clock_vs_max_pct", g.device,
+                                  *g.sm_clock_vs_max_pct, "%", "<", 100, nullptr);
+    }
+    r.Emit(std::move(f), {{"device", static_cast<double>(g.device)},
+                          {"share", worst},
+                          {"reasons", 0, reasons}});
+  }
+  if (!any) {
+    return r.Outcome(id, AssessStatus::kNotAssessed, false,
+                     "clock-event (throttle) reasons or dmon pviol/tviol columns");
+  }
+  r.Outcome(id, AssessStatus::kAssessed, false);
+}
+
+bool HasProcessSeries(const SignalAnalysis& a) {
+  return std::any_of(a.gpus.begin(), a.gpus.end(),
+                     [](const GpuSignals& g) { return !g.compute_processes.empty(); });
+}
+
+void Contention(SignalRuleContext& r, bool process_series) {
+  const char* id = "platform.contention";
+  if (!process_series) {
+    r.Outcome(id, AssessStatus::kNotAssessed, false,
+              "the processes on each GPU (nvidia-smi pmon, NVML)");
+    return;
+  }
+  double min = r.Param(id, "min_processes");
+  for (const GpuSignals& g : r.a_.gpus) {
+    auto n = static_cast<double>(g.compute_processes.size());
+    if (n < min) continue;
+    Finding f = r.Start(id);
+    f.severity = Severity::kMedium;
+    SignalRuleContext::Evidence(f, "signals.compute_processes", g.device, n, "count", ">=", min,
+                                r.P(id, "min_processes"));
+    for (const GpuProcess& p : g.compute_processes) {
+      f.top_events.push_back(fmt::format("{} {} (in {:.0f}% of samples)", p.entity, p.name,
+                                         p.present_pct));
+    }
+    r.Emit(std::move(f), {{"processes", n}, {"device", static_cast<double>(g.device)}});
+  }
+  r.Outcome(id, AssessStatus::kAssessed, false);
+}
+
+void Pcie(SignalRuleContext& r) {
+  bool any = false;
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (!g.pcie_downgraded_pct) continue;
+    any = true;
+    if (*g.pcie_downgraded_pct < kPcieMinBusyPct) continue;
+    Finding f = r.Start(kPcieRule);
+    f.severity = Severity::kMedium;
+    f.title = fmt::format("GPU {} PCIe link at gen {:.0f} x{:.0f} while busy, capable of gen "
+                          "{:.0f} x{:.0f}", g.device, g.pcie_gen.value_or(0),
+                          g.pcie_width.value_or(0), g.pcie_gen_max.value_or(0),
+                          g.pcie_width_max.value_or(0));
+    SignalRuleContext::Evidence(f, "signals.pcie_downgraded_pct", g.device,
+                                *g.pcie_downgraded_pct, "%", ">=", kPcieMinBusyPct, nullptr);
+    f.evidence.back().threshold_source =
+        "gpuwhy: below max gen or width in most samples while busy (idle links slow down on "
+        "purpose)";
+    r.EmitTitled(std::move(f));
+  }
+  if (!any) {
+    r.Outcome(kPcieRule, AssessStatus::kNotAssessed, false,
+              "PCIe link generation/width with their maxima while the GPU is busy");
+    return;
+  }
+  r.Outcome(kPcieRule, AssessStatus::kAssessed, false);
+}
+
+}  // namespace
+
+
+void EvaluatePlatformSignals(SignalRuleContext& r) {
+  Throttling(r);
+  Contention(r, HasProcessSeries(r.a_));
+  Pcie(r);
+}
+
+
+std::vector<RuleSpec> PlatformSignalSpecs() {
+  std::vector<RuleSpec> rules;
+  RuleSpec thr = Series("platform.throttling", BottleneckClass::kPlatform,
+                        ChecklistSection::kPlatform);
+  thr.title_template = "GPU {device:.0f} clocks throttled {share:.0f}% of the time "
+                       "({reasons})";
+  thr.params = {{"min_time_pct", 5, "%", "gpuwhy", "a throttle reason active above this share "
+                 "of samples fires"}};
+  thr.fixes = {{"Read the clock-event reasons", "nvidia-smi -q -d PERFORMANCE"},
+               {"Fix cooling or the power cap", "nvidia-smi -q -d POWER,TEMPERATURE"}};
+  thr.verify = "clock-event reasons clear; SM clock at its maximum under load";
+  rules.push_back(std::move(thr));
+
+  RuleSpec con = Series("platform.contention", BottleneckClass::kPlatform,
+                        ChecklistSection::kPlatform);
+  con.title_template = "{processes:.0f} processes with a compute context share GPU "
+                       "{device:.0f}";
+  con.params = {{"min_processes", 2, "count", "KNOWLEDGE.md §7: other processes on the same GPU",
+                 "this many compute processes on one GPU fires"}};
+  con.fixes = {{"List processes on the GPU",
+                "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"},
+               {"Share deliberately (MPS, MIG) or not at all", ""}};
+  con.verify = "one compute process per GPU";
+  rules.push_back(std::move(con));
+  return rules;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,152 @@
+// Utilization rules from metric series: low utilization, a starvation sawtooth, utilization
+// that SM activity contradicts. KNOWLEDGE.md §0-1.
+#include "diagnose/signal_rules/signal_rules.h"
+#include "diagnose/signal_rules/signal_spec.h"
+
+namespace gpuwhy {
+namespace {
+
+void LowUtilization(SignalRuleContext& r) {
+  const char* id = "compute.low_gpu_utilization";
+  double max_util = r.Param(id, "max_util_pct");
+  double sum = 0;
+  int gpus = 0;
+  Finding f = r.Start(id);
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (!g.util_mean_pct) continue;
+    sum += *g.util_mean_pct;
+    ++gpus;
+    if (*g.util_mean_pct < max_util) {
+      SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", "<",
+                            max_util, r.P(id, "max_util_pct"));
+    }
+  }
+  if (gpus == 0) {
+    r.Outcome(id, AssessStatus::kNotAssessed, false, "no GPU utilization series");
+    return;
+  }
+  double mean = sum / gpus;
+  if (f.evidence.empty()) {
+    r.Outcome(id, AssessStatus::kAssessed, false);
+    return;
+  }
+  f.severity = std::min(r.ForShare(100 - mean), Severity::kHigh);  // a symptom, not a cause
+  r.Emit(std::move(f), {{"util", mean}, {"gpus", static_cast<double>(gpus)}});
+}
+
+void Starvation(SignalRuleContext& r) {
+  const char* id = "input.starvation_pattern";
+  bool any = false;
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (!g.util_mean_pct) continue;
+    any = true;
+    const Sawtooth& st = g.sawtooth;
+    if (!st.found || st.collapses < r.Param(id, "min_collapses") ||
+        st.low_time_pct < r.Param(id, "min_low_time_pct")) {
+      continue;
+    }
+    Finding f = r.Start(id);
+    f.severity = r.ForShare(st.low_time_pct);
+    if (f.confidence == Confidence::kMedium) f.confidence = Confidence::kHigh;
+    SignalRuleContext::Evidence(f, "signals.util_low_pct", g.device, st.low_time_pct, "%", ">",
+                          r.Param(id, "min_low_time_pct"), r.P(id, "min_low_time_pct"));
+    SignalRuleContext::Evidence(f, "signals.sawtooth_period_s", g.device, st.period_s, "s", ">", 0,
+                          r.P(id, "min_collapses"));
+    SignalRuleContext::Evidence(f, "signals.sawtooth_collapses", g.device, st.collapses, "count",
+                          ">=", r.Param(id, "min_collapses"), r.P(id, "min_collapses"));
+    r.Emit(std::move(f), {{"period_s", st.period_s},
+                          {"low", r.Param(id, "low_util_pct")},
+                          {"low_pct", st.low_time_pct}});
+  }
+  if (!any) return r.Outcome(id, AssessStatus::kNotAssessed, false, "no GPU utilization series");
+  r.Outcome(id, AssessStatus::kAssessed, false);
+}
+
+void Misleading(SignalRuleContext& r) {
+  const char* id = "compute.util_misleading";
+  bool any = false;
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (!g.util_mean_pct || !g.sm_active_mean_pct) continue;
+    any = true;
+    if (*g.util_mean_pct < r.Param(id, "min_util_pct") ||
+        *g.sm_active_mean_pct >= r.Param(id, "max_sm_active_pct")) {
+      continue;
+    }
+    Finding f = r.Start(id);
+    f.severity = r.ForShare(*g.util_mean_pct - *g.sm_active_mean_pct);
+    SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", ">=",
+                          r.Param(id, "min_util_pct"), r.P(id, "min_util_pct"));
+    SignalRuleContext::Evidence(f, "signals.sm_active_mean_pct", g.device, *g.sm_active_mean_pct, "%",
+                          "<", r.Param(id, "max_sm_active_pct"), r.P(id, "max_sm_active_pct"));
+    r.Emit(std::move(f), {{"util", *g.util_mean_pct}, {"sm", *g.sm_active_mean_pct}});
+  }
+  if (!any) {
+    return r.Outcome(id, AssessStatus::kNotAssessed, false,
+                     "SM activity (DCGM_FI_PROF_SM_ACTIVE) next to utilization");
+  }
+  r.Outcome(id, AssessStatus::kAssessed, false);
+}
+
+}  // namespace
+
+void EvaluateUtilizationSignals(SignalRuleContext& r) {
+  LowUtilization(r);
+  Starvation(r);
+  Misleading(r);
+}
+
+std::vector<RuleSpec> UtilizationSignalSpecs() {
+  std::vector<RuleSpec> rules;
+  RuleSpec low = Series("compute.low_gpu_utilization", BottleneckClass::kCompute,
+                        ChecklistSection::kTimeline);
+  low.severity_logic = "by how far mean utilization is below the threshold: the idle share";
+  low.title_template = "GPU utilization {util:.0f}% on average over {gpus:.0f} GPU(s): the GPUs "
+                       "are idle most of the time";
+  low.params = {{"max_util_pct", 50, "%",
+                 "DESIGN.md anchor: kernel utilization < 50%",
+                 "mean NVML/nvidia-smi utilization below this fires"}};
+  low.fixes = {kTraceFix, kDataLoaderFix,
+               {"Give each GPU more work per step: a larger batch (scale the learning rate)", ""}};
+  low.verify = "signals.util_mean_pct rises; throughput (samples/s) rises with it";
+  rules.push_back(std::move(low));
+
+  RuleSpec saw = Series("input.starvation_pattern", BottleneckClass::kInput,
+                        ChecklistSection::kInputAndCpu);
+  saw.title_template = "sawtooth utilization with period {period_s:.1f} s: below {low:.0f}% "
+                       "{low_pct:.0f}% of the time, likely input-bound";
+  saw.params = {{"low_util_pct", 20, "%", "issue 7: share of time below 20%",
+                 "a collapse is utilization below this"},
+                {"high_util_pct", 50, "%", "gpuwhy", "a cycle must rise above this between "
+                 "collapses"},
+                {"min_low_time_pct", 10, "%", "gpuwhy, after TensorFlow profiler: >= 5% "
+                 "moderately input-bound",
+                 "fires when the share of time below low_util_pct is above this"},
+                {"min_collapses", 3, "count", "gpuwhy: three regular collapses make a rhythm",
+                 "fewer collapses are not a pattern"}};
+  saw.fixes = {kDataLoaderFix,
+               {"Move decoding and augmentation out of the loop or onto the GPU",
+                "NVIDIA DALI or torchvision.transforms.v2 on CUDA tensors"},
+               {"Pack small files into large sequential shards",
+                "WebDataset / TFRecord shards on local NVMe"}};
+  saw.verify = "signals.util_low_pct falls and the sawtooth disappears";
+  rules.push_back(std::move(saw));
+
+  RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute,
+                        ChecklistSection::kKernelsAndSync);
+  mis.title_template = "utilization reads {util:.0f}% but SMs are active only {sm:.0f}% of the "
+                       "time: the GPU is 'busy' with little work";
+  mis.params = {{"min_util_pct", 80, "%", "KNOWLEDGE.md §0: one tiny kernel reads 100%",
+                 "utilization above this is 'busy'"},
+                {"max_sm_active_pct", 50, "%", "gpuwhy", "SM activity below this while busy "
+                 "fires"}};
+  mis.needs = "DCGM profiling metrics (DCGM_FI_PROF_SM_ACTIVE) next to utilization";
+  mis.capture_command = "dcgm-exporter, or: dcgmi dmon -e 203,1002,1004,1005 -d 1000";
+  mis.fixes = {{"Fill the SMs: larger batches or fused kernels", "torch.compile(model)"},
+               {"Use tensor cores: bf16 autocast",
+                "with torch.autocast('cuda', dtype=torch.bfloat16): ..."}};
+  mis.verify = "signals.sm_active_mean_pct rises";
+  rules.push_back(std::move(mis));
+  return rules;
+}
+
+}  // namespace gpuwhy

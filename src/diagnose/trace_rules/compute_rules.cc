@@ -1,0 +1,188 @@
+// Compute rules: busy-time estimates, separate from the idle attribution. Each estimates
+// the kernel time a fix would save, over disjoint kernel sets (fp32 GEMM/conv; elementwise,
+// normalization and reduction without softmax; softmax), so they add up.
+#include "diagnose/capture.h"
+#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/trace_rules/trace_rules.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
+constexpr const char* kElementwise = "compute.memory_bound_elementwise";
+constexpr const char* kAttention = "compute.unfused_attention";
+
+double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 / speedup) : 0; }
+
+double ShareOfKernels(const RuleContext& ctx, DurationNs ns) {
+  return ctx.busy.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / ctx.busy.kernel_ns : 0;
+}
+
+void NoTensorCores(RuleContext& ctx) {
+  const KernelStatsResult& k = ctx.analysis.kernels;
+  if (!k.tensor_core_applicable) {
+    std::string why = "tensor-core use is read from NVIDIA kernel names (Volta or later)";
+    for (const std::string& na : k.not_applicable) {
+      if (na.rfind("tensor cores", 0) == 0) why = na;
+    }
+    ctx.Outcome(kNoTensorCores, AssessStatus::kNotAssessed, false, why);
+    return;
+  }
+  const RuleSpec& spec = *ctx.catalog.Find(kNoTensorCores);
+  const RuleParam* min_share = spec.FindParam("min_share_pct");
+  const RuleParam* speedup = spec.FindParam("expected_speedup");
+  double share = ShareOfKernels(ctx, ctx.busy.fp32_gemm_conv_ns);
+  if (share <= min_share->value) {
+    ctx.Outcome(kNoTensorCores, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = ctx.Start(spec);
+  f.recoverable_ns_per_step = static_cast<DurationNs>(
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.fp32_gemm_conv_ns), speedup->value)));
+  f.confidence = ctx.trace.devices.size() > 0 ? Confidence::kMedium : Confidence::kLow;
+  RuleContext::AddEvidence(f, "diagnose.fp32_gemm_conv_kernel_pct", share, unit::kPercent, ">",
+                           min_share->value, min_share);
+  ctx.AddMetricEvidence(f, "kernels.tensor_core_time_pct", ">=", 0, nullptr);
+  ctx.AddMetricEvidence(f, "kernels.tc_eligible_without_tc_pct", ">", 0, nullptr);
+  f.top_events = ctx.busy.top_fp32_names;
+  ctx.Emit(std::move(f), {{"share", share}});
+}
+
+void Elementwise(RuleContext& ctx) {
+  const RuleSpec& spec = *ctx.catalog.Find(kElementwise);
+  const RuleParam* min_share = spec.FindParam("min_share_pct");
+  const RuleParam* speedup = spec.FindParam("fusion_speedup");
+  double share = ShareOfKernels(ctx, ctx.busy.elementwise_ns);
+  if (share <= min_share->value) {
+    ctx.Outcome(kElementwise, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = ctx.Start(spec);
+  f.recoverable_ns_per_step = static_cast<DurationNs>(
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.elementwise_ns), speedup->value)));
+  f.confidence = Confidence::kLow;  // fusion gains depend on the chain; an estimate
+  RuleContext::AddEvidence(f, "diagnose.elementwise_kernel_pct", share, unit::kPercent, ">",
+                           min_share->value, min_share);
+  ctx.AddMetricEvidence(f, "kernels.class.elementwise_pct", ">", 0, nullptr);
+  ctx.AddMetricEvidence(f, "kernels.class.normalization_pct", ">=", 0, nullptr);
+  f.top_events = ctx.busy.top_elementwise_names;
+  ctx.Emit(std::move(f), {{"share", share}});
+}
+
+bool HasBatchedMatmul(const Trace& trace) {
+  for (size_t i = 0; i < trace.cpu_slices.size(); ++i) {
+    if (trace.cpu_slices.kind[i] != CpuSliceKind::kOp) continue;
+    std::string_view name = trace.Str(trace.cpu_slices.name[i]);
+    if (name == "aten::bmm" || name == "aten::baddbmm") return true;
+  }
+  return false;
+}
+
+void UnfusedAttention(RuleContext& ctx) {
+  const RuleSpec& spec = *ctx.catalog.Find(kAttention);
+  const RuleParam* min_share = spec.FindParam("min_share_pct");
+  const RuleParam* speedup = spec.FindParam("expected_speedup");
+  double share = ShareOfKernels(ctx, ctx.busy.softmax_ns);
+  // Fused attention kernels present, or no batched matmul next to the softmax: not this.
+  if (share <= min_share->value || ctx.busy.attention_ns > 0 || !HasBatchedMatmul(ctx.trace)) {
+    ctx.Outcome(kAttention, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = ctx.Start(spec);
+  f.recoverable_ns_per_step = static_cast<DurationNs>(
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.softmax_ns), speedup->value)));
+  f.confidence = Confidence::kLow;
+  RuleContext::AddEvidence(f, "diagnose.softmax_kernel_pct", share, unit::kPercent, ">",
+                           min_share->value, min_share);
+  f.top_events = ctx.busy.top_softmax_names;
+  ctx.Emit(std::move(f), {{"share", share}});
+}
+
+}  // namespace
+
+void EvaluateComputeRules(RuleContext& ctx) {
+  if (ctx.busy.kernel_ns == 0) {
+    for (const char* id : {kNoTensorCores, kElementwise, kAttention}) {
+      ctx.Outcome(id, AssessStatus::kNotAssessed, false, "no kernels inside analysed steps");
+    }
+    return;
+  }
+  NoTensorCores(ctx);
+  Elementwise(ctx);
+  UnfusedAttention(ctx);
+}
+
+// compute.*: kernels that cannot use the machine (KNOWLEDGE.md §6).
+std::vector<RuleSpec> ComputeRuleSpecs() {
+  std::vector<RuleSpec> rules;
+  rules.push_back(RuleSpec{
+      .id = "compute.no_tensor_cores",
+      .bottleneck_class = BottleneckClass::kCompute,
+      .section = ChecklistSection::kKernelsAndSync,
+      .default_severity = Severity::kLow,
+      .severity_logic = "recoverable share of step",
+      .title_template = "{share:.0f}% of kernel time is fp32 GEMM/conv without tensor cores",
+      .recoverable_logic = "kernel-time estimate: fp32 GEMM/conv time x (1 - 1/expected_speedup)",
+      .params = {{"min_share_pct", 10, "%", "gpuwhy",
+                  "GEMM/conv time without tensor cores above this share of kernel time fires"},
+                 {"expected_speedup", 2, "ratio",
+                  "gpuwhy assumption: TF32/BF16 tensor cores run fp32 GEMMs >= 2x faster "
+                  "(A100 TF32 peak is 8x FP32)",
+                  "speed-up assumed for the recoverable estimate"}},
+      .fixes = {{"Train in bf16 mixed precision",
+                 "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)"},
+                {"Allow TF32 on Ampere and later",
+                 "torch.backends.cuda.matmul.allow_tf32 = True; "
+                 "torch.backends.cudnn.allow_tf32 = True"},
+                {"Let cuDNN pick the fastest convolution for fixed shapes",
+                 "torch.backends.cudnn.benchmark = True"}},
+      .verify = "kernels.tensor_core_time_pct rises; kernels.tc_eligible_without_tc_pct falls",
+      .needs = "NVIDIA kernel names on Volta or later",
+      .capture_command = kCaptureProfilerSchedule,
+  });
+  rules.push_back(RuleSpec{
+      .id = "compute.memory_bound_elementwise",
+      .bottleneck_class = BottleneckClass::kCompute,
+      .section = ChecklistSection::kKernelsAndSync,
+      .default_severity = Severity::kLow,
+      .severity_logic = "recoverable share of step",
+      .title_template = "{share:.0f}% of kernel time is elementwise, normalization and reduction "
+                        "kernels",
+      .recoverable_logic = "kernel-time estimate: their time x (1 - 1/fusion_speedup)",
+      .params = {{"min_share_pct", 30, "%", "gpuwhy",
+                  "elementwise + normalization + reduction share of kernel time above this"},
+                 {"fusion_speedup", 1.5, "ratio",
+                  "gpuwhy assumption: fusing memory-bound chains saves a third of their time",
+                  "speed-up assumed for the recoverable estimate"}},
+      .fixes = {kCompileFix,
+                {"Use fused layers", "apex/TE fused LayerNorm, torch.optim.AdamW(fused=True)"},
+                {"Train in bf16 to halve the bytes moved",
+                 "with torch.autocast('cuda', dtype=torch.bfloat16): ..."}},
+      .verify = "kernels.class.elementwise_pct falls",
+      .needs = "kernel names (default torch.profiler)",
+      .capture_command = kCaptureProfilerSchedule,
+  });
+  rules.push_back(RuleSpec{
+      .id = "compute.unfused_attention",
+      .bottleneck_class = BottleneckClass::kCompute,
+      .section = ChecklistSection::kKernelsAndSync,
+      .default_severity = Severity::kLow,
+      .severity_logic = "recoverable share of step",
+      .title_template = "attention runs as separate matmul + softmax kernels ({share:.0f}% of "
+                        "kernel time in softmax)",
+      .recoverable_logic = "kernel-time estimate: softmax kernel time x (1 - 1/expected_speedup)",
+      .params = {{"min_share_pct", 3, "%", "gpuwhy", "softmax share of kernel time above this, "
+                  "with batched GEMMs and no fused attention kernel"},
+                 {"expected_speedup", 2, "ratio", "gpuwhy assumption",
+                  "speed-up assumed for the recoverable estimate"}},
+      .fixes = {{"Use fused attention",
+                 "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)"},
+                {"Or FlashAttention directly", "from flash_attn import flash_attn_func"}},
+      .verify = "softmax kernels disappear from the top kernels; kernels.class.attention_pct > 0",
+      .needs = "kernel names (default torch.profiler)",
+      .capture_command = kCaptureProfilerSchedule,
+  });
+  return rules;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,36 @@
+// The trace rules, in evaluation order: idle-based rules claim their cause's idle time in
+// this order (docs/findings.md "Recoverable time"). The catalog lists their specs in it too.
+#include "diagnose/trace_rules/trace_rules.h"
+
+#include <array>
+
+namespace gpuwhy {
+
+void EvaluatePlatformRules(RuleContext& ctx) {
+  for (const RuleSpec& spec : ctx.catalog.rules()) {
+    if (spec.bottleneck_class != BottleneckClass::kPlatform) continue;
+    ctx.Outcome(spec.id, AssessStatus::kNotAssessed, false,
+                "a trace holds no clocks, link state, driver log or other processes");
+  }
+}
+
+namespace {
+
+constexpr std::array<RuleFamily<RuleContext>, 8> kTraceRules = {{
+    {InputRuleSpecs, EvaluateInputRules},
+    {CommRuleSpecs, EvaluateCommRules},
+    {SyncRuleSpecs, EvaluateSyncRule},
+    {MemoryRuleSpecs, EvaluateMemoryRules},
+    {HostRuleSpecs, EvaluateHostRules},
+    {LaunchRuleSpecs, EvaluateLaunchRules},
+    {ComputeRuleSpecs, EvaluateComputeRules},
+    {nullptr, EvaluatePlatformRules},
+}};
+
+}  // namespace
+
+std::span<const RuleFamily<RuleContext>> TraceRuleFamilies() { return kTraceRules; }
+
+std::vector<RuleSpec> TraceRuleSpecs() { return SpecsOf(TraceRuleFamilies()); }
+
+}  // namespace gpuwhy

@@ -1,0 +1,37 @@
+// The rules over one rank's trace: each family's specs and evaluation live in one file of
+// this folder; trace_rules.cc lists them in evaluation order (idle claims depend on it).
+#pragma once
+
+#include <span>
+
+#include "diagnose/rule_family.h"
+#include "diagnose/trace_rules/rule_context.h"
+
+namespace gpuwhy {
+
+std::span<const RuleFamily<RuleContext>> TraceRuleFamilies();
+
+// input_rules.cc: input_wait idle, exposed host-to-device copies.
+std::vector<RuleSpec> InputRuleSpecs();
+void EvaluateInputRules(RuleContext& ctx);
+// comm_rules.cc: comm_wait idle and exposed communication.
+std::vector<RuleSpec> CommRuleSpecs();
+void EvaluateCommRules(RuleContext& ctx);
+// launch_rules.cc: sync_drain idle (before memory and host), then launch_bound and unknown.
+std::vector<RuleSpec> SyncRuleSpecs();
+void EvaluateSyncRule(RuleContext& ctx);
+std::vector<RuleSpec> LaunchRuleSpecs();
+void EvaluateLaunchRules(RuleContext& ctx);
+// memory_rules.cc: allocator churn takes host_busy idle first.
+std::vector<RuleSpec> MemoryRuleSpecs();
+void EvaluateMemoryRules(RuleContext& ctx);
+// host_rules.cc: periodic stall, then cpu gaps; DataParallel.
+std::vector<RuleSpec> HostRuleSpecs();
+void EvaluateHostRules(RuleContext& ctx);
+// compute_rules.cc: busy-time estimates over disjoint kernel sets.
+std::vector<RuleSpec> ComputeRuleSpecs();
+void EvaluateComputeRules(RuleContext& ctx);
+// trace_rules.cc: platform rules a trace cannot assess.
+void EvaluatePlatformRules(RuleContext& ctx);
+
+}  // namespace gpuwhy
