@@ -1,5 +1,6 @@
 #include "diagnose/catalog.h"
 
+#include <algorithm>
 #include <array>
 
 namespace gpuwhy {
@@ -34,6 +35,20 @@ const RuleSpec* Catalog::Find(std::string_view id) const {
     if (spec.id == id) return &spec;
   }
   return nullptr;
+}
+
+std::vector<std::string> Catalog::ChecklistRules(Checklist checklist, std::string_view item) const {
+  std::vector<std::pair<int, std::string>> found;
+  for (const RuleSpec& spec : rules_) {
+    for (const ChecklistRef& ref : spec.checklist) {
+      if (ref.checklist == checklist && ref.item == item) found.emplace_back(ref.position, spec.id);
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> ids;
+  for (auto& [position, id] : found) ids.push_back(std::move(id));
+  return ids;
 }
 
 double Catalog::Param(std::string_view rule_id, std::string_view param) const {

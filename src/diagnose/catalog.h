@@ -25,6 +25,21 @@ enum class ChecklistSection {
 inline constexpr size_t kChecklistSectionCount = 7;
 std::string_view ChecklistSectionName(ChecklistSection s);  // "input and CPU"
 
+// The checklists a diagnosis carries: a trace's, metric series' and gpuwhy doctor's.
+enum class Checklist { kTrace, kSignals, kDoctor };
+
+// A checklist item a rule's outcome feeds. Each checklist lists its items (titles, sections,
+// extra checks); the rules behind an item come from the specs that name it.
+struct ChecklistRef {
+  Checklist checklist = Checklist::kTrace;
+  std::string item;  // the item's title: "DataLoader wait and input copies"
+  int position = 0;  // order among the item's rules (ascending, then catalog order)
+};
+
+// The platform item of the trace and metric-series checklists, fed by every platform rule.
+inline constexpr const char* kPlatformChecklistItem =
+    "clocks and throttling, PCIe link, Xid errors, other processes";
+
 // A tunable number of a rule, with where its default comes from.
 struct RuleParam {
   std::string name;         // "min_step_pct"
@@ -51,6 +66,8 @@ struct RuleSpec {
   // What a trace must hold for the rule to assess anything, and how to capture it.
   std::string needs;
   std::string capture_command;
+  // The checklist items it feeds (cross-rank rules feed none: that diagnosis has no checklist).
+  std::vector<ChecklistRef> checklist;
 
   const RuleParam* FindParam(std::string_view name) const;
 };
@@ -64,6 +81,8 @@ class Catalog {
 
   const std::vector<RuleSpec>& rules() const { return rules_; }
   const RuleSpec* Find(std::string_view id) const;
+  // The ids of the rules behind one checklist item, in item order.
+  std::vector<std::string> ChecklistRules(Checklist checklist, std::string_view item) const;
   // A rule's parameter value; a programmer error (CHECK) when either is unknown.
   double Param(std::string_view rule_id, std::string_view param) const;
 

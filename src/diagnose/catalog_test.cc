@@ -3,11 +3,16 @@
 #include <unistd.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "diagnose/catalog.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diagnose_platform.h"
+#include "diagnose/diagnose_signals.h"
 
 namespace gpuwhy {
 namespace {
@@ -126,6 +131,49 @@ TEST(OverrideTest, ConfigFileErrorsNameTheFile) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find(path.string() + ":2: "), std::string::npos) << s.message();
   EXPECT_EQ(c.Param("launch.sync_points", "min_step_pct"), 1);
+}
+
+// Adding a rule means its file, its test, its docs/findings.md row and one line in its kind's
+// list: these checks catch a rule registered without the rest.
+std::set<std::string> ChecklistTitles(const std::vector<ChecklistItem>& items) {
+  std::set<std::string> titles;
+  for (const ChecklistItem& item : items) titles.insert(item.title);
+  return titles;
+}
+
+TEST(RuleRegistryTest, EveryRuleIsUniqueDocumentedAndOnAChecklist) {
+  std::ifstream in(std::string(GPUWHY_TEST_DATA) + "/../../docs/findings.md");
+  ASSERT_TRUE(in) << "docs/findings.md";
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("|")) rows.push_back(line);
+  }
+  const Catalog& catalog = Catalog::Default();
+  std::set<std::string> cross_rank;
+  for (const RuleSpec& spec : CrossRankRuleSpecs()) cross_rank.insert(spec.id);
+  std::map<Checklist, std::set<std::string>> titles = {
+      {Checklist::kTrace, ChecklistTitles(Diagnose(Trace{}, TraceAnalysis{}).checklist)},
+      {Checklist::kSignals, ChecklistTitles(DiagnoseSignals(SignalAnalysis{}).checklist)},
+      {Checklist::kDoctor, ChecklistTitles(DiagnoseSystemFacts(SystemFacts{}).checklist)}};
+  std::set<std::string> ids;
+  for (const RuleSpec& spec : catalog.rules()) {
+    EXPECT_TRUE(ids.insert(spec.id).second) << "registered twice: " << spec.id;
+    bool documented = std::any_of(rows.begin(), rows.end(), [&](const std::string& row) {
+      return row.find("`" + spec.id + "`") != std::string::npos;
+    });
+    EXPECT_TRUE(documented) << spec.id << " has no row in docs/findings.md";
+    // The cross-rank diagnosis has no checklist; every other rule feeds one.
+    if (cross_rank.count(spec.id) == 0) {
+      EXPECT_FALSE(spec.checklist.empty()) << spec.id;
+    }
+    for (const ChecklistRef& ref : spec.checklist) {
+      EXPECT_EQ(titles[ref.checklist].count(ref.item), 1u)
+          << spec.id << " names checklist item '" << ref.item << "', which its checklist lacks";
+    }
+  }
+  size_t registered = TraceRuleSpecs().size() + PlatformRuleSpecs().size() +
+                      SignalRuleSpecs().size() + CrossRankRuleSpecs().size();
+  EXPECT_EQ(catalog.rules().size(), registered);
 }
 
 }  // namespace

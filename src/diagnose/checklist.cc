@@ -15,10 +15,11 @@ void AppendUnique(std::string& text, const std::string& part) {
   text += part;
 }
 
-// An item backed by catalog rules: its status and text come from their outcomes.
-ChecklistItem FromRules(ChecklistSection section, std::string title,
-                        std::vector<std::string> rule_ids, const Catalog& catalog,
+// An item backed by the catalog rules that name it: its status and text come from their
+// outcomes.
+ChecklistItem FromRules(ChecklistSection section, std::string title, const Catalog& catalog,
                         const Diagnosis& d) {
+  std::vector<std::string> rule_ids = catalog.ChecklistRules(Checklist::kTrace, title);
   ChecklistItem item{section, std::move(title), AssessStatus::kAssessed, "", "", "",
                      std::move(rule_ids)};
   int assessed = 0, not_assessed = 0;
@@ -110,14 +111,11 @@ std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysi
   std::vector<ChecklistItem> items;
   items.push_back(Baseline(trace, d));
   items.push_back(Timeline(analysis, d));
-  items.push_back(FromRules(ChecklistSection::kTimeline, "periodic stalls and long gaps",
-                            {"host.periodic_stall"}, catalog, d));
-  items.push_back(FromRules(ChecklistSection::kInputAndCpu, "DataLoader wait and input copies",
-                            {"input.dataloader_wait", "input.pageable_copies",
-                             "input.h2d_in_critical_path"},
-                            catalog, d));
-  ChecklistItem host = FromRules(ChecklistSection::kInputAndCpu, "host-bound gaps",
-                                 {"host.cpu_bound_gaps", "host.dataparallel"}, catalog, d);
+  items.push_back(
+      FromRules(ChecklistSection::kTimeline, "periodic stalls and long gaps", catalog, d));
+  items.push_back(
+      FromRules(ChecklistSection::kInputAndCpu, "DataLoader wait and input copies", catalog, d));
+  ChecklistItem host = FromRules(ChecklistSection::kInputAndCpu, "host-bound gaps", catalog, d);
   if (!HasPython(trace) && d.step_ns > 0) {
     host.status = AssessStatus::kPartly;
     AppendUnique(host.missing, "Python frames naming the host hot spots");
@@ -125,34 +123,20 @@ std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysi
   }
   items.push_back(std::move(host));
   ChecklistItem comm = FromRules(ChecklistSection::kCommunication,
-                                 "exposed communication, overlap and bus bandwidth",
-                                 {"comm.exposed", "comm.no_overlap", "comm.low_bus_bandwidth"},
-                                 catalog, d);
+                                 "exposed communication, overlap and bus bandwidth", catalog, d);
   if (trace.rank.world_size > 1 && comm.status == AssessStatus::kAssessed) {
     comm.status = AssessStatus::kPartly;
     AppendUnique(comm.missing, "the other ranks' traces (stragglers, late arrivals)");
     AppendUnique(comm.command, kCaptureEveryRank);
   }
   items.push_back(std::move(comm));
-  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "launch overhead and sync points",
-                            {"launch.sync_points", "launch.tiny_kernels", "launch.launch_bound",
-                             "launch.queue_starved"},
-                            catalog, d));
-  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "kernel efficiency",
-                            {"compute.no_tensor_cores", "compute.memory_bound_elementwise",
-                             "compute.unfused_attention"},
-                            catalog, d));
-  items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "memory capacity and allocator",
-                            {"memory.near_capacity", "memory.allocator_churn"}, catalog, d));
-  items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "GEMM sizes and batch",
-                            {"memory.small_batch_gemms"}, catalog, d));
-  std::vector<std::string> platform;
-  for (const RuleSpec& spec : catalog.rules()) {
-    if (spec.bottleneck_class == BottleneckClass::kPlatform) platform.push_back(spec.id);
-  }
-  items.push_back(FromRules(ChecklistSection::kPlatform,
-                            "clocks and throttling, PCIe link, Xid errors, other processes",
-                            std::move(platform), catalog, d));
+  items.push_back(
+      FromRules(ChecklistSection::kKernelsAndSync, "launch overhead and sync points", catalog, d));
+  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "kernel efficiency", catalog, d));
+  items.push_back(
+      FromRules(ChecklistSection::kMemoryAndModel, "memory capacity and allocator", catalog, d));
+  items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "GEMM sizes and batch", catalog, d));
+  items.push_back(FromRules(ChecklistSection::kPlatform, kPlatformChecklistItem, catalog, d));
   std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
     return a.section < b.section;
   });

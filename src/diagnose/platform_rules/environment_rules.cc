@@ -129,7 +129,8 @@ std::vector<RuleSpec> EnvironmentRuleSpecs() {
       "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch with the host",
       {},
       {{"Unset it outside debugging sessions", "unset CUDA_LAUNCH_BLOCKING"}},
-      "launch.* metrics: CPU and GPU overlap again", "the job's environment", kEnv}));
+      "launch.* metrics: CPU and GPU overlap again", "the job's environment", kEnv,
+      "environment and host settings"}));
   rules.push_back(PlatformSpec({
       "platform.cpu_governor", Severity::kMedium, "medium",
       "CPU frequency governor '{governor}' on {cpus} CPUs",
@@ -137,7 +138,8 @@ std::vector<RuleSpec> EnvironmentRuleSpecs() {
       {{"Run the host CPUs at full speed during training",
         "sudo cpupower frequency-set -g performance"}},
       "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor: performance",
-      "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", kEnv}));
+      "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", kEnv,
+      "environment and host settings"}));
   rules.push_back(PlatformSpec({
       "platform.host_memory_settings", Severity::kLow, "low",
       "host memory settings that add latency: {settings}",
@@ -147,14 +149,16 @@ std::vector<RuleSpec> EnvironmentRuleSpecs() {
        {"Use transparent huge pages on request only (compaction stalls)",
         "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"}},
       "kernel.numa_balancing = 0; transparent_hugepage [madvise]",
-      "/proc/sys/kernel/numa_balancing, /sys/kernel/mm/transparent_hugepage/enabled", kEnv}));
+      "/proc/sys/kernel/numa_balancing, /sys/kernel/mm/transparent_hugepage/enabled", kEnv,
+      "environment and host settings"}));
   rules.push_back(PlatformSpec({
       "platform.thread_settings", Severity::kLow, "low",
       "thread settings: {settings}",
       {},
       {{"Give each rank its share of cores, not 1 and not all of them",
         "OMP_NUM_THREADS=$(( $(nproc) / GPUS_PER_NODE ))"}},
-      "OMP_NUM_THREADS set to cores / ranks per node", "the job's environment", kEnv}));
+      "OMP_NUM_THREADS set to cores / ranks per node", "the job's environment", kEnv,
+      "environment and host settings"}));
   return rules;
 }
 

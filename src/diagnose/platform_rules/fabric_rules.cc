@@ -461,7 +461,8 @@ std::vector<RuleSpec> FabricRuleSpecs() {
        {"If NVLink is expected: check the fabric manager and link state",
         "systemctl status nvidia-fabricmanager; nvidia-smi nvlink -s"}},
       "nvidia-smi topo -m shows NV# (or PIX/PXB) between the GPUs of each group",
-      "nvidia-smi topo -m", kTopo}));
+      "nvidia-smi topo -m", kTopo,
+      "GPU topology, NUMA placement and communication groups"}));
   rules.push_back(PlatformSpec({
       "platform.numa_mismatch", Severity::kMedium, "medium",
       "{count} GPUs have no NIC on their NUMA node (nearest NIC over SYS)",
@@ -470,7 +471,8 @@ std::vector<RuleSpec> FabricRuleSpecs() {
         "NCCL_IB_HCA=<nic of the GPU's socket>; numactl --cpunodebind=N --membind=N"},
        {"Check where each NIC sits", "nvidia-smi topo -m; cat /sys/class/net/*/device/numa_node"}},
       "every GPU reaches a NIC over PIX/PXB/NODE", "nvidia-smi topo -m with NIC columns",
-      kTopo}));
+      kTopo,
+      "GPU topology, NUMA placement and communication groups"}));
   rules.push_back(PlatformSpec({
       "platform.nccl_socket_fallback", Severity::kHigh, "high",
       "NCCL runs over TCP sockets ({socket} connections) although {fabric} is present",
@@ -480,7 +482,8 @@ std::vector<RuleSpec> FabricRuleSpecs() {
        {"Do not disable IB and do not point NCCL_SOCKET_IFNAME at a slow NIC",
         "unset NCCL_IB_DISABLE; NCCL_NET=IB (or the plugin's name)"}},
       "NCCL log shows 'Using network IB' (or the plugin) and 'via NET/IB' connections",
-      "an NCCL_DEBUG=INFO log", kNccl}));
+      "an NCCL_DEBUG=INFO log", kNccl,
+      "NCCL transport, interface and GPUDirect RDMA"}));
   rules.push_back(PlatformSpec({
       "platform.nccl_env", Severity::kHigh,
       "high for NCCL_IB_DISABLE=1 or NCCL_P2P_DISABLE=1, medium for a management-NIC "
@@ -491,14 +494,16 @@ std::vector<RuleSpec> FabricRuleSpecs() {
        {"Point NCCL_SOCKET_IFNAME at the data-plane interface (or exclude only lo/docker)",
         "NCCL_SOCKET_IFNAME=^lo,docker0"}},
       "NCCL log: P2P/NVLink inside the node, NET/IB between nodes",
-      "an NCCL_DEBUG=INFO log or the job's environment", kNccl}));
+      "an NCCL_DEBUG=INFO log or the job's environment", kNccl,
+      "NCCL transport, interface and GPUDirect RDMA"}));
   rules.push_back(PlatformSpec({
       "platform.nccl_warnings", Severity::kMedium,
       "medium; high when the warnings mention a failed network plugin or handshake",
       "{count} NCCL warnings: {first}",
       {},
       {{"Read the first warning: it names the transport that failed", "grep 'NCCL WARN' nccl.log"}},
-      "no NCCL WARN line", "an NCCL_DEBUG=INFO log", kNccl}));
+      "no NCCL WARN line", "an NCCL_DEBUG=INFO log", kNccl,
+      "NCCL transport, interface and GPUDirect RDMA"}));
   rules.push_back(PlatformSpec({
       "platform.nccl_no_gdr", Severity::kMedium, "medium",
       "NCCL moves network data through host memory (GDR 0) on {count} communicators",
@@ -506,13 +511,15 @@ std::vector<RuleSpec> FabricRuleSpecs() {
       {{"Load the GPUDirect RDMA module and check the NIC-GPU path",
         "sudo modprobe nvidia_peermem; NCCL_NET_GDR_LEVEL=PHB"}},
       "'Connected all rings … GDR 1' and connections 'via NET/…/GDRDMA'",
-      "an NCCL_DEBUG=INFO log", kNccl}));
+      "an NCCL_DEBUG=INFO log", kNccl,
+      "NCCL transport, interface and GPUDirect RDMA"}));
   rules.push_back(PlatformSpec({
       "platform.ib_ports_down", Severity::kMedium, "medium",
       "{count} InfiniBand ports not Active: {ports}",
       {},
       {{"Check cables, switch ports and the subnet manager", "ibstat; iblinkinfo"}},
-      "ibstat: every port State Active, Physical state LinkUp", "ibstat or ibstatus", "ibstat > ibstat.txt"}));
+      "ibstat: every port State Active, Physical state LinkUp", "ibstat or ibstatus", "ibstat > ibstat.txt",
+      "InfiniBand ports"}));
   return rules;
 }
 

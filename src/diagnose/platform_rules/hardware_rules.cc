@@ -450,7 +450,8 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
         "scontrol update nodename=$(hostname) state=drain reason='Xid'"},
        {"Test the GPU before returning it to service", "dcgmi diag -r 3"}},
       "no new 'NVRM: Xid' line in dmesg after the fix",
-      "a kernel log (dmesg, journalctl -k, /var/log/kern.log)", kKernelLog}));
+      "a kernel log (dmesg, journalctl -k, /var/log/kern.log)", kKernelLog,
+      "driver Xid errors in the kernel log", {{Checklist::kSignals, kPlatformChecklistItem, 4}}}));
   rules.push_back(PlatformSpec({
       "platform.pcie_downgraded", Severity::kMedium,
       "high when a GPU link runs at under half its lanes or speed, else medium; NICs medium",
@@ -463,7 +464,8 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
        {"Reseat the card, replace the riser or move it to a full x16 slot; check the BIOS PCIe "
         "generation setting", ""}},
       "LnkSta equals LnkCap; host-to-device copy bandwidth at the link's rate",
-      "lspci -vvv, nvidia-smi -q or /sys/bus/pci/devices/*/current_link_speed", kLspci}));
+      "lspci -vvv, nvidia-smi -q or /sys/bus/pci/devices/*/current_link_speed", kLspci,
+      "PCIe link speed and width", {{Checklist::kSignals, kPlatformChecklistItem, 2}}}));
   rules.push_back(PlatformSpec({
       "platform.ecc_errors", Severity::kHigh,
       "critical on a remapping failure; high on uncorrectable errors or pending remaps",
@@ -473,7 +475,8 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
         "sudo nvidia-smi -r -i INDEX  (when no process uses it)"},
        {"Drain and replace a GPU whose remapping failed", "nvidia-smi -q -d ROW_REMAPPER,ECC"}},
       "Remapped Rows Pending: No; volatile uncorrectable ECC 0",
-      "nvidia-smi -q (ECC Errors, Retired Pages, Remapped Rows)", kQuery}));
+      "nvidia-smi -q (ECC Errors, Retired Pages, Remapped Rows)", kQuery,
+      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   rules.push_back(PlatformSpec({
       "platform.gpu_clocks_limited", Severity::kMedium,
       "high on hardware slowdown or thermal reasons, medium on power cap or temperature near "
@@ -488,19 +491,22 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
        {"Fix airflow / fan curves; check the power limit has not been lowered",
         "nvidia-smi -q -d POWER | grep -E 'Current Power Limit|Default Power Limit'"}},
       "no active clock-event reason except Idle under load; temperature below slowdown - 5 C",
-      "nvidia-smi -q or -q -x", kQuery}));
+      "nvidia-smi -q or -q -x", kQuery,
+      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   rules.push_back(PlatformSpec({
       "platform.persistence_off", Severity::kLow, "low",
       "persistence mode off on {gpus} GPUs",
       {},
       {{"Keep the driver loaded between jobs", "sudo nvidia-smi -pm 1  (or enable nvidia-persistenced)"}},
-      "Persistence Mode: Enabled", "nvidia-smi -q or the nvidia-smi table", kQuery}));
+      "Persistence Mode: Enabled", "nvidia-smi -q or the nvidia-smi table", kQuery,
+      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   rules.push_back(PlatformSpec({
       "platform.driver_mismatch", Severity::kLow, "low",
       "{count} different driver versions across the inputs: {versions}",
       {},
       {{"Run every node of a job on the same driver and CUDA version", "nvidia-smi --query-gpu=driver_version --format=csv"}},
-      "one driver version across nodes", "nvidia-smi output from each node", kQuery}));
+      "one driver version across nodes", "nvidia-smi output from each node", kQuery,
+      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   return rules;
 }
 

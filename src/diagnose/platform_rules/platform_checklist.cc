@@ -19,8 +19,10 @@ void Join(std::string& into, std::string_view part, std::string_view sep = "; ")
   into += part;
 }
 
-ChecklistItem Item(PlatformContext& ctx, std::string title, std::vector<std::string> rules,
+// An item backed by the catalog rules that name it in gpuwhy doctor's checklist.
+ChecklistItem Item(PlatformContext& ctx, std::string title,
                    std::vector<std::string_view> unavailable_keys) {
+  std::vector<std::string> rules = ctx.catalog.ChecklistRules(Checklist::kDoctor, title);
   ChecklistItem item;
   item.section = ChecklistSection::kPlatform;
   item.title = std::move(title);
@@ -174,28 +176,16 @@ void BuildPlatformChecklist(PlatformContext& ctx) {
     if (!detail.empty() && item.status != AssessStatus::kNotAssessed) Join(item.detail, detail);
     list.push_back(std::move(item));
   };
-  add(Item(ctx, "driver Xid errors in the kernel log", {"platform.xid_errors"}, {"kernel log"}),
-      XidDetail(f));
-  add(Item(ctx, "PCIe link speed and width", {"platform.pcie_downgraded"}, {"PCIe", "lspci"}), "");
-  add(Item(ctx, "GPU topology, NUMA placement and communication groups",
-           {"platform.topology_slow_pairs", "platform.numa_mismatch"}, {"topology"}),
+  add(Item(ctx, "driver Xid errors in the kernel log", {"kernel log"}), XidDetail(f));
+  add(Item(ctx, "PCIe link speed and width", {"PCIe", "lspci"}), "");
+  add(Item(ctx, "GPU topology, NUMA placement and communication groups", {"topology"}),
       TopologyDetail(f));
-  add(Item(ctx, "NCCL transport, interface and GPUDirect RDMA",
-           {"platform.nccl_socket_fallback", "platform.nccl_env", "platform.nccl_warnings",
-            "platform.nccl_no_gdr"},
-           {"NCCL"}),
-      NcclDetail(f));
+  add(Item(ctx, "NCCL transport, interface and GPUDirect RDMA", {"NCCL"}), NcclDetail(f));
   add(Item(ctx, "GPU state: driver, clocks, temperature, power, ECC, MIG, processes",
-           {"platform.ecc_errors", "platform.gpu_clocks_limited", "platform.persistence_off",
-            "platform.driver_mismatch"},
            {"GPU", "nvidia-smi"}),
       GpuDetail(f));
-  add(Item(ctx, "InfiniBand ports", {"platform.ib_ports_down"}, {"InfiniBand"}), "");
-  add(Item(ctx, "environment and host settings",
-           {"platform.launch_blocking", "platform.cpu_governor", "platform.host_memory_settings",
-            "platform.thread_settings"},
-           {"environment", "cpu", "host"}),
-      EnvDetail(f));
+  add(Item(ctx, "InfiniBand ports", {"InfiniBand"}), "");
+  add(Item(ctx, "environment and host settings", {"environment", "cpu", "host"}), EnvDetail(f));
 }
 
 }  // namespace gpuwhy

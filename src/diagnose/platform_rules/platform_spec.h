@@ -19,9 +19,16 @@ struct PlatformRuleText {
   std::string verify;
   std::string needs;
   std::string capture;
+  std::string item;                     // its item of gpuwhy doctor's checklist
+  std::vector<ChecklistRef> also = {};  // other checklists' items
 };
 
+// A platform rule feeds gpuwhy doctor's checklist and the trace checklist's platform item.
 inline RuleSpec PlatformSpec(PlatformRuleText t) {
+  t.also.insert(
+      t.also.begin(),
+      {{Checklist::kDoctor, std::move(t.item)},
+       {Checklist::kTrace, kPlatformChecklistItem}});
   return RuleSpec{
       .id = std::move(t.id),
       .bottleneck_class = BottleneckClass::kPlatform,
@@ -35,6 +42,7 @@ inline RuleSpec PlatformSpec(PlatformRuleText t) {
       .verify = std::move(t.verify),
       .needs = std::move(t.needs),
       .capture_command = std::move(t.capture),
+      .checklist = std::move(t.also),
   };
 }
 

@@ -27,8 +27,10 @@ std::string DeviceSummary(const SignalAnalysis& a) {
   return fmt::format("{} x {}", a.gpus.size(), name);
 }
 
-ChecklistItem Item(ChecklistSection section, std::string title, std::vector<std::string> ids,
-                   const Diagnosis& d, const Catalog& catalog) {
+// An item backed by the catalog rules that name it in the metric-series checklist.
+ChecklistItem Item(ChecklistSection section, std::string title, const Diagnosis& d,
+                   const Catalog& catalog) {
+  std::vector<std::string> ids = catalog.ChecklistRules(Checklist::kSignals, title);
   ChecklistItem item{section, std::move(title), AssessStatus::kAssessed, "", "", "", ids};
   int assessed = 0, missing = 0;
   std::string found;
@@ -64,20 +66,11 @@ std::vector<ChecklistItem> SignalChecklist(const SignalAnalysis& a, const Diagno
   base.detail = fmt::format("{}; {:.1f} s of metric series from {}", DeviceSummary(a),
                             NsToSec(a.span_ns), a.source);
   items.push_back(std::move(base));
-  items.push_back(Item(ChecklistSection::kTimeline, "GPU utilization over the run",
-                       {"compute.low_gpu_utilization"}, d, c));
-  items.push_back(Item(ChecklistSection::kInputAndCpu, "input rhythm, I/O and host CPU",
-                       {"input.starvation_pattern", "input.io_bound", "host.gil_bound",
-                        "host.cpu_saturated"},
-                       d, c));
-  items.push_back(Item(ChecklistSection::kKernelsAndSync, "SM activity behind utilization",
-                       {"compute.util_misleading"}, d, c));
-  items.push_back(Item(ChecklistSection::kMemoryAndModel, "memory capacity and allocator",
-                       {kNearCapacity}, d, c));
-  items.push_back(Item(ChecklistSection::kPlatform,
-                       "clocks and throttling, PCIe link, Xid errors, other processes",
-                       {"platform.throttling", kPcieRule, "platform.contention", "platform.xid_errors"},
-                       d, c));
+  items.push_back(Item(ChecklistSection::kTimeline, "GPU utilization over the run", d, c));
+  items.push_back(Item(ChecklistSection::kInputAndCpu, "input rhythm, I/O and host CPU", d, c));
+  items.push_back(Item(ChecklistSection::kKernelsAndSync, "SM activity behind utilization", d, c));
+  items.push_back(Item(ChecklistSection::kMemoryAndModel, "memory capacity and allocator", d, c));
+  items.push_back(Item(ChecklistSection::kPlatform, kPlatformChecklistItem, d, c));
   return items;
 }
 

@@ -51,7 +51,8 @@ void EvaluateHostSignals(SignalRuleContext& r) {
 
 std::vector<RuleSpec> HostSignalSpecs() {
   std::vector<RuleSpec> rules;
-  RuleSpec io = Series("input.io_bound", BottleneckClass::kInput, ChecklistSection::kInputAndCpu);
+  RuleSpec io = Series("input.io_bound", BottleneckClass::kInput, ChecklistSection::kInputAndCpu,
+                        "input rhythm, I/O and host CPU");
   io.title_template = "the GPUs wait while the host waits on disk: iowait or a saturated disk "
                       "{io_pct:.0f}% of the time with the GPUs below {low:.0f}%";
   io.params = {{"iowait_pct", 10, "%", "gpuwhy", "iowait above this is waiting on storage"},
@@ -66,7 +67,8 @@ std::vector<RuleSpec> HostSignalSpecs() {
   io.verify = "signals.io_wait_gpu_idle_pct falls";
   rules.push_back(std::move(io));
 
-  RuleSpec gil = Series("host.gil_bound", BottleneckClass::kHost, ChecklistSection::kInputAndCpu);
+  RuleSpec gil = Series("host.gil_bound", BottleneckClass::kHost, ChecklistSection::kInputAndCpu,
+                        "input rhythm, I/O and host CPU");
   gil.title_template = "one thread of the job is pinned at >= {pinned:.0f}% of a core "
                        "{share:.0f}% of the time while the GPUs idle: Python (GIL) bound";
   gil.params = {{"pinned_thread_pct", 90, "%", "KNOWLEDGE.md §2: one CPU thread at 100%",
@@ -80,8 +82,8 @@ std::vector<RuleSpec> HostSignalSpecs() {
   gil.verify = "signals.thread_pinned_gpu_idle_pct falls";
   rules.push_back(std::move(gil));
 
-  RuleSpec sat = Series("host.cpu_saturated", BottleneckClass::kHost,
-                        ChecklistSection::kInputAndCpu);
+  RuleSpec sat = Series("host.cpu_saturated", BottleneckClass::kHost, ChecklistSection::kInputAndCpu,
+                        "input rhythm, I/O and host CPU");
   sat.title_template = "all {cores:.0f} CPU cores saturated (>= {busy:.0f}% busy) {share:.0f}% "
                        "of the time";
   sat.params = {{"saturated_cpu_pct", 95, "%", "gpuwhy", "all-core busy above this is "

@@ -132,8 +132,8 @@ void EvaluatePlatformSignals(SignalRuleContext& r) {
 
 std::vector<RuleSpec> PlatformSignalSpecs() {
   std::vector<RuleSpec> rules;
-  RuleSpec thr = Series("platform.throttling", BottleneckClass::kPlatform,
-                        ChecklistSection::kPlatform);
+  RuleSpec thr = Series("platform.throttling", BottleneckClass::kPlatform, ChecklistSection::kPlatform,
+                        kPlatformChecklistItem, 1);
   thr.title_template = "GPU {device:.0f} clocks throttled {share:.0f}% of the time "
                        "({reasons})";
   thr.params = {{"min_time_pct", 5, "%", "gpuwhy", "a throttle reason active above this share "
@@ -143,8 +143,8 @@ std::vector<RuleSpec> PlatformSignalSpecs() {
   thr.verify = "clock-event reasons clear; SM clock at its maximum under load";
   rules.push_back(std::move(thr));
 
-  RuleSpec con = Series("platform.contention", BottleneckClass::kPlatform,
-                        ChecklistSection::kPlatform);
+  RuleSpec con = Series("platform.contention", BottleneckClass::kPlatform, ChecklistSection::kPlatform,
+                        kPlatformChecklistItem, 3);
   con.title_template = "{processes:.0f} processes with a compute context share GPU "
                        "{device:.0f}";
   con.params = {{"min_processes", 2, "count", "KNOWLEDGE.md §7: other processes on the same GPU",

@@ -24,7 +24,10 @@ inline const Fix kTraceFix = {"Capture a profiler trace to see what fills the ga
                        "gpuwhy run --trace-dir ./traces -- python train.py  (with "
                        "torch.profiler writing to ./traces)"};
 
-inline RuleSpec Series(std::string id, BottleneckClass cls, ChecklistSection section) {
+// |item|: the rule's item of the metric-series checklist; platform rules also feed the trace
+// checklist's platform item.
+inline RuleSpec Series(std::string id, BottleneckClass cls, ChecklistSection section,
+                       std::string item, int position = 0) {
   RuleSpec spec;
   spec.id = std::move(id);
   spec.bottleneck_class = cls;
@@ -34,6 +37,9 @@ inline RuleSpec Series(std::string id, BottleneckClass cls, ChecklistSection sec
   spec.recoverable_logic = "not estimated from series: no step time; a trace gives it";
   spec.needs = kNeedsSeries;
   spec.capture_command = kCaptureLiveMetrics;
+  if (cls == BottleneckClass::kPlatform)
+    spec.checklist.push_back({Checklist::kTrace, kPlatformChecklistItem});
+  spec.checklist.push_back({Checklist::kSignals, std::move(item), position});
   return spec;
 }
 

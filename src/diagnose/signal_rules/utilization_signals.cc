@@ -97,8 +97,8 @@ void EvaluateUtilizationSignals(SignalRuleContext& r) {
 
 std::vector<RuleSpec> UtilizationSignalSpecs() {
   std::vector<RuleSpec> rules;
-  RuleSpec low = Series("compute.low_gpu_utilization", BottleneckClass::kCompute,
-                        ChecklistSection::kTimeline);
+  RuleSpec low = Series("compute.low_gpu_utilization", BottleneckClass::kCompute, ChecklistSection::kTimeline,
+                        "GPU utilization over the run");
   low.severity_logic = "by how far mean utilization is below the threshold: the idle share";
   low.title_template = "GPU utilization {util:.0f}% on average over {gpus:.0f} GPU(s): the GPUs "
                        "are idle most of the time";
@@ -110,8 +110,8 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
   low.verify = "signals.util_mean_pct rises; throughput (samples/s) rises with it";
   rules.push_back(std::move(low));
 
-  RuleSpec saw = Series("input.starvation_pattern", BottleneckClass::kInput,
-                        ChecklistSection::kInputAndCpu);
+  RuleSpec saw = Series("input.starvation_pattern", BottleneckClass::kInput, ChecklistSection::kInputAndCpu,
+                        "input rhythm, I/O and host CPU");
   saw.title_template = "sawtooth utilization with period {period_s:.1f} s: below {low:.0f}% "
                        "{low_pct:.0f}% of the time, likely input-bound";
   saw.params = {{"low_util_pct", 20, "%", "issue 7: share of time below 20%",
@@ -131,8 +131,8 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
   saw.verify = "signals.util_low_pct falls and the sawtooth disappears";
   rules.push_back(std::move(saw));
 
-  RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute,
-                        ChecklistSection::kKernelsAndSync);
+  RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute, ChecklistSection::kKernelsAndSync,
+                        "SM activity behind utilization");
   mis.title_template = "utilization reads {util:.0f}% but SMs are active only {sm:.0f}% of the "
                        "time: the GPU is 'busy' with little work";
   mis.params = {{"min_util_pct", 80, "%", "KNOWLEDGE.md §0: one tiny kernel reads 100%",

@@ -174,6 +174,7 @@ std::vector<RuleSpec> CommRuleSpecs() {
       .verify = "comm.exposed_ms and comm.exposed_step_pct fall; comm.overlap_pct rises",
       .needs = "communication kernels (NCCL/RCCL) in the trace",
       .capture_command = kCaptureEveryRank,
+      .checklist = {{Checklist::kTrace, "exposed communication, overlap and bus bandwidth"}},
   });
   rules.push_back(RuleSpec{
       .id = "comm.no_overlap",
@@ -196,6 +197,7 @@ std::vector<RuleSpec> CommRuleSpecs() {
       .verify = "comm.overlap_pct rises",
       .needs = "communication kernels (NCCL/RCCL) in the trace",
       .capture_command = kCaptureEveryRank,
+      .checklist = {{Checklist::kTrace, "exposed communication, overlap and bus bandwidth"}},
   });
   rules.push_back(RuleSpec{
       .id = "comm.low_bus_bandwidth",
@@ -222,6 +224,7 @@ std::vector<RuleSpec> CommRuleSpecs() {
       .verify = "comm.busbw_gbps rises toward the link peak",
       .needs = "collective sizes (PyTorch >= 2.1 records them) and traces from every rank",
       .capture_command = kCaptureEveryRank,
+      .checklist = {{Checklist::kTrace, "exposed communication, overlap and bus bandwidth"}},
   });
   return rules;
 }

@@ -139,6 +139,7 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .verify = "kernels.tensor_core_time_pct rises; kernels.tc_eligible_without_tc_pct falls",
       .needs = "NVIDIA kernel names on Volta or later",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "kernel efficiency"}},
   });
   rules.push_back(RuleSpec{
       .id = "compute.memory_bound_elementwise",
@@ -161,6 +162,7 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .verify = "kernels.class.elementwise_pct falls",
       .needs = "kernel names (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "kernel efficiency"}},
   });
   rules.push_back(RuleSpec{
       .id = "compute.unfused_attention",
@@ -181,6 +183,7 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .verify = "softmax kernels disappear from the top kernels; kernels.class.attention_pct > 0",
       .needs = "kernel names (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "kernel efficiency"}},
   });
   return rules;
 }

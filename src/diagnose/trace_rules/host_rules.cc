@@ -178,6 +178,7 @@ std::vector<RuleSpec> HostRuleSpecs() {
       .needs = "CPU ops on the launching threads (default torch.profiler); with_stack=True names "
                "the Python frames",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "host-bound gaps"}},
   });
   rules.push_back(RuleSpec{
       .id = "host.periodic_stall",
@@ -207,6 +208,7 @@ std::vector<RuleSpec> HostRuleSpecs() {
       .verify = "step.time_max_ms approaches step.time_median_ms",
       .needs = "at least 3 ProfilerSteps, including a slow one (longer active window)",
       .capture_command = kCaptureProfilerLongSchedule,
+      .checklist = {{Checklist::kTrace, "periodic stalls and long gaps"}},
   });
   rules.push_back(RuleSpec{
       .id = "host.dataparallel",
@@ -226,6 +228,7 @@ std::vector<RuleSpec> HostRuleSpecs() {
       .verify = "util.kernel_pct rises on every device; one trace per rank",
       .needs = "CPU ops of the training process",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "host-bound gaps"}},
   });
   return rules;
 }

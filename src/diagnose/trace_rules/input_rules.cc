@@ -123,6 +123,7 @@ std::vector<RuleSpec> InputRuleSpecs() {
                 "step.time_ms improve",
       .needs = "ProfilerStep markers and the DataLoader's __next__ spans (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "DataLoader wait and input copies"}},
   });
   rules.push_back(RuleSpec{
       .id = "input.pageable_copies",
@@ -148,6 +149,7 @@ std::vector<RuleSpec> InputRuleSpecs() {
       .verify = "copy.htod_pageable_bytes falls to 0 and copy.htod_gbps rises",
       .needs = "GPU memcpy records with their memory kinds (default torch.profiler, CUDA)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "DataLoader wait and input copies"}},
   });
   rules.push_back(RuleSpec{
       .id = "input.h2d_in_critical_path",
@@ -169,6 +171,7 @@ std::vector<RuleSpec> InputRuleSpecs() {
       .verify = "copy.htod_ms inside steps stays, but idle and step.memcpy_pct fall",
       .needs = "GPU memcpy records (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "DataLoader wait and input copies"}},
   });
   return rules;
 }

@@ -133,6 +133,7 @@ std::vector<RuleSpec> SyncRuleSpecs() {
       .verify = "sync.blocking_calls per step and idle.sync_drain_pct fall",
       .needs = "CUDA runtime calls (default torch.profiler); with_stack=True names the caller",
       .capture_command = kCaptureWithStack,
+      .checklist = {{Checklist::kTrace, "launch overhead and sync points"}},
   });
   return rules;
 }
@@ -167,6 +168,7 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
       .verify = "kernels.per_step and idle.launch_bound_pct fall",
       .needs = "kernels and their launch calls (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "launch overhead and sync points"}},
   });
   rules.push_back(RuleSpec{
       .id = "launch.launch_bound",
@@ -188,6 +190,7 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
       .verify = "idle.launch_bound_pct falls; launch.delay_p95_us falls",
       .needs = "kernels and their launch calls (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "launch overhead and sync points"}},
   });
   rules.push_back(RuleSpec{
       .id = "launch.queue_starved",
@@ -208,6 +211,7 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
       .verify = "idle.unknown_pct falls; launch.queue_length_time_mean rises",
       .needs = "host activity on every thread (with_stack=True)",
       .capture_command = kCaptureWithStack,
+      .checklist = {{Checklist::kTrace, "launch overhead and sync points"}},
   });
   return rules;
 }

@@ -156,6 +156,8 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .verify = "memory.peak_allocated_pct falls below 90",
       .needs = "allocator [memory] events and the device's total memory",
       .capture_command = kCaptureProfileMemory,
+      .checklist = {{Checklist::kTrace, "memory capacity and allocator"},
+                    {Checklist::kSignals, "memory capacity and allocator"}},
   });
   rules.push_back(RuleSpec{
       .id = "memory.allocator_churn",
@@ -179,6 +181,7 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .verify = "memory.alloc_calls_per_step falls to 0",
       .needs = "CUDA runtime calls over at least two ProfilerSteps",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "memory capacity and allocator"}},
   });
   rules.push_back(RuleSpec{
       .id = "memory.small_batch_gemms",
@@ -202,6 +205,7 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .verify = "kernels.class.gemm_pct falls per sample; step throughput (samples/s) rises",
       .needs = "kernel launch grids and the device's SM count (default torch.profiler, CUDA)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "GEMM sizes and batch"}},
   });
   return rules;
 }
