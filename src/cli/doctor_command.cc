@@ -28,6 +28,7 @@ void AddDoctorCommand(CLI::App& app, DoctorOptions& options) {
                    "topo -m, NCCL logs, ibstat, env, dmon and DCGM logs); repeatable. Without it: "
                    "this machine")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--format", options.format, "Output format: text, json or md")
       ->check(CLI::IsMember({"text", "json", "md"}));

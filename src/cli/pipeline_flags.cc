@@ -31,6 +31,7 @@ void AddRuleFlags(CLI::App& command, PipelineFlags& flags) {
       .add_option("--set", flags.overrides,
                   "Override a rule threshold: RULE.PARAM=VALUE (repeatable; docs/findings.md)")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command.add_option("--config", flags.config,
                      "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");

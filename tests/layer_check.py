@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Fails on any include or link edge that goes up (or sideways) the layer order of ARCHITECTURE.md.
+
+ARCHITECTURE.md's "Layers" table lists the folders of src/ lowest layer first. Code in a folder
+may include headers of, and its CMake targets may link, its own folder and folders of lower
+layers only. Tests (files named *_test.cc or *_test_util.h, and gpuwhy_test targets) may also use
+folders of their own layer, so a format's test can build its input with src/synth.
+
+    tests/layer_check.py [REPO_ROOT]     prints each violation as FILE:LINE: edge; exit 1 if any
+"""
+import pathlib
+import re
+import sys
+
+
+def read_layers(root):
+    text = (root / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)
+    if len(section) != 2:
+        sys.exit("layer_check: ARCHITECTURE.md has no '## Layers' section")
+    layers = {}
+    for line in section[1].splitlines():
+        m = re.match(r"\|\s*(\d+)\s*\|([^|]+)\|", line)
+        if not m:
+            if layers and line.startswith("#"):
+                break
+            continue
+        for folder in m.group(2).split(","):
+            folder = folder.strip().strip("`").rstrip("/")
+            if folder.startswith("src/"):
+                folder = folder[len("src/"):]
+            if folder:
+                layers[folder] = int(m.group(1))
+    if not layers:
+        sys.exit("layer_check: the '## Layers' table of ARCHITECTURE.md lists no folder")
+    return layers
+
+
+def folder_of(path, layers):
+    """The longest listed folder that |path| (relative to src/) sits in, or None."""
+    parts = pathlib.PurePosixPath(path).parts
+    for n in range(len(parts) - 1, 0, -1):
+        candidate = "/".join(parts[:n])
+        if candidate in layers:
+            return candidate
+    return None
+
+
+def is_test(name):
+    return name.endswith("_test.cc") or name.endswith("_test_util.h")
+
+
+def allowed(src_folder, dst_folder, layers, test):
+    if dst_folder == src_folder:
+        return True
+    if layers[dst_folder] < layers[src_folder]:
+        return True
+    return test and layers[dst_folder] == layers[src_folder]
+
+
+def check_includes(root, layers, problems):
+    src = root / "src"
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    for path in sorted(src.rglob("*")):
+        if path.suffix not in (".cc", ".h"):
+            continue
+        rel = path.relative_to(src).as_posix()
+        folder = folder_of(rel, layers)
+        if folder is None:
+            problems.append(f"src/{rel}: its folder is not in ARCHITECTURE.md's layer table")
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            m = include.match(line)
+            if not m:
+                continue
+            target = folder_of(m.group(1), layers)
+            if target is None:
+                continue  # a header next to the file, or not one of ours
+            if not allowed(folder, target, layers, is_test(path.name)):
+                problems.append(f"src/{rel}:{number}: includes {m.group(1)} "
+                                f"({folder}, layer {layers[folder]} -> {target}, layer {layers[target]})")
+
+
+def check_links(root, layers, problems):
+    src = root / "src"
+    target_folder = {}
+    calls = []
+    call = re.compile(r"(gpuwhy_library|gpuwhy_test)\(\s*(\w+)(.*?)\)", re.S)
+    for cmake in sorted(src.rglob("CMakeLists.txt")):
+        rel = cmake.parent.relative_to(src).as_posix()
+        folder = folder_of(rel + "/x", layers)
+        text = cmake.read_text(encoding="utf-8")
+        for m in call.finditer(text):
+            kind, name, body = m.groups()
+            target_folder[name] = folder
+            deps = body.split("DEPS", 1)[1].split() if "DEPS" in body else []
+            calls.append((cmake, text[:m.start()].count("\n") + 1, kind, name, folder, deps))
+    for cmake, line, kind, name, folder, deps in calls:
+        if folder is None:
+            problems.append(f"{cmake.relative_to(root)}:{line}: its folder is not in ARCHITECTURE.md's layer table")
+            continue
+        for dep in deps:
+            dst = target_folder.get(dep)
+            if dst is None:
+                continue  # a system library
+            if not allowed(folder, dst, layers, kind == "gpuwhy_test"):
+                problems.append(f"{cmake.relative_to(root)}:{line}: {name} links {dep} "
+                                f"({folder}, layer {layers[folder]} -> {dst}, layer {layers[dst]})")
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent).resolve()
+    layers = read_layers(root)
+    problems = []
+    check_includes(root, layers, problems)
+    check_links(root, layers, problems)
+    for problem in problems:
+        print(problem)
+    print(f"layer_check: {len(layers)} folders in {max(layers.values())} layers, "
+          f"{len(problems)} edge(s) against the order")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
