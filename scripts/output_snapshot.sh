@@ -39,7 +39,10 @@ out="$2"
 mkdir -p "$out"
 out="$(realpath "$out")"
 # One scratch folder, the same for every snapshot, so paths printed into reports match.
+# Snapshots run one at a time: the lock serialises two worktrees sharing the folder.
 scratch="${TMPDIR:-/tmp}/gpuwhy-output-snapshot"
+exec 9>"$scratch.lock"
+flock 9
 rm -rf "$scratch"
 mkdir -p "$scratch"
 

@@ -1,4 +1,4 @@
-// Signals: what the metric series of a run say (DESIGN.md "Analyses: Signals"): per GPU the
+// Signals: what the metric series of a run say (docs/metric-series.md): per GPU the
 // utilization and its sawtooth, SM activity, throttling by reason, other processes, the PCIe
 // link vs its maximum and memory headroom; for the host iowait, CPU saturation and the
 // busiest thread of the job. Analyses never parse: input is a MetricSeriesSet from any

@@ -13,7 +13,7 @@
 #include "annotate/rank_rewrite.h"
 #include "base/status.h"
 #include "ingest/kineto/json_event_splitter.h"
-#include "synth/output_sink.h"
+#include "base/output_sink.h"
 
 namespace gpuwhy {
 

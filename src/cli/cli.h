@@ -11,7 +11,7 @@
 
 namespace gpuwhy {
 
-// Exit codes of every subcommand (DESIGN.md, Commands).
+// Exit codes of every subcommand (README: exit codes).
 constexpr int kExitOk = 0;
 constexpr int kExitFindings = 1;  // findings at or above --fail-on
 constexpr int kExitUnusable = 2;  // unusable input or usage error

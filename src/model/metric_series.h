@@ -1,4 +1,4 @@
-// MetricSeries: timestamped samples of one device or host metric (DESIGN.md "The model").
+// MetricSeries: timestamped samples of one device or host metric (docs/metric-series.md).
 // Every source of live metrics fills the same set: the samplers of `gpuwhy run`/`record`,
 // recordings, `nvidia-smi dmon`/`pmon`/`--query-gpu` logs and dcgm-exporter text. Metric ids
 // and units are documented in docs/metric-series.md; analyses read them by id.

@@ -1,5 +1,5 @@
-// SystemFacts: what a node's logs and state say about the platform under a job (DESIGN.md
-// "The model"): kernel-log Xid events, PCIe link state per device, `nvidia-smi topo -m`
+// SystemFacts: what a node's logs and state say about the platform under a job
+// (docs/doctor.md): kernel-log Xid events, PCIe link state per device, `nvidia-smi topo -m`
 // matrices, NCCL transport choices, GPU state from nvidia-smi, InfiniBand ports, NVLink
 // links, environment and host settings. Importers in src/ingest/system fill it; the
 // diagnosis (src/diagnose/diagnose_platform.cc) reads it. Values that a source did not give

@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-#include <fstream>
 
 #include "base/file_input.h"
 #include "base/json_writer.h"
@@ -199,14 +198,6 @@ StatusOr<RankSummary> ParseRankSummaryJson(std::string_view json, const std::str
 StatusOr<RankSummary> ReadRankSummaryFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
   return ParseRankSummaryJson(bytes, path);
-}
-
-bool IsRankSummaryFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[256] = {};
-  in.read(head, sizeof(head));
-  std::string_view text(head, static_cast<size_t>(in.gcount()));
-  return text.find("\"gpuwhy_rank_summary\"") != std::string_view::npos;
 }
 
 }  // namespace gpuwhy

@@ -15,7 +15,4 @@ std::string RenderRankSummaryJson(const RankSummary& summary);
 StatusOr<RankSummary> ParseRankSummaryJson(std::string_view json, const std::string& path);
 StatusOr<RankSummary> ReadRankSummaryFile(const std::string& path);
 
-// True when the file's first bytes hold the "gpuwhy_rank_summary" key (content, not name).
-bool IsRankSummaryFile(const std::string& path);
-
 }  // namespace gpuwhy

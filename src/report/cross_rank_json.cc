@@ -150,24 +150,4 @@ void WriteCrossRankJson(JsonWriter& w, const CrossRankReport& report, size_t top
   w.EndObject();
 }
 
-std::string AddCrossRankJson(std::string report_json, const CrossRankReport& report, size_t top_n) {
-  // The document ends with "}\n": the member goes before that closing brace.
-  size_t close = report_json.find_last_of('}');
-  if (close == std::string::npos) return report_json;
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("cross_rank");
-  WriteCrossRankJson(w, report, top_n);
-  w.EndObject();
-  std::string member = w.str();
-  // Strip the wrapper object's braces, keep `"cross_rank": {...}`.
-  size_t open = member.find('"');
-  size_t end = member.find_last_of('}');
-  std::string body = member.substr(open, end - open);
-  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.pop_back();
-  size_t last = report_json.find_last_not_of(" \n", close - 1);
-  report_json.insert(last + 1, ",\n  " + body);
-  return report_json;
-}
-
 }  // namespace gpuwhy

@@ -15,7 +15,5 @@ std::string RenderCrossRankText(const CrossRankReport& report, const TextReportO
 std::string RenderCrossRankMarkdown(const CrossRankReport& report, const TextReportOptions& options);
 // The "cross_rank" object of the JSON report (docs/report-schema.json $defs/cross_rank).
 void WriteCrossRankJson(JsonWriter& w, const CrossRankReport& report, size_t top_n);
-// A report document from RenderReportJson with the "cross_rank" member added at its end.
-std::string AddCrossRankJson(std::string report_json, const CrossRankReport& report, size_t top_n);
 
 }  // namespace gpuwhy

@@ -4,6 +4,7 @@
 
 #include "base/json_writer.h"
 #include "report/diagnosis_sections.h"
+#include "report/cross_rank_report.h"
 #include "report/report.h"
 
 namespace gpuwhy {
@@ -219,7 +220,7 @@ void WriteFailures(JsonWriter& w, std::span<const ReportFailure> failures) {
 }
 
 std::string RenderReportJson(std::span<const RankReport> ranks,
-                             std::span<const ReportFailure> failures, size_t top_n) {
+                             std::span<const ReportFailure> failures, size_t top_n, const CrossRankReport* job) {
   JsonWriter w;
   w.BeginObject();
   w.Field("schema_version", 1);
@@ -229,6 +230,10 @@ std::string RenderReportJson(std::span<const RankReport> ranks,
   for (const RankReport& rank : ranks) WriteRank(w, rank, top_n);
   w.EndArray();
   WriteFailures(w, failures);
+  if (job != nullptr) {
+    w.Key("cross_rank");
+    WriteCrossRankJson(w, *job, top_n);
+  }
   w.EndObject();
   std::string out = w.str();
   out += '\n';

@@ -15,8 +15,7 @@ std::string RenderReport(const Report& report, ReportFormat format, const TextRe
   const std::optional<CrossRankReport>& job = report.job;
   switch (format) {
     case ReportFormat::kJson: {
-      std::string rendered = RenderReportJson(report.ranks, report.failures, options.top_n);
-      return job ? AddCrossRankJson(std::move(rendered), *job, options.top_n) : rendered;
+      return RenderReportJson(report.ranks, report.failures, options.top_n, job ? &*job : nullptr);
     }
     case ReportFormat::kHtml: return RenderReportHtml(report.ranks, report.failures, job ? &*job : nullptr);
     case ReportFormat::kMarkdown: {

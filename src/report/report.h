@@ -41,8 +41,10 @@ std::string RenderReportText(std::span<const RankReport> ranks, const TextReport
 // findings and checklist, every metric of its MetricSet plus the main tables, in a deterministic order; NaN and
 // infinities are written as null, and so is a scope field meaning "all" (-1). The schema is
 // docs/report-schema.json (JSON Schema draft 2020-12).
+// |job| (several ranks of one job) adds the "cross_rank" member at the end.
 std::string RenderReportJson(std::span<const RankReport> ranks,
-                             std::span<const ReportFailure> failures, size_t top_n = 10);
+                             std::span<const ReportFailure> failures, size_t top_n = 10,
+                             const CrossRankReport* job = nullptr);
 
 // The same report as Markdown for an issue tracker: per rank a findings table, each finding
 // with its evidence, fixes as code blocks and how to verify, the checklist as a task list,

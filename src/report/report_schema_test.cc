@@ -267,7 +267,7 @@ TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
   CrossRankReport job;
   job.result = AnalyzeCrossRank(summaries, {});
   job.diagnosis = DiagnoseCrossRank(job.result);
-  std::string json = AddCrossRankJson(RenderReportJson(ranks, {}), job, 10);
+  std::string json = RenderReportJson(ranks, {}, 10, &job);
   ExpectValid(json, "cross-rank");
   dom::parser parser;
   dom::element doc = parser.parse(json);

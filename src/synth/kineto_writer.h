@@ -15,7 +15,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "synth/event_writer.h"
-#include "synth/output_sink.h"
+#include "base/output_sink.h"
 
 namespace gpuwhy {
 

@@ -9,7 +9,7 @@
 #include "base/file_input.h"
 #include "synth/kineto_writer.h"
 #include "synth/nsys_writer.h"
-#include "synth/output_sink.h"
+#include "base/output_sink.h"
 #include "synth/scenarios.h"
 #include "synth/timeline.h"
 #include "synth/training_step.h"

@@ -14,7 +14,7 @@
 #include "base/file_input.h"
 #include "synth/kernels.h"
 #include "synth/kineto_writer.h"
-#include "synth/output_sink.h"
+#include "base/output_sink.h"
 
 namespace gpuwhy {
 namespace {

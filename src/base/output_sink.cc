@@ -1,4 +1,4 @@
-#include "synth/output_sink.h"
+#include "base/output_sink.h"
 
 #include <zlib.h>
 
