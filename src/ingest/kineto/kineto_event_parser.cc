@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/time.h"
+#include "ingest/kineto/kineto_arg_keys.h"
 
 namespace gpuwhy {
 namespace {
@@ -58,6 +59,23 @@ std::string_view RawArray(value v) {
   std::string_view raw;
   if (v.get_array().get(array) || array.raw_json().get(raw)) return {};
   return TrimToken(raw);  // raw_json() keeps the whitespace up to the next token
+}
+
+// One member of "args" that the table knows, read as its kind says (the fast reader's
+// ReadArg reads the same kinds).
+void ReadArg(value v, const KinetoArgKey& arg, KinetoArgs& a) {
+  switch (arg.read) {
+    case KinetoArgRead::kInt: ReadInt(v, arg.FieldOf<int64_t>(a)); return;
+    case KinetoArgRead::kInt32: {
+      int64_t n = 0;
+      if (ReadInt(v, n)) arg.FieldOf<int32_t>(a) = static_cast<int32_t>(n);
+      return;
+    }
+    case KinetoArgRead::kFloat: ReadFloat(v, arg.FieldOf<float>(a)); return;
+    case KinetoArgRead::kIntTriple: ReadTriple(v, arg.FieldOf<std::array<int32_t, 3>>(a)); return;
+    case KinetoArgRead::kString: ReadString(v, arg.FieldOf<std::string_view>(a)); return;
+    case KinetoArgRead::kRawJson: arg.FieldOf<std::string_view>(a) = RawArray(v); return;
+  }
 }
 
 // The key's raw bytes without unescaping: trace keys are plain ASCII, and a key with an
@@ -185,83 +203,7 @@ bool KinetoEventParser::ParseArgs(simdjson::ondemand::object args, KinetoEvent& 
     if (std::move(field_result).get(field)) return false;
     std::string_view key = RawKey(field);
     value v = field.value();
-    switch (key.size()) {
-      case 4:
-        if (key == "grid") ReadTriple(v, a.launch.grid);
-        else if (key == "name") ReadString(v, a.name);
-        else if (key == "Addr") ReadInt(v, a.addr);
-        else if (key == "Seq") ReadInt(v, a.sequence);
-        break;
-      case 5:
-        if (key == "bytes" || key == "Bytes") ReadInt(v, a.bytes);
-        else if (key == "block") ReadTriple(v, a.launch.block);
-        else if (key == "dtype") ReadString(v, a.dtype);
-        break;
-      case 6:
-        if (key == "device") ReadInt(v, a.device);
-        else if (key == "stream") ReadInt(v, a.stream);
-        else if (key == "queued") {
-          int64_t q = 0;
-          if (ReadInt(v, q)) a.launch.queued = static_cast<int32_t>(q);
-        }
-        break;
-      case 8:
-        if (key == "graph id") ReadInt(v, a.launch.graph_id);
-        break;
-      case 9:
-        if (key == "Device Id") ReadInt(v, a.device_id);
-        break;
-      case 10:
-        if (key == "Input Dims" || key == "Input dims") a.input_dims = RawArray(v);
-        else if (key == "Input type") a.input_types = RawArray(v);
-        else if (key == "Group size") ReadInt(v, a.group_size);
-        break;
-      case 11:
-        if (key == "External id" || key == "external id") ReadInt(v, a.external_id);
-        else if (key == "correlation") ReadInt(v, a.correlation);
-        else if (key == "Device Type") ReadInt(v, a.device_type);
-        break;
-      case 12:
-        if (key == "warps per SM") ReadFloat(v, a.launch.warps_per_sm);
-        break;
-      case 13:
-        if (key == "blocks per SM") ReadFloat(v, a.launch.blocks_per_sm);
-        else if (key == "shared memory") {
-          int64_t s = 0;
-          if (ReadInt(v, s)) a.launch.shared_memory_bytes = static_cast<int32_t>(s);
-        } else if (key == "In msg nelems") ReadInt(v, a.in_nelems);
-        else if (key == "In split size") ReadString(v, a.in_split_sizes);
-        else if (key == "graph node id") ReadInt(v, a.launch.graph_node_id);
-        break;
-      case 14:
-        if (key == "Out msg nelems") ReadInt(v, a.out_nelems);
-        else if (key == "Out split size") ReadString(v, a.out_split_sizes);
-        else if (key == "wait_on_stream") ReadInt(v, a.wait_on_stream);
-        else if (key == "Total Reserved") ReadInt(v, a.total_reserved);
-        break;
-      case 15:
-        if (key == "Collective name") ReadString(v, a.collective_name);
-        else if (key == "Total Allocated") ReadInt(v, a.total_allocated);
-        break;
-      case 18:
-        if (key == "Process Group Name") ReadString(v, a.process_group_name);
-        break;
-      case 20:
-        if (key == "registers per thread") {
-          int64_t r = 0;
-          if (ReadInt(v, r)) a.launch.registers_per_thread = static_cast<int32_t>(r);
-        }
-        break;
-      case 25:
-        if (key == "est. achieved occupancy %") ReadFloat(v, a.launch.occupancy_pct);
-        else if (key == "Process Group Description") ReadString(v, a.process_group_desc);
-        break;
-      case 33:
-        if (key == "wait_on_cuda_event_record_corr_id") ReadInt(v, a.wait_on_event_correlation);
-        break;
-      default:
-        break;
-    }
+    if (const KinetoArgKey* arg = FindKinetoArgKey(key)) ReadArg(v, *arg, a);
     if (event.ph == 'C') {
       double d = 0;
       if (!v.get_double().get(d)) a.counter_values.emplace_back(key, d);

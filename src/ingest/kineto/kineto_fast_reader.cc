@@ -9,6 +9,7 @@
 #endif
 
 #include "base/time.h"
+#include "ingest/kineto/kineto_arg_keys.h"
 
 namespace gpuwhy {
 namespace {
@@ -213,78 +214,19 @@ bool ReadStringValue(Cursor& c, std::string_view& out) {
   return c.String(out);
 }
 
-// One member of "args"; mirrors KinetoEventParser::ParseArgs key for key.
+// One member of "args", read as KinetoEventParser::ParseArgs reads it (both walk one table).
 bool ReadArg(Cursor& c, std::string_view key, KinetoEvent& event) {
-  KinetoArgs& a = event.args;
   if (event.ph == 'C') return c.Decline();  // counters: the general path collects every value
-  switch (key.size()) {
-    case 4:
-      if (key == "grid") return ReadTriple(c, a.launch.grid);
-      if (key == "name") return ReadStringValue(c, a.name);
-      if (key == "Addr") return ReadInt(c, a.addr);
-      if (key == "Seq") return ReadInt(c, a.sequence);
-      break;
-    case 5:
-      if (key == "bytes" || key == "Bytes") return ReadInt(c, a.bytes);
-      if (key == "block") return ReadTriple(c, a.launch.block);
-      if (key == "dtype") return ReadStringValue(c, a.dtype);
-      break;
-    case 6:
-      if (key == "device") return ReadInt(c, a.device);
-      if (key == "stream") return ReadInt(c, a.stream);
-      if (key == "queued") return ReadInt32(c, a.launch.queued);
-      break;
-    case 8:
-      if (key == "graph id") return ReadInt(c, a.launch.graph_id);
-      break;
-    case 9:
-      if (key == "Device Id") return ReadInt(c, a.device_id);
-      break;
-    case 10:
-      if (key == "Input Dims" || key == "Input dims") return ReadRaw(c, a.input_dims);
-      if (key == "Input type") return ReadRaw(c, a.input_types);
-      if (key == "Group size") return ReadInt(c, a.group_size);
-      break;
-    case 11:
-      if (key == "External id" || key == "external id") return ReadInt(c, a.external_id);
-      if (key == "correlation") return ReadInt(c, a.correlation);
-      if (key == "Device Type") return ReadInt(c, a.device_type);
-      break;
-    case 12:
-      if (key == "warps per SM") return ReadFloat(c, a.launch.warps_per_sm);
-      break;
-    case 13:
-      if (key == "blocks per SM") return ReadFloat(c, a.launch.blocks_per_sm);
-      if (key == "shared memory") return ReadInt32(c, a.launch.shared_memory_bytes);
-      if (key == "In msg nelems") return ReadInt(c, a.in_nelems);
-      if (key == "In split size") return ReadStringValue(c, a.in_split_sizes);
-      if (key == "graph node id") return ReadInt(c, a.launch.graph_node_id);
-      break;
-    case 14:
-      if (key == "Out msg nelems") return ReadInt(c, a.out_nelems);
-      if (key == "Out split size") return ReadStringValue(c, a.out_split_sizes);
-      if (key == "wait_on_stream") return ReadInt(c, a.wait_on_stream);
-      if (key == "Total Reserved") return ReadInt(c, a.total_reserved);
-      break;
-    case 15:
-      if (key == "Collective name") return ReadStringValue(c, a.collective_name);
-      if (key == "Total Allocated") return ReadInt(c, a.total_allocated);
-      break;
-    case 18:
-      if (key == "Process Group Name") return ReadStringValue(c, a.process_group_name);
-      break;
-    case 20:
-      if (key == "registers per thread") return ReadInt32(c, a.launch.registers_per_thread);
-      break;
-    case 25:
-      if (key == "est. achieved occupancy %") return ReadFloat(c, a.launch.occupancy_pct);
-      if (key == "Process Group Description") return ReadStringValue(c, a.process_group_desc);
-      break;
-    case 33:
-      if (key == "wait_on_cuda_event_record_corr_id") return ReadInt(c, a.wait_on_event_correlation);
-      break;
-    default:
-      break;
+  const KinetoArgKey* arg = FindKinetoArgKey(key);
+  if (arg == nullptr) return c.SkipValue();
+  KinetoArgs& a = event.args;
+  switch (arg->read) {
+    case KinetoArgRead::kInt: return ReadInt(c, arg->FieldOf<int64_t>(a));
+    case KinetoArgRead::kInt32: return ReadInt32(c, arg->FieldOf<int32_t>(a));
+    case KinetoArgRead::kFloat: return ReadFloat(c, arg->FieldOf<float>(a));
+    case KinetoArgRead::kIntTriple: return ReadTriple(c, arg->FieldOf<std::array<int32_t, 3>>(a));
+    case KinetoArgRead::kString: return ReadStringValue(c, arg->FieldOf<std::string_view>(a));
+    case KinetoArgRead::kRawJson: return ReadRaw(c, arg->FieldOf<std::string_view>(a));
   }
   return c.SkipValue();
 }
