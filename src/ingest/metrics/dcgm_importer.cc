@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ingest/metrics/metric_log.h"
+#include "ingest/metrics/metric_log_formats.h"
 #include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
@@ -120,6 +121,17 @@ std::optional<Sample> ParseSampleLine(std::string_view line) {
 }
 
 }  // namespace
+
+SniffResult SniffDcgmPrometheus(std::string_view head) {
+  for (std::string_view line : SplitLines(head)) {
+    std::vector<std::string_view> f = metrics_text::SplitWhitespace(line);
+    if (f.empty()) continue;
+    if (f[0].rfind("DCGM_FI_", 0) == 0 || line.find(" DCGM_FI_") != std::string_view::npos) {
+      return SniffResult::kYes;
+    }
+  }
+  return SniffResult::kNo;
+}
 
 StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string_view name) {
   MetricSeriesSet set;

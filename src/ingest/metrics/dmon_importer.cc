@@ -8,6 +8,7 @@
 #include <span>
 
 #include "ingest/metrics/metric_log.h"
+#include "ingest/metrics/metric_log_formats.h"
 #include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
@@ -84,6 +85,21 @@ std::optional<Header> ParseHeader(std::string_view line) {
 }
 
 enum class Table { kDmon, kPmon };
+
+// The table the first "# ... gpu ..." comment line heads: pmon when it names a pid column.
+std::optional<Table> SniffTable(std::string_view head) {
+  for (std::string_view line : SplitLines(head)) {
+    std::vector<std::string_view> f = SplitWhitespace(line);
+    if (f.size() < 2 || f[0][0] != '#') continue;
+    bool gpu = false, pid = false;
+    for (std::string_view name : f) {
+      gpu = gpu || name == "gpu" || name == "#gpu";
+      pid = pid || name == "pid";
+    }
+    if (gpu) return pid ? Table::kPmon : Table::kDmon;
+  }
+  return std::nullopt;
+}
 
 // Time of one row: from Date/Time columns, else the per-key sample count x 1 s.
 struct RowClock {
@@ -175,6 +191,14 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
 }
 
 }  // namespace
+
+SniffResult SniffDmon(std::string_view head) {
+  return SniffTable(head) == Table::kDmon ? SniffResult::kYes : SniffResult::kNo;
+}
+
+SniffResult SniffPmon(std::string_view head) {
+  return SniffTable(head) == Table::kPmon ? SniffResult::kYes : SniffResult::kNo;
+}
 
 StatusOr<MetricSeriesSet> ParseDmonText(std::string_view text, std::string_view name) {
   return ParseTable(text, name, Table::kDmon);

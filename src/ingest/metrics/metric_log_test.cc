@@ -3,7 +3,10 @@
 // or units, several dcgm scrapes.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "ingest/metrics/metric_log.h"
+#include "ingest/metrics/metric_log_formats.h"
 
 namespace gpuwhy {
 namespace {
@@ -123,6 +126,20 @@ TEST(DcgmTest, ScrapesProfilingRatiosAndMig) {
   EXPECT_EQ(set->Device(0)->name, "NVIDIA A100");
   EXPECT_EQ(set->IssueCount("unmapped_metric"), 1);
   EXPECT_EQ(set->IssueCount("unparsed_line"), 1);
+}
+
+TEST(MetricLogTest, EveryFormatHasOneRowAndAName) {
+  std::set<MetricLogFormat> seen;
+  for (const MetricLogFormatSpec& spec : MetricLogFormats()) {
+    EXPECT_TRUE(seen.insert(spec.format).second) << spec.name;
+    EXPECT_EQ(MetricLogFormatName(spec.format), spec.name);
+  }
+  EXPECT_EQ(MetricLogFormatName(MetricLogFormat::kNone), "none");
+}
+
+TEST(MetricLogTest, AHeaderOfFieldNamesCountsOnlyWhenNothingElseMatches) {
+  EXPECT_EQ(SniffMetricLog("timestamp, index\n"), MetricLogFormat::kQueryGpuCsv);
+  EXPECT_EQ(SniffMetricLog("timestamp, index\n# gpu pwr\n"), MetricLogFormat::kDmon);
 }
 
 TEST(MetricLogTest, TracesAndProseAreNotMetricLogs) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ingest/metrics/metric_log.h"
+#include "ingest/metrics/metric_log_formats.h"
 #include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
@@ -129,6 +130,21 @@ std::optional<TimeNs> ParseTimestamp(std::string_view text) {
 }
 
 }  // namespace
+
+SniffResult SniffQueryGpuCsv(std::string_view head) {
+  for (std::string_view line : SplitLines(head)) {
+    if (line.find("--query-gpu=") != std::string_view::npos) return SniffResult::kYes;
+  }
+  // A CSV header without the command line: query-gpu field names.
+  std::string_view first = head.substr(0, head.find('\n'));
+  if (first.find(',') != std::string_view::npos &&
+      (first.find("utilization.gpu") != std::string_view::npos ||
+       first.find("timestamp") != std::string_view::npos ||
+       first.find("memory.used") != std::string_view::npos)) {
+    return SniffResult::kMaybe;
+  }
+  return SniffResult::kNo;
+}
 
 StatusOr<MetricSeriesSet> ParseQueryGpuCsv(std::string_view text, std::string_view name) {
   MetricSeriesSet set;

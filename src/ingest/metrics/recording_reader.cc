@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/varint.h"
+#include "ingest/metrics/metric_log_formats.h"
 #include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
@@ -55,6 +56,11 @@ bool ReadSeries(std::string_view bytes, size_t& pos, const std::vector<std::stri
 }
 
 }  // namespace
+
+SniffResult SniffRecording(std::string_view head) {
+  return head.substr(0, kRecordingMagic.size()) == kRecordingMagic ? SniffResult::kYes
+                                                                    : SniffResult::kNo;
+}
 
 StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_view name) {
   if (bytes.substr(0, kRecordingMagic.size()) != kRecordingMagic) {
