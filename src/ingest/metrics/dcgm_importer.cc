@@ -5,6 +5,7 @@
 // without timestamps, scrape n is placed at n x 1 s.
 #include <map>
 
+#include "ingest/metrics/dcgm_fields.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
 #include "ingest/metrics/text_table.h"
@@ -15,56 +16,6 @@ namespace {
 using metrics_text::ParseNumber;
 using metrics_text::SplitLines;
 using metrics_text::Trim;
-
-struct DcgmField {
-  std::string_view name;
-  std::string_view metric;
-  std::string_view unit;
-  double scale;  // to the unit
-};
-
-constexpr DcgmField kDcgmFields[] = {
-    {"DCGM_FI_DEV_GPU_UTIL", "gpu.util_pct", "%", 1},
-    {"DCGM_FI_DEV_MEM_COPY_UTIL", "gpu.mem_util_pct", "%", 1},
-    {"DCGM_FI_DEV_ENC_UTIL", "gpu.enc_pct", "%", 1},
-    {"DCGM_FI_DEV_DEC_UTIL", "gpu.dec_pct", "%", 1},
-    {"DCGM_FI_PROF_SM_ACTIVE", "gpu.sm_active_pct", "%", 100},
-    {"DCGM_FI_PROF_SM_OCCUPANCY", "gpu.sm_occupancy_pct", "%", 100},
-    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gpu.tensor_active_pct", "%", 100},
-    {"DCGM_FI_PROF_DRAM_ACTIVE", "gpu.dram_active_pct", "%", 100},
-    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gpu.gr_engine_active_pct", "%", 100},
-    {"DCGM_FI_PROF_PCIE_TX_BYTES", "gpu.pcie_tx_mbps", "MB/s", 1e-6},
-    {"DCGM_FI_PROF_PCIE_RX_BYTES", "gpu.pcie_rx_mbps", "MB/s", 1e-6},
-    {"DCGM_FI_DEV_SM_CLOCK", "gpu.sm_clock_mhz", "MHz", 1},
-    {"DCGM_FI_DEV_MEM_CLOCK", "gpu.mem_clock_mhz", "MHz", 1},
-    {"DCGM_FI_DEV_MAX_SM_CLOCK", "gpu.sm_clock_max_mhz", "MHz", 1},
-    {"DCGM_FI_DEV_POWER_USAGE", "gpu.power_w", "W", 1},
-    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gpu.power_limit_w", "W", 1},
-    {"DCGM_FI_DEV_GPU_TEMP", "gpu.temp_c", "C", 1},
-    {"DCGM_FI_DEV_MEMORY_TEMP", "gpu.mem_temp_c", "C", 1},
-    {"DCGM_FI_DEV_SLOWDOWN_TEMP", "gpu.temp_slowdown_c", "C", 1},
-    {"DCGM_FI_DEV_FB_USED", "gpu.mem_used_mib", "MiB", 1},
-    {"DCGM_FI_DEV_FB_FREE", "gpu.mem_free_mib", "MiB", 1},
-    {"DCGM_FI_DEV_FB_TOTAL", "gpu.mem_total_mib", "MiB", 1},
-    {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "gpu.throttle_reasons", "bitmask", 1},
-    {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "gpu.throttle_reasons", "bitmask", 1},
-    {"DCGM_FI_DEV_PCIE_LINK_GEN", "gpu.pcie_gen", "gen", 1},
-    {"DCGM_FI_DEV_PCIE_LINK_WIDTH", "gpu.pcie_width", "lanes", 1},
-    {"DCGM_FI_DEV_PCIE_MAX_LINK_GEN", "gpu.pcie_gen_max", "gen", 1},
-    {"DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", "gpu.pcie_width_max", "lanes", 1},
-    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu.pcie_replays", "count", 1},
-    {"DCGM_FI_DEV_XID_ERRORS", "gpu.xid", "code", 1},
-    {"DCGM_FI_DEV_ROW_REMAP_PENDING", "gpu.remapped_rows_pending", "bool", 1},
-    {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpu.ecc_double_bit", "count", 1},
-    {"DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "gpu.ecc_single_bit", "count", 1},
-};
-
-const DcgmField* FindField(std::string_view name) {
-  for (const DcgmField& f : kDcgmFields) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
 
 // Parses `{a="x",b="y"}` into a map; false when malformed.
 bool ParseLabels(std::string_view text, std::map<std::string, std::string>& labels) {
@@ -150,7 +101,7 @@ StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string
     }
     if (sample->name.rfind("DCGM_", 0) != 0) continue;  // other exporters' metrics
     ++dcgm_lines;
-    const DcgmField* field = FindField(sample->name);
+    const DcgmField* field = FindDcgmField(sample->name);
     if (field == nullptr) {
       set.CountIssue("unmapped_metric", fmt::format("line {}: {}", n + 1, sample->name));
       continue;
