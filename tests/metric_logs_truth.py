@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Independent ground truth for the metric-log importers (src/ingest/metrics).
 
-Reads every real log under DATA/logs/{dmon,nvidia-smi,dcgm} with plain Python (no code shared
-with gpuwhy) and prints, per file and series, the sample count and mean:
+Reads every real log under DATA/logs/{dmon,nvidia-smi,dcgm} (dcgm-exporter text and DCGM field
+CSVs) with plain Python (no code shared with gpuwhy) and prints, per file and series, the sample count and mean:
 FILE<TAB>METRIC<TAB>DEVICE<TAB>ENTITY<TAB>COUNT<TAB>MEAN
 Usage: metric_logs_truth.py DATA > tests/data/metric_logs_truth.tsv
 """
@@ -18,6 +18,10 @@ QUERY = {"utilization.gpu": "gpu.util_pct", "power.draw": "gpu.power_w",
 DCGM = {"DCGM_FI_DEV_GPU_UTIL": ("gpu.util_pct", 1), "DCGM_FI_PROF_SM_ACTIVE": ("gpu.sm_active_pct", 100),
         "DCGM_FI_DEV_FB_FREE": ("gpu.mem_free_mib", 1), "DCGM_FI_DEV_POWER_MGMT_LIMIT": ("gpu.power_limit_w", 1),
         "DCGM_FI_DEV_DEC_UTIL": ("gpu.dec_pct", 1), "DCGM_FI_DEV_ENC_UTIL": ("gpu.enc_pct", 1)}
+# dcgmi short names (DCGM's field list) of a DCGM field CSV; profiling ratios become percent.
+DCGM_SHORT = {"GRACT": ("gpu.gr_engine_active_pct", 100), "SMACT": ("gpu.sm_active_pct", 100),
+              "FBUSD": ("gpu.mem_used_mib", 1), "GPUTL": ("gpu.util_pct", 1),
+              "POWER": ("gpu.power_w", 1)}
 
 
 def num(text):
@@ -72,11 +76,21 @@ def dcgm(path, out):
         out[(metric, labels["gpu"], entity)].append(float(m.group(3)) * scale)
 
 
+def dcgm_csv(path, out):
+    rows = csv.DictReader(open(path, newline=""))
+    for r in rows:
+        for name, (metric, scale) in DCGM_SHORT.items():
+            value = (r.get(name) or "").strip()
+            if value and value != "N/A":
+                out[(metric, r["EntityId"].strip(), "")].append(float(value) * scale)
+
+
 def main():
     data = sys.argv[1]
     jobs = [("dmon", lambda n: n.endswith(".txt"), dmon_like),
             ("nvidia-smi", lambda n: "querygpu_csv" in n, query),
-            ("dcgm", lambda n: n.endswith(".txt"), dcgm)]
+            ("dcgm", lambda n: n.endswith(".txt"), dcgm),
+            ("dcgm", lambda n: n.endswith(".csv"), dcgm_csv)]
     for folder, wanted, reader in jobs:
         d = os.path.join(data, "logs", folder)
         for name in sorted(os.listdir(d)):

@@ -42,6 +42,8 @@ constexpr DcgmField kDcgmFields[] = {
 
 }  // namespace
 
+std::span<const DcgmField> DcgmFields() { return kDcgmFields; }
+
 const DcgmField* FindDcgmField(std::string_view name) {
   for (const DcgmField& f : kDcgmFields) {
     if (f.name == name) return &f;

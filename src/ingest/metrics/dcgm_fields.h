@@ -3,6 +3,7 @@
 // MetricSeries id, unit and scale (docs/metric-series.md).
 #pragma once
 
+#include <span>
 #include <string_view>
 
 namespace gpuwhy {
@@ -15,6 +16,7 @@ struct DcgmField {
   double scale;  // to the unit: DCGM profiling ratios (0..1) x 100, bytes/s x 1e-6
 };
 
+std::span<const DcgmField> DcgmFields();
 const DcgmField* FindDcgmField(std::string_view name);
 const DcgmField* FindDcgmFieldByShortName(std::string_view short_name);
 

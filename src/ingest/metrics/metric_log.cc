@@ -23,6 +23,7 @@ constexpr MetricLogFormatSpec kFormats[] = {
     {MetricLogFormat::kDcgmPrometheus, "dcgm-exporter", SniffDcgmPrometheus, ParseDcgmPrometheus},
     {MetricLogFormat::kDmon, "nvidia-smi dmon", SniffDmon, ParseDmonText},
     {MetricLogFormat::kPmon, "nvidia-smi pmon", SniffPmon, ParsePmonText},
+    {MetricLogFormat::kDcgmCsv, "DCGM field CSV", SniffDcgmCsv, ParseDcgmCsv},
 };
 
 const MetricLogFormatSpec* FindFormat(MetricLogFormat format) {

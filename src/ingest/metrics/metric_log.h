@@ -1,6 +1,7 @@
 // Front door for metric logs: `nvidia-smi dmon` / `pmon` output, `nvidia-smi --query-gpu
-// --format=csv` loops, dcgm-exporter Prometheus text and gpuwhy recordings, recognised by
-// content (never by name) and read into one MetricSeriesSet (docs/metric-series.md).
+// --format=csv` loops, dcgm-exporter Prometheus text, CSVs of DCGM fields and gpuwhy
+// recordings, recognised by content (never by name) and read into one MetricSeriesSet
+// (docs/metric-series.md). The formats are one table: metric_log_formats.h.
 #pragma once
 
 #include <string>
@@ -11,7 +12,15 @@
 
 namespace gpuwhy {
 
-enum class MetricLogFormat { kNone, kDmon, kPmon, kQueryGpuCsv, kDcgmPrometheus, kRecording };
+enum class MetricLogFormat {
+  kNone,
+  kDmon,
+  kPmon,
+  kQueryGpuCsv,
+  kDcgmPrometheus,
+  kDcgmCsv,
+  kRecording,
+};
 std::string_view MetricLogFormatName(MetricLogFormat format);
 
 // What the first bytes of a file say it is; kNone for anything else (e.g. a trace).
@@ -30,5 +39,6 @@ StatusOr<MetricSeriesSet> ParseDmonText(std::string_view text, std::string_view 
 StatusOr<MetricSeriesSet> ParsePmonText(std::string_view text, std::string_view name);
 StatusOr<MetricSeriesSet> ParseQueryGpuCsv(std::string_view text, std::string_view name);
 StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string_view name);
+StatusOr<MetricSeriesSet> ParseDcgmCsv(std::string_view text, std::string_view name);
 
 }  // namespace gpuwhy

@@ -28,10 +28,11 @@ struct MetricLogFormatSpec {
 std::span<const MetricLogFormatSpec> MetricLogFormats();
 
 // One per format, beside its parser. |head| is the first 16 KiB of the (decompressed) text.
-SniffResult SniffRecording(std::string_view head);     // recording_reader.cc
-SniffResult SniffQueryGpuCsv(std::string_view head);   // query_gpu_importer.cc
+SniffResult SniffRecording(std::string_view head);       // recording_reader.cc
+SniffResult SniffQueryGpuCsv(std::string_view head);     // query_gpu_importer.cc
 SniffResult SniffDcgmPrometheus(std::string_view head);  // dcgm_importer.cc
-SniffResult SniffDmon(std::string_view head);          // dmon_importer.cc
-SniffResult SniffPmon(std::string_view head);          // dmon_importer.cc
+SniffResult SniffDmon(std::string_view head);            // dmon_importer.cc
+SniffResult SniffPmon(std::string_view head);            // dmon_importer.cc
+SniffResult SniffDcgmCsv(std::string_view head);         // dcgm_csv_importer.cc
 
 }  // namespace gpuwhy

@@ -85,6 +85,7 @@ TEST(MetricLogRealDataTest, FormatsAreSniffedByContent) {
   for (const std::string& rel : RealLogs()) {
     MetricLogFormat f = SniffMetricLogFile((kLogs / rel).string());
     MetricLogFormat want = rel.find(".pmon") != std::string::npos ? MetricLogFormat::kPmon
+                           : rel.find("dcgm/") == 0 && rel.ends_with(".csv") ? MetricLogFormat::kDcgmCsv
                            : rel.find("dcgm/") == 0           ? MetricLogFormat::kDcgmPrometheus
                            : rel.find("querygpu") != std::string::npos
                                ? MetricLogFormat::kQueryGpuCsv
@@ -108,6 +109,22 @@ TEST(MetricLogRealDataTest, QueryGpuKeepsIdentityAndThrottleReasons) {
   ASSERT_NE(set->Find("gpu.sm_clock_max_mhz", 0), nullptr);
   EXPECT_EQ(set->Find("gpu.sm_clock_max_mhz", 0)->value[0], 1980);
   EXPECT_FALSE(set->times_synthesized);  // the timestamp column was read
+}
+
+TEST(MetricLogRealDataTest, MigProfilerDcgmCsvIsOneEntityWithUnixSeconds) {
+  fs::path p = kLogs / "dcgm" / "MIGProfiler_A100-80g_train_nlp_dcgm.csv";
+  if (!fs::exists(p)) GTEST_SKIP() << "no " << p;
+  StatusOr<MetricSeriesSet> set = ImportMetricLog(p.string());
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->source, "DCGM field CSV");
+  EXPECT_EQ(set->DeviceIndices(), (std::vector<int32_t>{0}));
+  EXPECT_TRUE(set->issues.empty());
+  const MetricSeries* gr = set->Find("gpu.gr_engine_active_pct", 0);
+  ASSERT_NE(gr, nullptr);
+  EXPECT_EQ(gr->time.front(), 1661756603 * kNsPerSec);  // the first row's TimeStamp
+  EXPECT_EQ(gr->time.back(), 1661763914 * kNsPerSec);   // the last row's
+  EXPECT_LE(gr->Max(), 100);
+  EXPECT_FALSE(set->times_synthesized);
 }
 
 TEST(MetricLogRealDataTest, DeepSpeechDmonHasFourGpusAtLowSm) {

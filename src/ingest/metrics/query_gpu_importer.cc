@@ -13,6 +13,7 @@ namespace gpuwhy {
 namespace {
 
 using metrics_text::ParseNumber;
+using metrics_text::SplitCsv;
 using metrics_text::SplitLines;
 using metrics_text::Trim;
 
@@ -65,23 +66,6 @@ Identity IdentityOf(std::string_view field) {
   if (field == "name") return Identity::kName;
   if (field == "timestamp") return Identity::kTimestamp;
   return Identity::kNone;
-}
-
-// Splits one CSV row; nvidia-smi quotes nothing, but a quoted field is honoured.
-std::vector<std::string> SplitCsv(std::string_view line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  for (std::string& f : fields) f = std::string(Trim(f));
-  return fields;
 }
 
 std::string FieldName(std::string_view header_cell) {

@@ -43,6 +43,22 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
+std::vector<std::string> SplitCsv(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  for (std::string& f : fields) f = std::string(Trim(f));
+  return fields;
+}
+
 std::optional<double> ParseNumber(std::string_view text) {
   text = Trim(text);
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {

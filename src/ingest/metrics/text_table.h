@@ -15,6 +15,9 @@ namespace gpuwhy::metrics_text {
 std::vector<std::string_view> SplitLines(std::string_view text);
 std::vector<std::string_view> SplitWhitespace(std::string_view line);
 std::string_view Trim(std::string_view text);
+// One CSV row's fields, trimmed. nvidia-smi and DCGM quote nothing, but a quoted field is
+// honoured.
+std::vector<std::string> SplitCsv(std::string_view line);
 // A number at the start of |text| ("631.95 W", "100 %", "42", "0x1F"); nullopt for "-",
 // "N/A", "[N/A]", "[Not Supported]" and anything else that is not a number.
 std::optional<double> ParseNumber(std::string_view text);
