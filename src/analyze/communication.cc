@@ -73,12 +73,12 @@ double Pct(DurationNs part, DurationNs whole) {
 }
 
 void AddDeviceMetrics(const CommDeviceStats& d, MetricScope scope, MetricSet& m) {
-  m.Add("comm.kernel_count", scope, static_cast<double>(d.kernel_count), unit::kCount);
-  m.Add("comm.kernel_ms", scope, NsToMs(d.kernel_time), unit::kMs);
-  m.Add("comm.time_ms", scope, NsToMs(d.comm_time), unit::kMs);
-  m.Add("comm.overlap_pct", scope, d.overlap_pct, unit::kPercent);
-  m.Add("comm.exposed_ms", scope, NsToMs(d.exposed), unit::kMs);
-  m.Add("comm.exposed_pct", scope, Pct(d.exposed, d.comm_time), unit::kPercent);
+  m.Add(metric::kCommKernelCount, scope, static_cast<double>(d.kernel_count));
+  m.Add(metric::kCommKernelMs, scope, NsToMs(d.kernel_time));
+  m.Add(metric::kCommTimeMs, scope, NsToMs(d.comm_time));
+  m.Add(metric::kCommOverlapPct, scope, d.overlap_pct);
+  m.Add(metric::kCommExposedMs, scope, NsToMs(d.exposed));
+  m.Add(metric::kCommExposedPct, scope, Pct(d.exposed, d.comm_time));
 }
 
 void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
@@ -88,9 +88,9 @@ void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
   }
   for (const CommStepStats& s : r.per_step) {
     MetricScope scope = MetricScope::Step(s.step);
-    m.Add("comm.time_ms", scope, NsToMs(s.comm_time), unit::kMs);
-    m.Add("comm.exposed_ms", scope, NsToMs(s.exposed), unit::kMs);
-    m.Add("comm.exposed_step_pct", scope, Pct(s.exposed, s.step_time), unit::kPercent);
+    m.Add(metric::kCommTimeMs, scope, NsToMs(s.comm_time));
+    m.Add(metric::kCommExposedMs, scope, NsToMs(s.exposed));
+    m.Add(metric::kCommExposedStepPct, scope, Pct(s.exposed, s.step_time));
   }
   int64_t count = 0, bytes = 0;
   DurationNs time = 0;
@@ -104,11 +104,11 @@ void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
   }
   if (count == 0) return;
   MetricScope rank = MetricScope::Rank();
-  m.Add("comm.collectives_sized", rank, static_cast<double>(count), unit::kCount);
-  m.Add("comm.bytes", rank, static_cast<double>(bytes), unit::kBytes);
+  m.Add(metric::kCommCollectivesSized, rank, static_cast<double>(count));
+  m.Add(metric::kCommBytes, rank, static_cast<double>(bytes));
   if (time <= 0) return;
-  m.Add("comm.algbw_gbps", rank, static_cast<double>(bytes) / static_cast<double>(time), unit::kGBps);
-  m.Add("comm.busbw_gbps", rank, bus_bytes / static_cast<double>(time), unit::kGBps);
+  m.Add(metric::kCommAlgbwGbps, rank, static_cast<double>(bytes) / static_cast<double>(time));
+  m.Add(metric::kCommBusbwGbps, rank, bus_bytes / static_cast<double>(time));
 }
 
 }  // namespace

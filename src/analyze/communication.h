@@ -61,6 +61,36 @@ struct CommunicationResult {
 
 CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeCommunication emits (docs/metrics/communication.md).
+namespace metric {
+inline constexpr MetricDecl kCommKernelCount{"comm.kernel_count", unit::kCount, kRank | kDevice,
+    "communication kernels (device rows only when the rank drove several devices)"};
+inline constexpr MetricDecl kCommKernelMs{"comm.kernel_ms", unit::kMs, kRank | kDevice,
+    "sum of the communication kernel durations"};
+inline constexpr MetricDecl kCommTimeMs{"comm.time_ms", unit::kMs, kRank | kDevice | kStep,
+    "|union of communication kernels| (step: clipped to the step's device extent)"};
+inline constexpr MetricDecl kCommOverlapPct{"comm.overlap_pct", unit::kPercent, kRank | kDevice,
+    "|computation and communication| / |communication| (HTA comp_comm_overlap_pctg)"};
+inline constexpr MetricDecl kCommExposedMs{"comm.exposed_ms", unit::kMs, kRank | kDevice | kStep,
+    "|communication - computation|: communication not hidden under computation"};
+inline constexpr MetricDecl kCommExposedPct{"comm.exposed_pct", unit::kPercent, kRank | kDevice,
+    "exposed communication / communication time"};
+inline constexpr MetricDecl kCommExposedStepPct{"comm.exposed_step_pct", unit::kPercent, kStep,
+    "exposed communication / the step's device-side duration"};
+inline constexpr MetricDecl kCommCollectivesSized{"comm.collectives_sized", unit::kCount, kRank,
+    "collectives whose message size is known"};
+inline constexpr MetricDecl kCommBytes{"comm.bytes", unit::kBytes, kRank,
+    "total message size of the sized collectives"};
+inline constexpr MetricDecl kCommAlgbwGbps{"comm.algbw_gbps", unit::kGBps, kRank,
+    "total bytes / total kernel time of the sized collectives (nccl-tests algbw)"};
+inline constexpr MetricDecl kCommBusbwGbps{"comm.busbw_gbps", unit::kGBps, kRank,
+    "sum of bytes x bus factor / total time (nccl-tests busbw)"};
+inline constexpr const MetricDecl* kCommunicationMetrics[] = {
+    &kCommKernelCount, &kCommKernelMs, &kCommTimeMs, &kCommOverlapPct, &kCommExposedMs,
+    &kCommExposedPct, &kCommExposedStepPct, &kCommCollectivesSized, &kCommBytes, &kCommAlgbwGbps,
+    &kCommBusbwGbps};
+}  // namespace metric
+
 // nccl-tests' bus bandwidth factor for a collective name and group size; 0 when unknown.
 double BusBandwidthFactor(std::string_view collective, int64_t group_size);
 // Bytes per element of a PyTorch dtype name ("Float", "BFloat16", "c10::Half"); 0 if unknown.

@@ -134,15 +134,15 @@ DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metr
   });
   int64_t warnings = 0, errors = 0;
   for (const DataQualityIssue& issue : r.issues) {
-    metrics.Add("quality." + issue.id, MetricScope::Rank(), static_cast<double>(issue.count), unit::kCount);
+    metrics.Add(metric::kQualityIssue, issue.id, MetricScope::Rank(), static_cast<double>(issue.count));
     warnings += issue.severity == QualitySeverity::kWarning;
     errors += issue.severity == QualitySeverity::kError;
   }
   r.reliable = warnings == 0 && errors == 0;
-  metrics.Add("quality.issues", MetricScope::Rank(), static_cast<double>(r.issues.size()), unit::kCount);
-  metrics.Add("quality.warnings", MetricScope::Rank(), static_cast<double>(warnings), unit::kCount);
-  metrics.Add("quality.errors", MetricScope::Rank(), static_cast<double>(errors), unit::kCount);
-  metrics.Add("quality.step_count", MetricScope::Rank(), static_cast<double>(trace.steps.size()), unit::kCount);
+  metrics.Add(metric::kQualityIssues, MetricScope::Rank(), static_cast<double>(r.issues.size()));
+  metrics.Add(metric::kQualityWarnings, MetricScope::Rank(), static_cast<double>(warnings));
+  metrics.Add(metric::kQualityErrors, MetricScope::Rank(), static_cast<double>(errors));
+  metrics.Add(metric::kQualityStepCount, MetricScope::Rank(), static_cast<double>(trace.steps.size()));
   return r;
 }
 

@@ -28,4 +28,20 @@ struct DataQualityResult {
 
 DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeDataQuality emits (docs/metrics/data_quality.md).
+namespace metric {
+inline constexpr MetricDecl kQualityIssue{"quality.{issue}", unit::kCount, kRank,
+    "the count of one data-quality issue that occurs (issue id as in DataQualityIssue::id)"};
+inline constexpr MetricDecl kQualityIssues{"quality.issues", unit::kCount, kRank,
+    "number of issues"};
+inline constexpr MetricDecl kQualityWarnings{"quality.warnings", unit::kCount, kRank,
+    "issues of severity warning"};
+inline constexpr MetricDecl kQualityErrors{"quality.errors", unit::kCount, kRank,
+    "issues of severity error"};
+inline constexpr MetricDecl kQualityStepCount{"quality.step_count", unit::kCount, kRank,
+    "steps in the trace (1 when synthesized)"};
+inline constexpr const MetricDecl* kDataQualityMetrics[] = {
+    &kQualityIssue, &kQualityIssues, &kQualityWarnings, &kQualityErrors, &kQualityStepCount};
+}  // namespace metric
+
 }  // namespace gpuwhy

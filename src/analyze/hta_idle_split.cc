@@ -84,9 +84,9 @@ HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& me
       auto ci = static_cast<size_t>(c);
       std::string name(HtaIdleCategoryName(c));
       const HtaIdleCategoryStats& st = s.categories[ci];
-      metrics.Add("hta_idle." + name + "_us", scope, NsToUs(st.total_ns), unit::kUs);
-      metrics.Add("hta_idle." + name + "_ratio", scope, st.ratio, unit::kRatio);
-      metrics.Add("hta_idle." + name + "_count", scope, static_cast<double>(st.intervals.count), unit::kCount);
+      metrics.Add(metric::kHtaIdleUs, name, scope, NsToUs(st.total_ns));
+      metrics.Add(metric::kHtaIdleRatio, name, scope, st.ratio);
+      metrics.Add(metric::kHtaIdleCount, name, scope, static_cast<double>(st.intervals.count));
       result.rank_total_ns[ci] += st.total_ns;
     }
     rank_total += s.total_idle_ns;
@@ -95,8 +95,8 @@ HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& me
     auto ci = static_cast<size_t>(c);
     std::string name(HtaIdleCategoryName(c));
     result.rank_ratio[ci] = Ratio(result.rank_total_ns[ci], rank_total);
-    metrics.Add("hta_idle." + name + "_us", MetricScope::Rank(), NsToUs(result.rank_total_ns[ci]), unit::kUs);
-    metrics.Add("hta_idle." + name + "_ratio", MetricScope::Rank(), result.rank_ratio[ci], unit::kRatio);
+    metrics.Add(metric::kHtaIdleUs, name, MetricScope::Rank(), NsToUs(result.rank_total_ns[ci]));
+    metrics.Add(metric::kHtaIdleRatio, name, MetricScope::Rank(), result.rank_ratio[ci]);
   }
   return result;
 }

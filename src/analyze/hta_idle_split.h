@@ -48,4 +48,16 @@ std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops, Durati
 
 HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeHtaIdleSplit emits (docs/metrics/hta_idle_split.md).
+namespace metric {
+inline constexpr MetricDecl kHtaIdleUs{"hta_idle.{category}_us", unit::kUs, kRank | kStream,
+    "sum of the stream gaps of that category (host_wait, kernel_wait, other); rank: over all streams"};
+inline constexpr MetricDecl kHtaIdleRatio{"hta_idle.{category}_ratio", unit::kRatio, kRank | kStream,
+    "the category's gaps / all gaps of the stream (rank: of all streams)"};
+inline constexpr MetricDecl kHtaIdleCount{"hta_idle.{category}_count", unit::kCount, kStream,
+    "number of gaps of that category on the stream"};
+inline constexpr const MetricDecl* kHtaIdleSplitMetrics[] = {
+    &kHtaIdleUs, &kHtaIdleRatio, &kHtaIdleCount};
+}  // namespace metric
+
 }  // namespace gpuwhy

@@ -125,15 +125,15 @@ void AddTotals(IdleTotals& sum, const IdleTotals& t) {
 
 void EmitTotals(const IdleTotals& t, MetricScope scope, MetricSet& metrics) {
   auto pct = [](DurationNs part, DurationNs whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
-  metrics.Add("idle.total_ms", scope, NsToMs(t.idle_ns), unit::kMs);
-  metrics.Add("idle.total_pct", scope, pct(t.idle_ns, t.window_ns), unit::kPercent);
-  metrics.Add("idle.gap_count", scope, static_cast<double>(t.gap_count), unit::kCount);
+  metrics.Add(metric::kIdleTotalMs, scope, NsToMs(t.idle_ns));
+  metrics.Add(metric::kIdleTotalPct, scope, pct(t.idle_ns, t.window_ns));
+  metrics.Add(metric::kIdleGapCount, scope, static_cast<double>(t.gap_count));
   for (size_t c = 0; c < kIdleCauseCount; ++c) {
     std::string_view name = IdleCauseName(static_cast<IdleCause>(c));
-    metrics.Add(fmt::format("idle.{}_ms", name), scope, NsToMs(t.ns[c]), unit::kMs);
-    metrics.Add(fmt::format("idle.{}_pct", name), scope, pct(t.ns[c], t.window_ns), unit::kPercent);
-    metrics.Add(fmt::format("idle.{}_share_pct", name), scope, pct(t.ns[c], t.idle_ns), unit::kPercent);
-    metrics.Add(fmt::format("idle.{}_count", name), scope, static_cast<double>(t.pieces[c]), unit::kCount);
+    metrics.Add(metric::kIdleCauseMs, name, scope, NsToMs(t.ns[c]));
+    metrics.Add(metric::kIdleCausePct, name, scope, pct(t.ns[c], t.window_ns));
+    metrics.Add(metric::kIdleCauseSharePct, name, scope, pct(t.ns[c], t.idle_ns));
+    metrics.Add(metric::kIdleCauseCount, name, scope, static_cast<double>(t.pieces[c]));
   }
 }
 
@@ -142,10 +142,10 @@ void EmitMetrics(const IdleGapsResult& r, MetricSet& metrics) {
   EmitTotals(r.rank, MetricScope::Rank(), metrics);
   if (r.step_count == 0) return;
   double steps = static_cast<double>(r.step_count);
-  metrics.Add("idle.total_ms_per_step", MetricScope::Rank(), NsToMs(r.rank.idle_ns) / steps, unit::kMs);
+  metrics.Add(metric::kIdleTotalMsPerStep, MetricScope::Rank(), NsToMs(r.rank.idle_ns) / steps);
   for (size_t c = 0; c < kIdleCauseCount; ++c) {
-    metrics.Add(fmt::format("idle.{}_ms_per_step", IdleCauseName(static_cast<IdleCause>(c))),
-                MetricScope::Rank(), NsToMs(r.rank.ns[c]) / steps, unit::kMs);
+    metrics.Add(metric::kIdleCauseMsPerStep, IdleCauseName(static_cast<IdleCause>(c)), MetricScope::Rank(),
+                NsToMs(r.rank.ns[c]) / steps);
   }
 }
 

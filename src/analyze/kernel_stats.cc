@@ -83,16 +83,14 @@ void TensorCores(const AnalysisInput& input, const std::vector<KernelNameStats>&
 
 void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
   auto total = static_cast<double>(r.kernel_time_ns);
-  metrics.Add("kernels.count", MetricScope::Rank(), static_cast<double>(r.kernel_count), unit::kCount);
-  metrics.Add("kernels.total_ms", MetricScope::Rank(), NsToMs(r.kernel_time_ns), unit::kMs);
-  metrics.Add("kernels.unique_names", MetricScope::Rank(), static_cast<double>(r.all_names.size()), unit::kCount);
-  metrics.Add("kernels.short_count_pct", MetricScope::Rank(),
-              Pct(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count)), unit::kPercent);
-  metrics.Add("kernels.short_time_pct", MetricScope::Rank(), Pct(static_cast<double>(r.short_time_ns), total),
-              unit::kPercent);
+  metrics.Add(metric::kKernelsCount, MetricScope::Rank(), static_cast<double>(r.kernel_count));
+  metrics.Add(metric::kKernelsTotalMs, MetricScope::Rank(), NsToMs(r.kernel_time_ns));
+  metrics.Add(metric::kKernelsUniqueNames, MetricScope::Rank(), static_cast<double>(r.all_names.size()));
+  metrics.Add(metric::kKernelsShortCountPct, MetricScope::Rank(),
+              Pct(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count)));
+  metrics.Add(metric::kKernelsShortTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.short_time_ns), total));
   for (const KernelClassShare& c : r.classes) {
-    metrics.Add("kernels.class." + std::string(KernelClassName(c.kernel_class)) + "_pct", MetricScope::Rank(),
-                c.time_pct, unit::kPercent);
+    metrics.Add(metric::kKernelsClassPct, KernelClassName(c.kernel_class), MetricScope::Rank(), c.time_pct);
   }
   double overlap_pct = 0;
   for (const HtaTypeShare& h : r.hta_types) {
@@ -102,25 +100,22 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
     }
     std::string id = h.kernel_type;
     std::transform(id.begin(), id.end(), id.begin(), [](char ch) { return static_cast<char>(std::tolower(ch)); });
-    metrics.Add("kernels.hta." + id + "_pct", MetricScope::Rank(), h.pct, unit::kPercent);
+    metrics.Add(metric::kKernelsHtaTypePct, id, MetricScope::Rank(), h.pct);
   }
-  if (!r.hta_types.empty()) metrics.Add("kernels.hta.overlap_pct", MetricScope::Rank(), overlap_pct, unit::kPercent);
+  if (!r.hta_types.empty()) metrics.Add(metric::kKernelsHtaOverlapPct, MetricScope::Rank(), overlap_pct);
   if (r.tensor_core_applicable) {
-    metrics.Add("kernels.tensor_core_time_pct", MetricScope::Rank(), Pct(static_cast<double>(r.tensor_core_ns), total),
-                unit::kPercent);
-    metrics.Add("kernels.tc_eligible_time_pct", MetricScope::Rank(), Pct(static_cast<double>(r.tc_eligible_ns), total),
-                unit::kPercent);
-    metrics.Add("kernels.tc_eligible_without_tc_pct", MetricScope::Rank(),
-                Pct(static_cast<double>(r.tc_eligible_without_tc_ns), static_cast<double>(r.tc_eligible_ns)),
-                unit::kPercent);
+    metrics.Add(metric::kKernelsTensorCoreTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.tensor_core_ns), total));
+    metrics.Add(metric::kKernelsTcEligibleTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.tc_eligible_ns), total));
+    metrics.Add(metric::kKernelsTcEligibleWithoutTcPct, MetricScope::Rank(),
+                Pct(static_cast<double>(r.tc_eligible_without_tc_ns), static_cast<double>(r.tc_eligible_ns)));
   }
   if (r.per_step.empty()) return;
   double sum = 0;
   for (const StepKernelCount& s : r.per_step) {
-    metrics.Add("kernels.count", MetricScope::Step(s.step), static_cast<double>(s.kernels), unit::kCount);
+    metrics.Add(metric::kKernelsCount, MetricScope::Step(s.step), static_cast<double>(s.kernels));
     sum += static_cast<double>(s.kernels);
   }
-  metrics.Add("kernels.per_step", MetricScope::Rank(), sum / static_cast<double>(r.per_step.size()), unit::kCount);
+  metrics.Add(metric::kKernelsPerStep, MetricScope::Rank(), sum / static_cast<double>(r.per_step.size()));
 }
 
 }  // namespace

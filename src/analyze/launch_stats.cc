@@ -111,30 +111,30 @@ double Pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * static_cast
 
 void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricSet& m) {
   MetricScope rank = MetricScope::Rank();
-  m.Add("launch.calls", rank, static_cast<double>(r.calls), unit::kCount);
-  m.Add("launch.gpu_ops", rank, static_cast<double>(r.gpu_ops), unit::kCount);
-  m.Add("launch.graph_launches", rank, static_cast<double>(r.graph_launches), unit::kCount);
-  m.Add("launch.call_total_ms", rank, NsToMs(r.call_total), unit::kMs);
-  m.Add("launch.call_mean_us", rank, r.cpu_duration_ns.mean / kNsPerUs, unit::kUs);
-  m.Add("launch.call_p95_us", rank, r.cpu_duration_ns.p95 / kNsPerUs, unit::kUs);
-  m.Add("launch.delay_mean_us", rank, r.delay_ns.mean / kNsPerUs, unit::kUs);
-  m.Add("launch.delay_p50_us", rank, r.delay_ns.median / kNsPerUs, unit::kUs);
-  m.Add("launch.delay_p95_us", rank, r.delay_ns.p95 / kNsPerUs, unit::kUs);
-  m.Add("launch.delay_max_us", rank, r.delay_ns.max / kNsPerUs, unit::kUs);
-  m.Add("launch.runtime_outliers", rank, static_cast<double>(r.runtime_outliers), unit::kCount);
-  m.Add("launch.runtime_outlier_pct", rank, Pct(r.runtime_outliers, r.calls), unit::kPercent);
-  m.Add("launch.delay_outliers", rank, static_cast<double>(r.delay_outliers), unit::kCount);
-  m.Add("launch.delay_outlier_pct", rank, Pct(r.delay_outliers, r.calls), unit::kPercent);
-  m.Add("launch.short_kernels", rank, static_cast<double>(r.short_kernels), unit::kCount);
-  m.Add("launch.short_kernel_pct", rank, Pct(r.short_kernels, r.calls), unit::kPercent);
+  m.Add(metric::kLaunchCalls, rank, static_cast<double>(r.calls));
+  m.Add(metric::kLaunchGpuOps, rank, static_cast<double>(r.gpu_ops));
+  m.Add(metric::kLaunchGraphLaunches, rank, static_cast<double>(r.graph_launches));
+  m.Add(metric::kLaunchCallTotalMs, rank, NsToMs(r.call_total));
+  m.Add(metric::kLaunchCallMeanUs, rank, r.cpu_duration_ns.mean / kNsPerUs);
+  m.Add(metric::kLaunchCallP95Us, rank, r.cpu_duration_ns.p95 / kNsPerUs);
+  m.Add(metric::kLaunchDelayMeanUs, rank, r.delay_ns.mean / kNsPerUs);
+  m.Add(metric::kLaunchDelayP50Us, rank, r.delay_ns.median / kNsPerUs);
+  m.Add(metric::kLaunchDelayP95Us, rank, r.delay_ns.p95 / kNsPerUs);
+  m.Add(metric::kLaunchDelayMaxUs, rank, r.delay_ns.max / kNsPerUs);
+  m.Add(metric::kLaunchRuntimeOutliers, rank, static_cast<double>(r.runtime_outliers));
+  m.Add(metric::kLaunchRuntimeOutlierPct, rank, Pct(r.runtime_outliers, r.calls));
+  m.Add(metric::kLaunchDelayOutliers, rank, static_cast<double>(r.delay_outliers));
+  m.Add(metric::kLaunchDelayOutlierPct, rank, Pct(r.delay_outliers, r.calls));
+  m.Add(metric::kLaunchShortKernels, rank, static_cast<double>(r.short_kernels));
+  m.Add(metric::kLaunchShortKernelPct, rank, Pct(r.short_kernels, r.calls));
   for (const StreamQueue& q : r.queues) {
     MetricScope scope = MetricScope::Stream(q.device, q.stream);
-    m.Add("launch.queue_length_mean", scope, q.samples.mean, unit::kCount);
-    m.Add("launch.queue_length_p50", scope, q.samples.median, unit::kCount);
-    m.Add("launch.queue_length_max", scope, q.samples.max, unit::kCount);
-    m.Add("launch.queue_length_time_mean", scope, q.time_weighted_mean, unit::kCount);
-    m.Add("launch.queue_full_ms", scope, NsToMs(q.full_time), unit::kMs);
-    m.Add("launch.queue_full_pct", scope, 100.0 * q.full_ratio, unit::kPercent);
+    m.Add(metric::kLaunchQueueLengthMean, scope, q.samples.mean);
+    m.Add(metric::kLaunchQueueLengthP50, scope, q.samples.median);
+    m.Add(metric::kLaunchQueueLengthMax, scope, q.samples.max);
+    m.Add(metric::kLaunchQueueLengthTimeMean, scope, q.time_weighted_mean);
+    m.Add(metric::kLaunchQueueFullMs, scope, NsToMs(q.full_time));
+    m.Add(metric::kLaunchQueueFullPct, scope, 100.0 * q.full_ratio);
   }
   // Per step: launches whose call starts inside the step's host extent.
   const StepTable& steps = input.trace.steps;
@@ -149,8 +149,8 @@ void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricS
   }
   for (size_t s = 0; s < steps.size(); ++s) {
     MetricScope scope = MetricScope::Step(steps.rows[s].number);
-    m.Add("launch.calls", scope, static_cast<double>(count[s]), unit::kCount);
-    m.Add("launch.call_total_ms", scope, NsToMs(time[s]), unit::kMs);
+    m.Add(metric::kLaunchCalls, scope, static_cast<double>(count[s]));
+    m.Add(metric::kLaunchCallTotalMs, scope, NsToMs(time[s]));
   }
 }
 

@@ -78,25 +78,24 @@ void CollectChurn(const AnalysisInput& input, MemoryUsageResult& r) {
 void EmitMetrics(const MemoryUsageResult& r, MetricSet& m) {
   for (const DeviceMemoryStats& d : r.devices) {
     MetricScope scope = MetricScope::Device(d.device);
-    m.Add("memory.peak_allocated_bytes", scope, static_cast<double>(d.peak_allocated), unit::kBytes);
-    m.Add("memory.peak_reserved_bytes", scope, static_cast<double>(d.peak_reserved), unit::kBytes);
-    m.Add("memory.max_unused_reserved_bytes", scope, static_cast<double>(d.max_unused_reserved), unit::kBytes);
-    m.Add("memory.reserved_to_allocated", scope, d.reserved_to_allocated, unit::kRatio);
+    m.Add(metric::kMemoryPeakAllocatedBytes, scope, static_cast<double>(d.peak_allocated));
+    m.Add(metric::kMemoryPeakReservedBytes, scope, static_cast<double>(d.peak_reserved));
+    m.Add(metric::kMemoryMaxUnusedReservedBytes, scope, static_cast<double>(d.max_unused_reserved));
+    m.Add(metric::kMemoryReservedToAllocated, scope, d.reserved_to_allocated);
     if (d.capacity > 0) {
-      m.Add("memory.capacity_bytes", scope, static_cast<double>(d.capacity), unit::kBytes);
-      m.Add("memory.peak_allocated_pct", scope, d.peak_allocated_pct, unit::kPercent);
-      m.Add("memory.peak_reserved_pct", scope, d.peak_reserved_pct, unit::kPercent);
+      m.Add(metric::kMemoryCapacityBytes, scope, static_cast<double>(d.capacity));
+      m.Add(metric::kMemoryPeakAllocatedPct, scope, d.peak_allocated_pct);
+      m.Add(metric::kMemoryPeakReservedPct, scope, d.peak_reserved_pct);
     }
   }
   if (r.per_step.empty()) return;
   MetricScope rank = MetricScope::Rank();
-  m.Add("memory.steady_alloc_calls", rank, static_cast<double>(r.steady_alloc_calls), unit::kCount);
-  m.Add("memory.steady_free_calls", rank, static_cast<double>(r.steady_free_calls), unit::kCount);
-  m.Add("memory.steady_alloc_ms", rank, NsToMs(r.steady_alloc_time), unit::kMs);
-  m.Add("memory.alloc_calls_per_step", rank, r.alloc_calls_per_step, unit::kCount);
+  m.Add(metric::kMemorySteadyAllocCalls, rank, static_cast<double>(r.steady_alloc_calls));
+  m.Add(metric::kMemorySteadyFreeCalls, rank, static_cast<double>(r.steady_free_calls));
+  m.Add(metric::kMemorySteadyAllocMs, rank, NsToMs(r.steady_alloc_time));
+  m.Add(metric::kMemoryAllocCallsPerStep, rank, r.alloc_calls_per_step);
   for (const AllocStepCount& s : r.per_step) {
-    m.Add("memory.alloc_calls", MetricScope::Step(s.step), static_cast<double>(s.alloc_calls + s.free_calls),
-          unit::kCount);
+    m.Add(metric::kMemoryAllocCalls, MetricScope::Step(s.step), static_cast<double>(s.alloc_calls + s.free_calls));
   }
 }
 

@@ -46,4 +46,37 @@ struct MemoryUsageResult {
 
 MemoryUsageResult ComputeMemoryUsage(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeMemoryUsage emits (docs/metrics/memory.md).
+namespace metric {
+inline constexpr MetricDecl kMemoryPeakAllocatedBytes{"memory.peak_allocated_bytes", unit::kBytes, kDevice,
+    "max Total Allocated of the allocator's [memory] events"};
+inline constexpr MetricDecl kMemoryPeakReservedBytes{"memory.peak_reserved_bytes", unit::kBytes, kDevice,
+    "max Total Reserved"};
+inline constexpr MetricDecl kMemoryMaxUnusedReservedBytes{"memory.max_unused_reserved_bytes", unit::kBytes, kDevice,
+    "max over events of reserved - allocated"};
+inline constexpr MetricDecl kMemoryReservedToAllocated{"memory.reserved_to_allocated", unit::kRatio, kDevice,
+    "peak reserved / peak allocated"};
+inline constexpr MetricDecl kMemoryCapacityBytes{"memory.capacity_bytes", unit::kBytes, kDevice,
+    "device total memory (only when the trace records it)"};
+inline constexpr MetricDecl kMemoryPeakAllocatedPct{"memory.peak_allocated_pct", unit::kPercent, kDevice,
+    "peak allocated / capacity"};
+inline constexpr MetricDecl kMemoryPeakReservedPct{"memory.peak_reserved_pct", unit::kPercent, kDevice,
+    "peak reserved / capacity"};
+inline constexpr MetricDecl kMemorySteadyAllocCalls{"memory.steady_alloc_calls", unit::kCount, kRank,
+    "allocator alloc calls starting in a step other than the first"};
+inline constexpr MetricDecl kMemorySteadyFreeCalls{"memory.steady_free_calls", unit::kCount, kRank,
+    "allocator free calls starting in a step other than the first"};
+inline constexpr MetricDecl kMemorySteadyAllocMs{"memory.steady_alloc_ms", unit::kMs, kRank,
+    "total duration of those steady-state allocator calls"};
+inline constexpr MetricDecl kMemoryAllocCallsPerStep{"memory.alloc_calls_per_step", unit::kCount, kRank,
+    "(alloc + free calls) / steady-state steps"};
+inline constexpr MetricDecl kMemoryAllocCalls{"memory.alloc_calls", unit::kCount, kStep,
+    "alloc + free calls in that steady-state step"};
+inline constexpr const MetricDecl* kMemoryUsageMetrics[] = {
+    &kMemoryPeakAllocatedBytes, &kMemoryPeakReservedBytes, &kMemoryMaxUnusedReservedBytes,
+    &kMemoryReservedToAllocated, &kMemoryCapacityBytes, &kMemoryPeakAllocatedPct,
+    &kMemoryPeakReservedPct, &kMemorySteadyAllocCalls, &kMemorySteadyFreeCalls,
+    &kMemorySteadyAllocMs, &kMemoryAllocCallsPerStep, &kMemoryAllocCalls};
+}  // namespace metric
+
 }  // namespace gpuwhy

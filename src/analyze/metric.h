@@ -1,5 +1,6 @@
-// Named numbers with a unit and a scope: what every analysis emits. Ids are stable and
-// documented in docs/metrics.md; renderers and the diagnosis read them by id.
+// Named numbers with a unit and a scope: what every analysis emits. Every id is declared once
+// (MetricDecl, beside the analysis that emits it; metric_registry.h lists them) and documented
+// in docs/metrics/*.md; renderers and the diagnosis read them by id.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,34 @@ struct MetricScope {
   bool operator==(const MetricScope&) const = default;
 };
 
+// The scopes a declared metric is emitted at, as a bit set (rank-wide and per device, ...).
+using MetricScopeKinds = uint8_t;
+// In namespace metric, beside the declarations that use them unqualified.
+namespace metric {
+inline constexpr MetricScopeKinds kRank = 1;
+inline constexpr MetricScopeKinds kDevice = 2;
+inline constexpr MetricScopeKinds kStream = 4;
+inline constexpr MetricScopeKinds kStep = 8;
+}  // namespace metric
+// The one kind a scope is: stream when a stream is set, else device, else step, else rank.
+MetricScopeKinds ScopeKindOf(const MetricScope& scope);
+
+// One metric, or one family of metrics whose id has a single {placeholder} filled in by the
+// producer ("idle.{cause}_ms" emits "idle.input_wait_ms", "idle.comm_wait_ms", ...).
+struct MetricDecl {
+  std::string_view id;
+  std::string_view unit;
+  MetricScopeKinds scopes = metric::kRank;
+  std::string_view definition;  // one line: how the number is computed
+
+  bool IsFamily() const { return id.find('{') != std::string_view::npos; }
+  // The id with its placeholder replaced by `part`; CHECKs that the declaration is a family.
+  std::string Id(std::string_view part) const;
+  // Whether `metric_id` is this declaration's id, or one of its family's (placeholder filled
+  // with a non-empty [a-z0-9_] word).
+  bool Matches(std::string_view metric_id) const;
+};
+
 struct Metric {
   std::string id;  // "temporal.idle_pct"
   MetricScope scope;
@@ -44,6 +73,11 @@ struct EvidenceRange {
 
 class MetricSet {
  public:
+  // Emits a declared metric: the id and the unit come from the declaration. A family takes
+  // the word that fills its placeholder.
+  void Add(const MetricDecl& decl, MetricScope scope, double value);
+  void Add(const MetricDecl& decl, std::string_view part, MetricScope scope, double value);
+  // An undeclared id, for tests only; analyses emit through a declaration.
   void Add(std::string id, MetricScope scope, double value, std::string unit);
   // Rank-wide scope unless given; nullptr when absent.
   const Metric* Find(std::string_view id, MetricScope scope = {}) const;
@@ -64,6 +98,7 @@ inline constexpr const char* kCount = "count";
 inline constexpr const char* kBytes = "bytes";
 inline constexpr const char* kGBps = "GB/s";
 inline constexpr const char* kRatio = "ratio";
+inline constexpr const char* kSeconds = "s";
 }  // namespace unit
 
 }  // namespace gpuwhy

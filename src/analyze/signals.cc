@@ -149,34 +149,29 @@ GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOp
 }
 
 void EmitMetrics(SignalAnalysis& a) {
-  auto add = [&](const char* id, int32_t device, const std::optional<double>& v, const char* unit) {
-    if (v) a.metrics.Add(id, MetricScope::Device(device), *v, unit);
+  auto add = [&](const MetricDecl& decl, MetricScope scope, const std::optional<double>& v) {
+    if (v) a.metrics.Add(decl, scope, *v);
   };
   for (const GpuSignals& g : a.gpus) {
-    add("signals.util_mean_pct", g.device, g.util_mean_pct, unit::kPercent);
-    add("signals.util_low_pct", g.device, g.util_low_pct, unit::kPercent);
-    add("signals.sm_active_mean_pct", g.device, g.sm_active_mean_pct, unit::kPercent);
-    add("signals.tensor_active_mean_pct", g.device, g.tensor_active_mean_pct, unit::kPercent);
-    if (g.sawtooth.found) {
-      a.metrics.Add("signals.sawtooth_period_s", MetricScope::Device(g.device),
-                    g.sawtooth.period_s, "s");
-    }
-    add("signals.sm_clock_vs_max_pct", g.device, g.sm_clock_vs_max_pct, unit::kPercent);
-    add("signals.pcie_downgraded_pct", g.device, g.pcie_downgraded_pct, unit::kPercent);
-    add("signals.mem_used_max_pct", g.device, g.mem_used_max_pct, unit::kPercent);
-    a.metrics.Add("signals.compute_processes", MetricScope::Device(g.device),
-                  static_cast<double>(g.compute_processes.size()), unit::kCount);
+    MetricScope device = MetricScope::Device(g.device);
+    add(metric::kSignalsUtilMeanPct, device, g.util_mean_pct);
+    add(metric::kSignalsUtilLowPct, device, g.util_low_pct);
+    add(metric::kSignalsSmActiveMeanPct, device, g.sm_active_mean_pct);
+    add(metric::kSignalsTensorActiveMeanPct, device, g.tensor_active_mean_pct);
+    if (g.sawtooth.found) a.metrics.Add(metric::kSignalsSawtoothPeriodS, device, g.sawtooth.period_s);
+    add(metric::kSignalsSmClockVsMaxPct, device, g.sm_clock_vs_max_pct);
+    add(metric::kSignalsPcieDowngradedPct, device, g.pcie_downgraded_pct);
+    add(metric::kSignalsMemUsedMaxPct, device, g.mem_used_max_pct);
+    a.metrics.Add(metric::kSignalsComputeProcesses, device, static_cast<double>(g.compute_processes.size()));
   }
   const HostSignals& h = a.host;
-  auto host = [&](const char* id, const std::optional<double>& v) {
-    if (v) a.metrics.Add(id, MetricScope::Rank(), *v, unit::kPercent);
-  };
-  host("signals.cpu_busy_mean_pct", h.cpu_busy_mean_pct);
-  host("signals.cpu_saturated_pct", h.cpu_saturated_pct);
-  host("signals.iowait_mean_pct", h.iowait_mean_pct);
-  host("signals.io_wait_gpu_idle_pct", h.io_wait_gpu_idle_pct);
-  host("signals.busiest_thread_mean_pct", h.busiest_thread_mean_pct);
-  host("signals.thread_pinned_gpu_idle_pct", h.thread_pinned_gpu_idle_pct);
+  MetricScope rank = MetricScope::Rank();
+  add(metric::kSignalsCpuBusyMeanPct, rank, h.cpu_busy_mean_pct);
+  add(metric::kSignalsCpuSaturatedPct, rank, h.cpu_saturated_pct);
+  add(metric::kSignalsIowaitMeanPct, rank, h.iowait_mean_pct);
+  add(metric::kSignalsIoWaitGpuIdlePct, rank, h.io_wait_gpu_idle_pct);
+  add(metric::kSignalsBusiestThreadMeanPct, rank, h.busiest_thread_mean_pct);
+  add(metric::kSignalsThreadPinnedGpuIdlePct, rank, h.thread_pinned_gpu_idle_pct);
 }
 
 }  // namespace

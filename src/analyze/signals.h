@@ -107,6 +107,46 @@ struct SignalAnalysis {
 
 SignalAnalysis AnalyzeSignals(const MetricSeriesSet& set, const SignalOptions& options = {});
 
+// What AnalyzeSignals emits (docs/metrics/signals.md).
+namespace metric {
+inline constexpr MetricDecl kSignalsUtilMeanPct{"signals.util_mean_pct", unit::kPercent, kDevice,
+    "mean of the gpu.util_pct samples"};
+inline constexpr MetricDecl kSignalsUtilLowPct{"signals.util_low_pct", unit::kPercent, kDevice,
+    "share of gpu.util_pct samples below SignalOptions.low_util_pct"};
+inline constexpr MetricDecl kSignalsSmActiveMeanPct{"signals.sm_active_mean_pct", unit::kPercent, kDevice,
+    "mean gpu.sm_active_pct (MIG: mean over instances)"};
+inline constexpr MetricDecl kSignalsTensorActiveMeanPct{"signals.tensor_active_mean_pct", unit::kPercent, kDevice,
+    "mean gpu.tensor_active_pct"};
+inline constexpr MetricDecl kSignalsSawtoothPeriodS{"signals.sawtooth_period_s", unit::kSeconds, kDevice,
+    "median time between utilization collapses, when regular"};
+inline constexpr MetricDecl kSignalsSmClockVsMaxPct{"signals.sm_clock_vs_max_pct", unit::kPercent, kDevice,
+    "mean SM clock / max SM clock"};
+inline constexpr MetricDecl kSignalsPcieDowngradedPct{"signals.pcie_downgraded_pct", unit::kPercent, kDevice,
+    "share of busy samples with the PCIe link below its max gen or width"};
+inline constexpr MetricDecl kSignalsMemUsedMaxPct{"signals.mem_used_max_pct", unit::kPercent, kDevice,
+    "peak used memory / total memory"};
+inline constexpr MetricDecl kSignalsComputeProcesses{"signals.compute_processes", unit::kCount, kDevice,
+    "processes seen with a compute context on the GPU"};
+inline constexpr MetricDecl kSignalsCpuBusyMeanPct{"signals.cpu_busy_mean_pct", unit::kPercent, kRank,
+    "mean host.cpu_busy_pct over all cores"};
+inline constexpr MetricDecl kSignalsCpuSaturatedPct{"signals.cpu_saturated_pct", unit::kPercent, kRank,
+    "share of samples with all cores at least saturated_cpu_pct busy"};
+inline constexpr MetricDecl kSignalsIowaitMeanPct{"signals.iowait_mean_pct", unit::kPercent, kRank,
+    "mean host.cpu_iowait_pct"};
+inline constexpr MetricDecl kSignalsIoWaitGpuIdlePct{"signals.io_wait_gpu_idle_pct", unit::kPercent, kRank,
+    "share of samples with high iowait or a busy disk while the GPUs are under low_util_pct"};
+inline constexpr MetricDecl kSignalsBusiestThreadMeanPct{"signals.busiest_thread_mean_pct", unit::kPercent, kRank,
+    "mean CPU use of the busiest thread"};
+inline constexpr MetricDecl kSignalsThreadPinnedGpuIdlePct{"signals.thread_pinned_gpu_idle_pct", unit::kPercent, kRank,
+    "share of samples with the busiest thread pinned while the GPUs are under low_util_pct"};
+inline constexpr const MetricDecl* kSignalMetrics[] = {
+    &kSignalsUtilMeanPct, &kSignalsUtilLowPct, &kSignalsSmActiveMeanPct,
+    &kSignalsTensorActiveMeanPct, &kSignalsSawtoothPeriodS, &kSignalsSmClockVsMaxPct,
+    &kSignalsPcieDowngradedPct, &kSignalsMemUsedMaxPct, &kSignalsComputeProcesses,
+    &kSignalsCpuBusyMeanPct, &kSignalsCpuSaturatedPct, &kSignalsIowaitMeanPct,
+    &kSignalsIoWaitGpuIdlePct, &kSignalsBusiestThreadMeanPct, &kSignalsThreadPinnedGpuIdlePct};
+}  // namespace metric
+
 // Exposed for tests.
 Sawtooth FindSawtooth(const MetricSeries& util, const SignalOptions& options);
 // The value of |s| at |t|: the last sample at or before t (held), nullopt before the first.

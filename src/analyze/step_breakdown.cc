@@ -74,30 +74,29 @@ DurationNs Median(std::vector<DurationNs> v) {
 }
 
 void EmitMetrics(const StepBreakdownResult& r, MetricSet& metrics) {
-  metrics.Add("step.count", MetricScope::Rank(), static_cast<double>(r.steps.size()), unit::kCount);
-  metrics.Add("step.excluded_count", MetricScope::Rank(), static_cast<double>(r.extents.excluded.size()),
-              unit::kCount);
+  metrics.Add(metric::kStepCount, MetricScope::Rank(), static_cast<double>(r.steps.size()));
+  metrics.Add(metric::kStepExcludedCount, MetricScope::Rank(), static_cast<double>(r.extents.excluded.size()));
   for (const StepCosts& s : r.steps) {
     MetricScope scope = MetricScope::Step(s.number);
-    metrics.Add("step.time_ms", scope, NsToMs(s.total_ns), unit::kMs);
+    metrics.Add(metric::kStepTimeMs, scope, NsToMs(s.total_ns));
     for (size_t c = 0; c < kStepCategoryCount; ++c) {
       std::string_view name = StepCategoryName(static_cast<Category>(c));
-      metrics.Add(fmt::format("step.{}_ms", name), scope, NsToMs(s.ns[c]), unit::kMs);
+      metrics.Add(metric::kStepCategoryMs, name, scope, NsToMs(s.ns[c]));
       double pct = s.total_ns > 0 ? 100.0 * s.ns[c] / s.total_ns : 0;
-      metrics.Add(fmt::format("step.{}_pct", name), scope, pct, unit::kPercent);
+      metrics.Add(metric::kStepCategoryPct, name, scope, pct);
     }
   }
   MetricScope rank = MetricScope::Rank();
-  metrics.Add("step.time_ms", rank, r.mean_total_ns / kNsPerMs, unit::kMs);
+  metrics.Add(metric::kStepTimeMs, rank, r.mean_total_ns / kNsPerMs);
   for (size_t c = 0; c < kStepCategoryCount; ++c) {
     std::string_view name = StepCategoryName(static_cast<Category>(c));
-    metrics.Add(fmt::format("step.{}_ms", name), rank, r.mean_ns[c] / kNsPerMs, unit::kMs);
+    metrics.Add(metric::kStepCategoryMs, name, rank, r.mean_ns[c] / kNsPerMs);
     double pct = r.mean_total_ns > 0 ? 100.0 * r.mean_ns[c] / r.mean_total_ns : 0;
-    metrics.Add(fmt::format("step.{}_pct", name), rank, pct, unit::kPercent);
+    metrics.Add(metric::kStepCategoryPct, name, rank, pct);
   }
-  metrics.Add("step.time_min_ms", rank, NsToMs(r.min_ns), unit::kMs);
-  metrics.Add("step.time_median_ms", rank, NsToMs(r.median_ns), unit::kMs);
-  metrics.Add("step.time_max_ms", rank, NsToMs(r.max_ns), unit::kMs);
+  metrics.Add(metric::kStepTimeMinMs, rank, NsToMs(r.min_ns));
+  metrics.Add(metric::kStepTimeMedianMs, rank, NsToMs(r.median_ns));
+  metrics.Add(metric::kStepTimeMaxMs, rank, NsToMs(r.max_ns));
 }
 
 }  // namespace

@@ -172,42 +172,41 @@ DurationNs StepTimeTotal(const Trace& trace) {
 
 void EmitMetrics(const Trace& trace, const SyncCopiesResult& r, MetricSet& m) {
   MetricScope rank = MetricScope::Rank();
-  m.Add("sync.blocking_calls", rank, static_cast<double>(r.blocking_count), unit::kCount);
-  m.Add("sync.blocking_ms", rank, NsToMs(r.blocking_total), unit::kMs);
+  m.Add(metric::kSyncBlockingCalls, rank, static_cast<double>(r.blocking_count));
+  m.Add(metric::kSyncBlockingMs, rank, NsToMs(r.blocking_total));
   DurationNs step_total = StepTimeTotal(trace);
-  m.Add("sync.blocking_pct", rank,
-        step_total > 0 ? 100.0 * static_cast<double>(r.blocking_total) / static_cast<double>(step_total) : 0,
-        unit::kPercent);
-  m.Add("sync.scalar_reads", rank, static_cast<double>(r.scalar_reads), unit::kCount);
+  m.Add(metric::kSyncBlockingPct, rank,
+        step_total > 0 ? 100.0 * static_cast<double>(r.blocking_total) / static_cast<double>(step_total) : 0);
+  m.Add(metric::kSyncScalarReads, rank, static_cast<double>(r.scalar_reads));
   for (size_t k = 0; k < kBlockingKindCount; ++k) {
     std::string name(BlockingKindName(static_cast<BlockingKind>(k)));
-    m.Add("sync." + name + "_calls", rank, static_cast<double>(r.count_by_kind[k]), unit::kCount);
-    m.Add("sync." + name + "_ms", rank, NsToMs(r.time_by_kind[k]), unit::kMs);
+    m.Add(metric::kSyncKindCalls, name, rank, static_cast<double>(r.count_by_kind[k]));
+    m.Add(metric::kSyncKindMs, name, rank, NsToMs(r.time_by_kind[k]));
   }
   for (const BlockingStepCount& s : r.per_step) {
-    m.Add("sync.blocking_calls", MetricScope::Step(s.step), static_cast<double>(s.count), unit::kCount);
-    m.Add("sync.blocking_ms", MetricScope::Step(s.step), NsToMs(s.total), unit::kMs);
+    m.Add(metric::kSyncBlockingCalls, MetricScope::Step(s.step), static_cast<double>(s.count));
+    m.Add(metric::kSyncBlockingMs, MetricScope::Step(s.step), NsToMs(s.total));
   }
   for (const GpuWaitStats& w : r.gpu_waits) {
-    m.Add("sync.gpu_wait_count", MetricScope::Device(w.device), static_cast<double>(w.count), unit::kCount);
-    m.Add("sync.gpu_wait_ms", MetricScope::Device(w.device), NsToMs(w.total), unit::kMs);
+    m.Add(metric::kSyncGpuWaitCount, MetricScope::Device(w.device), static_cast<double>(w.count));
+    m.Add(metric::kSyncGpuWaitMs, MetricScope::Device(w.device), NsToMs(w.total));
   }
   int64_t pageable_count = 0, pageable_bytes = 0;
   for (const CopyStats& c : r.copies) {
     MetricScope scope = MetricScope::Device(c.device);
-    std::string p = "copy." + DirectionKey(c.direction);
-    m.Add(p + "_count", scope, static_cast<double>(c.count), unit::kCount);
-    m.Add(p + "_bytes", scope, static_cast<double>(c.bytes), unit::kBytes);
-    m.Add(p + "_ms", scope, NsToMs(c.duration), unit::kMs);
-    if (c.sized_duration > 0) m.Add(p + "_gbps", scope, c.gbps, unit::kGBps);
-    m.Add(p + "_pageable_count", scope, static_cast<double>(c.pageable_count), unit::kCount);
-    m.Add(p + "_pageable_bytes", scope, static_cast<double>(c.pageable_bytes), unit::kBytes);
+    std::string dir = DirectionKey(c.direction);
+    m.Add(metric::kCopyDirCount, dir, scope, static_cast<double>(c.count));
+    m.Add(metric::kCopyDirBytes, dir, scope, static_cast<double>(c.bytes));
+    m.Add(metric::kCopyDirMs, dir, scope, NsToMs(c.duration));
+    if (c.sized_duration > 0) m.Add(metric::kCopyDirGbps, dir, scope, c.gbps);
+    m.Add(metric::kCopyDirPageableCount, dir, scope, static_cast<double>(c.pageable_count));
+    m.Add(metric::kCopyDirPageableBytes, dir, scope, static_cast<double>(c.pageable_bytes));
     pageable_count += c.pageable_count;
     pageable_bytes += c.pageable_bytes;
   }
   if (!r.copies.empty()) {
-    m.Add("copy.pageable_count", rank, static_cast<double>(pageable_count), unit::kCount);
-    m.Add("copy.pageable_bytes", rank, static_cast<double>(pageable_bytes), unit::kBytes);
+    m.Add(metric::kCopyPageableCount, rank, static_cast<double>(pageable_count));
+    m.Add(metric::kCopyPageableBytes, rank, static_cast<double>(pageable_bytes));
   }
 }
 

@@ -10,13 +10,13 @@ double Pct(DurationNs part, DurationNs whole) {
 }
 
 void EmitMetrics(const TemporalBreakdown& b, MetricScope scope, MetricSet& metrics) {
-  metrics.Add("temporal.span_us", scope, NsToUs(b.span_ns), unit::kUs);
-  metrics.Add("temporal.idle_us", scope, NsToUs(b.idle_ns), unit::kUs);
-  metrics.Add("temporal.compute_us", scope, NsToUs(b.compute_ns), unit::kUs);
-  metrics.Add("temporal.non_compute_us", scope, NsToUs(b.non_compute_ns), unit::kUs);
-  metrics.Add("temporal.idle_pct", scope, b.idle_pct, unit::kPercent);
-  metrics.Add("temporal.compute_pct", scope, b.compute_pct, unit::kPercent);
-  metrics.Add("temporal.non_compute_pct", scope, b.non_compute_pct, unit::kPercent);
+  metrics.Add(metric::kTemporalSpanUs, scope, NsToUs(b.span_ns));
+  metrics.Add(metric::kTemporalIdleUs, scope, NsToUs(b.idle_ns));
+  metrics.Add(metric::kTemporalComputeUs, scope, NsToUs(b.compute_ns));
+  metrics.Add(metric::kTemporalNonComputeUs, scope, NsToUs(b.non_compute_ns));
+  metrics.Add(metric::kTemporalIdlePct, scope, b.idle_pct);
+  metrics.Add(metric::kTemporalComputePct, scope, b.compute_pct);
+  metrics.Add(metric::kTemporalNonComputePct, scope, b.non_compute_pct);
 }
 
 }  // namespace

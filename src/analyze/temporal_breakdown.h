@@ -42,4 +42,25 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
 
 TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeTemporalBreakdown emits (docs/metrics/temporal.md).
+namespace metric {
+inline constexpr MetricDecl kTemporalSpanUs{"temporal.span_us", unit::kUs, kRank | kDevice,
+    "first GPU op start to last GPU op end (HTA kernel_time)"};
+inline constexpr MetricDecl kTemporalIdleUs{"temporal.idle_us", unit::kUs, kRank | kDevice,
+    "span - |union of GPU ops| (HTA idle_time)"};
+inline constexpr MetricDecl kTemporalComputeUs{"temporal.compute_us", unit::kUs, kRank | kDevice,
+    "|union of computation kernels| (HTA compute_time)"};
+inline constexpr MetricDecl kTemporalNonComputeUs{"temporal.non_compute_us", unit::kUs, kRank | kDevice,
+    "span - idle - compute (HTA non_compute_time)"};
+inline constexpr MetricDecl kTemporalIdlePct{"temporal.idle_pct", unit::kPercent, kRank | kDevice,
+    "idle / span (HTA idle_time_pctg)"};
+inline constexpr MetricDecl kTemporalComputePct{"temporal.compute_pct", unit::kPercent, kRank | kDevice,
+    "compute / span (HTA compute_time_pctg)"};
+inline constexpr MetricDecl kTemporalNonComputePct{"temporal.non_compute_pct", unit::kPercent, kRank | kDevice,
+    "non-compute / span (HTA non_compute_time_pctg)"};
+inline constexpr const MetricDecl* kTemporalMetrics[] = {
+    &kTemporalSpanUs, &kTemporalIdleUs, &kTemporalComputeUs, &kTemporalNonComputeUs,
+    &kTemporalIdlePct, &kTemporalComputePct, &kTemporalNonComputePct};
+}  // namespace metric
+
 }  // namespace gpuwhy

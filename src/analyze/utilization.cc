@@ -23,10 +23,10 @@ UtilizationShare Share(const DeviceTimelines& timelines, Interval window) {
 }
 
 void Emit(const UtilizationShare& s, MetricScope scope, MetricSet& metrics) {
-  metrics.Add("util.kernel_pct", scope, s.kernel_pct, unit::kPercent);
-  metrics.Add("util.gpu_op_pct", scope, s.gpu_op_pct, unit::kPercent);
-  metrics.Add("util.kernel_busy_ms", scope, NsToMs(s.kernel_busy_ns), unit::kMs);
-  metrics.Add("util.gpu_op_busy_ms", scope, NsToMs(s.gpu_op_busy_ns), unit::kMs);
+  metrics.Add(metric::kUtilKernelPct, scope, s.kernel_pct);
+  metrics.Add(metric::kUtilGpuOpPct, scope, s.gpu_op_pct);
+  metrics.Add(metric::kUtilKernelBusyMs, scope, NsToMs(s.kernel_busy_ns));
+  metrics.Add(metric::kUtilGpuOpBusyMs, scope, NsToMs(s.gpu_op_busy_ns));
 }
 
 Interval StepWindow(const StepTable::Row& r) { return {r.host_start, std::max(r.host_end, r.device_end)}; }
@@ -55,7 +55,7 @@ UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metr
     return result;
   }
   result.valid = true;
-  metrics.Add("util.window_ms", MetricScope::Rank(), NsToMs(result.window.length()), unit::kMs);
+  metrics.Add(metric::kUtilWindowMs, MetricScope::Rank(), NsToMs(result.window.length()));
   result.rank = Share(input.timelines, result.window);
   Emit(result.rank, MetricScope::Rank(), metrics);
   for (const auto& [device, t] : input.timelines.by_device) {
@@ -71,8 +71,8 @@ UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metr
   for (const StepTable::Row& r : steps) {
     StepUtilization s{r.number, StepWindow(r), Share(input.timelines, StepWindow(r))};
     result.per_step.push_back(s);
-    metrics.Add("util.kernel_pct", MetricScope::Step(r.number), s.share.kernel_pct, unit::kPercent);
-    metrics.Add("util.gpu_op_pct", MetricScope::Step(r.number), s.share.gpu_op_pct, unit::kPercent);
+    metrics.Add(metric::kUtilKernelPct, MetricScope::Step(r.number), s.share.kernel_pct);
+    metrics.Add(metric::kUtilGpuOpPct, MetricScope::Step(r.number), s.share.gpu_op_pct);
   }
   return result;
 }

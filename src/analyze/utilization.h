@@ -44,4 +44,20 @@ struct UtilizationResult {
 
 UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metrics);
 
+// What ComputeUtilization emits (docs/metrics/utilization.md).
+namespace metric {
+inline constexpr MetricDecl kUtilWindowMs{"util.window_ms", unit::kMs, kRank,
+    "first kept step host start to the last kept step end (the trace span without ProfilerStep)"};
+inline constexpr MetricDecl kUtilKernelPct{"util.kernel_pct", unit::kPercent, kRank | kDevice | kStep,
+    "|union of kernels within the window| / window (rank, step: / window x devices)"};
+inline constexpr MetricDecl kUtilGpuOpPct{"util.gpu_op_pct", unit::kPercent, kRank | kDevice | kStep,
+    "|union of kernels, memcpy and memset within the window| / window (rank, step: / window x devices)"};
+inline constexpr MetricDecl kUtilKernelBusyMs{"util.kernel_busy_ms", unit::kMs, kRank | kDevice,
+    "kernel-covered time in the window (rank: summed over devices)"};
+inline constexpr MetricDecl kUtilGpuOpBusyMs{"util.gpu_op_busy_ms", unit::kMs, kRank | kDevice,
+    "GPU-op-covered time in the window (rank: summed over devices)"};
+inline constexpr const MetricDecl* kUtilizationMetrics[] = {
+    &kUtilWindowMs, &kUtilKernelPct, &kUtilGpuOpPct, &kUtilKernelBusyMs, &kUtilGpuOpBusyMs};
+}  // namespace metric
+
 }  // namespace gpuwhy
