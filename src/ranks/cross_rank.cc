@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analyze/communication.h"
 #include "analyze/idle_gaps.h"
 #include "analyze/step_breakdown.h"
 
@@ -96,25 +97,25 @@ CrossRankRow RowOf(const RankSummary& s) {
   row.path = s.path;
   row.device = s.device_name;
   row.steps = static_cast<int64_t>(s.steps.size());
-  row.step_median_ms = s.MetricValue("step.time_median_ms", 0);
-  row.step_mean_ms = s.MetricValue("step.time_ms", 0);
-  auto pct = [&](StepCategory c) { return s.MetricValue(fmt::format("step.{}_pct", StepCategoryName(c)), 0); };
+  row.step_median_ms = s.MetricValue(metric::kStepTimeMedianMs.id, 0);
+  row.step_mean_ms = s.MetricValue(metric::kStepTimeMs.id, 0);
+  auto pct = [&](StepCategory c) { return s.MetricValue(metric::kStepCategoryPct.Id(StepCategoryName(c)), 0); };
   row.kernel_pct = pct(StepCategory::kKernel);
   row.comm_pct = pct(StepCategory::kCommunication);
   row.memcpy_pct = pct(StepCategory::kMemcpy) + pct(StepCategory::kMemset);
   row.host_pct = pct(StepCategory::kRuntime) + pct(StepCategory::kDataLoader) + pct(StepCategory::kCpuExec) +
                  pct(StepCategory::kOther);
-  row.idle_pct = s.MetricValue("idle.total_pct", 0);
+  row.idle_pct = s.MetricValue(metric::kIdleTotalPct.id, 0);
   for (size_t c = 0; c < kIdleCauseCount; ++c) {
     std::string_view name = IdleCauseName(static_cast<IdleCause>(c));
-    double v = s.MetricValue(fmt::format("idle.{}_pct", name), 0);
+    double v = s.MetricValue(metric::kIdleCausePct.Id(name), 0);
     if (v > row.top_idle_cause_pct) {
       row.top_idle_cause_pct = v;
       row.top_idle_cause = std::string(name);
     }
   }
-  double steps = std::max(1.0, s.MetricValue("step.count", 1));
-  row.comm_exposed_ms_per_step = s.MetricValue("comm.exposed_ms", 0) / steps;
+  double steps = std::max(1.0, s.MetricValue(metric::kStepCount.id, 1));
+  row.comm_exposed_ms_per_step = s.MetricValue(metric::kCommExposedMs.id, 0) / steps;
   if (!s.findings.empty()) row.top_finding = s.findings.front().id;
   return row;
 }
@@ -136,7 +137,7 @@ RankSpread SpreadOf(const std::vector<CrossRankRow>& rows, double CrossRankRow::
 
 ScalingResult Scale(const RankSummary& single, const CrossRankResult& r) {
   ScalingResult s;
-  s.single_step_ms = single.MetricValue("step.time_median_ms", 0);
+  s.single_step_ms = single.MetricValue(metric::kStepTimeMedianMs.id, 0);
   s.multi_step_ms = r.step_time_ms.median;
   s.ranks = r.world_size > 0 ? r.world_size : r.rank_count;
   if (s.single_step_ms <= 0 || s.multi_step_ms <= 0 || s.ranks <= 0) return s;

@@ -182,8 +182,8 @@ void RenderIdleHtml(std::string& out, const RankHeader& h, const IdleGapsResult&
 
 void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
   const KernelStatsResult& k = a.kernels;
-  double short_count_pct = a.metrics.ValueOr("kernels.short_count_pct", 0);
-  double short_time_pct = a.metrics.ValueOr("kernels.short_time_pct", 0);
+  double short_count_pct = a.metrics.ValueOr(metric::kKernelsShortCountPct.id, 0);
+  double short_time_pct = a.metrics.ValueOr(metric::kKernelsShortTimePct.id, 0);
   OpenSection(out, "", "Kernels",
               fmt::format("{} GPU ops, {} in total (durations summed); {} of them ({} of the time) under 10 µs",
                           Count(k.kernel_count), MsNs(k.kernel_time_ns), Pct(short_count_pct), Pct(short_time_pct)));
