@@ -1,7 +1,10 @@
 #include "diagnose/catalog.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace gpuwhy {
 
@@ -25,9 +28,61 @@ const Catalog& Catalog::Default() {
     for (auto* kind : {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs}) {
       for (RuleSpec& spec : (*kind)()) rules.push_back(std::move(spec));
     }
-    return new Catalog(std::move(rules));
+    auto* built = new Catalog(std::move(rules));
+    // Start-up check: every handle a rule reads names a parameter some spec declares.
+    for (const ParamRef& ref : built->unresolved_params()) {
+      fmt::print(stderr, "parameter handle {}.{} names no declared parameter\n", ref.rule, ref.name);
+    }
+    GPUWHY_CHECK(built->unresolved_params().empty());
+    return built;
   }();
   return *catalog;
+}
+
+std::vector<const ParamRef*> DeclaredParamRefs() {
+  std::vector<const ParamRef*> refs;
+  for (auto* kind : {&TraceParamRefs, &PlatformParamRefs, &SignalParamRefs, &CrossRankParamRefs}) {
+    for (const ParamRef* ref : (*kind)()) refs.push_back(ref);
+  }
+  return refs;
+}
+
+Catalog::Catalog(std::vector<RuleSpec> rules) : rules_(std::move(rules)) {
+  for (const ParamRef* ref : DeclaredParamRefs()) {
+    bool found = false;
+    for (size_t r = 0; r < rules_.size() && !found; ++r) {
+      if (rules_[r].id != ref->rule) continue;
+      for (size_t p = 0; p < rules_[r].params.size() && !found; ++p) {
+        if (rules_[r].params[p].name != ref->name) continue;
+        resolved_.push_back({ref, r, p});
+        found = true;
+      }
+    }
+    if (!found) unresolved_.push_back(*ref);
+  }
+  std::sort(resolved_.begin(), resolved_.end(), [](const ResolvedParam& a, const ResolvedParam& b) {
+    return std::less<const ParamRef*>()(a.ref, b.ref);
+  });
+}
+
+const RuleParam& Catalog::Get(const ParamRef& param) const {
+  auto it = std::lower_bound(resolved_.begin(), resolved_.end(), &param,
+                             [](const ResolvedParam& have, const ParamRef* want) {
+                               return std::less<const ParamRef*>()(have.ref, want);
+                             });
+  if (it == resolved_.end() || it->ref != &param) {
+    fmt::print(stderr, "parameter handle {}.{} is not declared by a rule list or names no "
+               "parameter of the catalog\n", param.rule, param.name);
+  }
+  GPUWHY_CHECK(it != resolved_.end() && it->ref == &param);
+  return rules_[it->rule].params[it->param];
+}
+
+const RuleSpec& Catalog::Spec(std::string_view id) const {
+  const RuleSpec* spec = Find(id);
+  if (spec == nullptr) fmt::print(stderr, "unknown rule '{}'\n", id);
+  GPUWHY_CHECK(spec != nullptr);
+  return *spec;
 }
 
 const RuleSpec* Catalog::Find(std::string_view id) const {

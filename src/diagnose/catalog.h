@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "diagnose/finding.h"
+#include "diagnose/param_ref.h"
 
 namespace gpuwhy {
 
@@ -77,10 +78,18 @@ class Catalog {
   // Every rule with its default thresholds.
   static const Catalog& Default();
 
-  explicit Catalog(std::vector<RuleSpec> rules) : rules_(std::move(rules)) {}
+  // Resolves every handle the rule lists declare (DeclaredParamRefs) against |rules|.
+  explicit Catalog(std::vector<RuleSpec> rules);
 
   const std::vector<RuleSpec>& rules() const { return rules_; }
   const RuleSpec* Find(std::string_view id) const;
+  // The spec of |id|; a programmer error (CHECK) when unknown.
+  const RuleSpec& Spec(std::string_view id) const;
+  // A rule's parameter through its handle; a programmer error (CHECK) when no rule list
+  // declares the handle or it names no parameter of these rules.
+  const RuleParam& Get(const ParamRef& param) const;
+  // Declared handles that name no parameter of these rules (none for Default(): it checks).
+  const std::vector<ParamRef>& unresolved_params() const { return unresolved_; }
   // The ids of the rules behind one checklist item, in item order.
   std::vector<std::string> ChecklistRules(Checklist checklist, std::string_view item) const;
   // A rule's parameter value; a programmer error (CHECK) when either is unknown.
@@ -97,7 +106,15 @@ class Catalog {
   Status ApplyConfigFile(const std::string& path);
 
  private:
+  struct ResolvedParam {
+    const ParamRef* ref;
+    size_t rule;   // index into rules_
+    size_t param;  // index into that rule's params
+  };
+
   std::vector<RuleSpec> rules_;
+  std::vector<ResolvedParam> resolved_;  // by handle address
+  std::vector<ParamRef> unresolved_;
 };
 
 // The catalog's rules, one explicit list per kind of input (see rule_family.h), in this order.
@@ -105,5 +122,12 @@ std::vector<RuleSpec> TraceRuleSpecs();      // trace_rules/trace_rules.cc
 std::vector<RuleSpec> PlatformRuleSpecs();   // platform_rules/platform_rules.cc (gpuwhy doctor)
 std::vector<RuleSpec> SignalRuleSpecs();     // signal_rules/signal_rules.cc (metric series)
 std::vector<RuleSpec> CrossRankRuleSpecs();  // cross_rank_rules/cross_rank_rules.cc
+
+// The parameter handles the same lists declare, in the same order.
+std::vector<const ParamRef*> TraceParamRefs();
+std::vector<const ParamRef*> PlatformParamRefs();
+std::vector<const ParamRef*> SignalParamRefs();
+std::vector<const ParamRef*> CrossRankParamRefs();
+std::vector<const ParamRef*> DeclaredParamRefs();  // all four
 
 }  // namespace gpuwhy

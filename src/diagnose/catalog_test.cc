@@ -47,6 +47,62 @@ TEST(CatalogTest, HoldsEveryRequiredRuleOnce) {
   EXPECT_EQ(classes.size(), 7u);
 }
 
+// Each kind's rule lists declare handles to the parameters their evaluations read; each must
+// name a parameter one of that kind's own specs declares, and resolve in the catalog (Default()
+// also checks this at start-up).
+TEST(CatalogTest, EveryDeclaredParamHandleNamesAParameterOfItsKindsSpecs) {
+  struct Kind {
+    const char* name;
+    std::vector<RuleSpec> (*specs)();
+    std::vector<const ParamRef*> (*params)();
+  };
+  const Catalog& catalog = Catalog::Default();
+  EXPECT_TRUE(catalog.unresolved_params().empty());
+  std::set<const ParamRef*> seen;
+  for (const Kind& kind : {Kind{"trace", TraceRuleSpecs, TraceParamRefs},
+                           Kind{"platform", PlatformRuleSpecs, PlatformParamRefs},
+                           Kind{"signal", SignalRuleSpecs, SignalParamRefs},
+                           Kind{"cross-rank", CrossRankRuleSpecs, CrossRankParamRefs}}) {
+    std::vector<RuleSpec> specs = kind.specs();
+    for (const ParamRef* ref : kind.params()) {
+      std::string label = std::string(kind.name) + ": " + std::string(ref->rule) + "." +
+                          std::string(ref->name);
+      EXPECT_TRUE(seen.insert(ref).second) << "listed twice: " << label;
+      auto spec = std::find_if(specs.begin(), specs.end(),
+                               [&](const RuleSpec& s) { return s.id == ref->rule; });
+      ASSERT_NE(spec, specs.end()) << "not a rule of this kind: " << label;
+      EXPECT_NE(spec->FindParam(ref->name), nullptr) << "not declared by its spec: " << label;
+      EXPECT_EQ(catalog.Get(*ref).name, ref->name) << label;
+      EXPECT_EQ(&catalog.Get(*ref), catalog.Find(ref->rule)->FindParam(ref->name)) << label;
+    }
+  }
+}
+
+// The other way round: every parameter a spec declares has one handle, so an override of it
+// reaches an evaluation. The exceptions are declared (and overridable) but read by no rule.
+TEST(CatalogTest, EverySpecParamHasAHandle) {
+  std::set<std::string> handles;
+  for (const ParamRef* ref : DeclaredParamRefs()) {
+    EXPECT_TRUE(handles.insert(std::string(ref->rule) + "." + std::string(ref->name)).second)
+        << "two handles for " << ref->rule << "." << ref->name;
+  }
+  std::set<std::string> unread;
+  for (const RuleSpec& spec : Catalog::Default().rules()) {
+    for (const RuleParam& p : spec.params) {
+      if (!handles.contains(spec.id + "." + p.name)) unread.insert(spec.id + "." + p.name);
+    }
+  }
+  EXPECT_EQ(unread, std::set<std::string>{"platform.pcie_downgraded.max_ratio"});
+}
+
+// A rule that reads through a handle no rule list declares (or that names no declared
+// parameter) is a programmer error, caught on its first read.
+TEST(CatalogDeathTest, ReadingAnUndeclaredParamIsAProgrammerError) {
+  static constexpr ParamRef kUnlisted{"input.dataloader_wait", "min_step_pct"};
+  EXPECT_DEATH((void)Catalog::Default().Get(kUnlisted), "not declared by a rule list");
+  EXPECT_DEATH((void)Catalog::Default().Spec("input.no_such_rule"), "unknown rule");
+}
+
 TEST(CatalogTest, AnchorThresholdsCarryTheirSource) {
   const Catalog& c = Catalog::Default();
   EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 5);

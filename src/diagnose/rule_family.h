@@ -18,6 +18,9 @@ struct RuleFamily {
   // (e.g. memory.near_capacity from metric series).
   std::vector<RuleSpec> (*specs)() = nullptr;
   void (*evaluate)(Context&) = nullptr;
+  // The handles of the parameters its evaluation reads (its own rules' or another family's);
+  // nullptr when it reads none. The catalog resolves them when it is built.
+  std::span<const ParamRef* const> (*params)() = nullptr;
 };
 
 template <typename Context>
@@ -28,6 +31,16 @@ std::vector<RuleSpec> SpecsOf(std::span<const RuleFamily<Context>> families) {
     for (RuleSpec& spec : family.specs()) rules.push_back(std::move(spec));
   }
   return rules;
+}
+
+template <typename Context>
+std::vector<const ParamRef*> ParamRefsOf(std::span<const RuleFamily<Context>> families) {
+  std::vector<const ParamRef*> refs;
+  for (const RuleFamily<Context>& family : families) {
+    if (family.params == nullptr) continue;
+    for (const ParamRef* ref : family.params()) refs.push_back(ref);
+  }
+  return refs;
 }
 
 template <typename Context>

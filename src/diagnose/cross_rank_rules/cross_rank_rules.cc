@@ -11,6 +11,7 @@
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/finding_builder.h"
 #include "diagnose/rule_family.h"
+#include "diagnose/trace_rules/trace_params.h"
 
 namespace gpuwhy {
 namespace {
@@ -20,6 +21,14 @@ constexpr const char* kScaling = "comm.poor_scaling";
 constexpr const char* kExposed = "comm.exposed";
 constexpr const char* kBusBw = "comm.low_bus_bandwidth";
 
+constexpr ParamRef kStragglerMinLatePct{kStraggler, "min_late_pct"};
+constexpr ParamRef kStragglerMinWaitStepPct{kStraggler, "min_wait_step_pct"};
+constexpr ParamRef kScalingMinEfficiency{kScaling, "min_efficiency"};
+constexpr ParamRef kScalingFourGpuMinSpeedup{kScaling, "four_gpu_min_speedup"};
+constexpr std::array<const ParamRef*, 4> kStragglerAndScalingParams = {
+    &kStragglerMinLatePct, &kStragglerMinWaitStepPct, &kScalingMinEfficiency,
+    &kScalingFourGpuMinSpeedup};
+
 class JobRules {
  public:
   JobRules(const CrossRankResult& r, const DiagnoseOptions& o, Diagnosis& d) : result(r), options(o), out(d) {}
@@ -28,8 +37,8 @@ class JobRules {
   const DiagnoseOptions& options;
   Diagnosis& out;
 
-  const RuleSpec& Spec(const char* id) const { return *options.catalog.Find(id); }
-  const RuleParam& Param(const char* id, const char* name) const { return *Spec(id).FindParam(name); }
+  const RuleSpec& Spec(std::string_view id) const { return options.catalog.Spec(id); }
+  const RuleParam& Param(const ParamRef& param) const { return options.catalog.Get(param); }
   double PctOfStep(double ns) const {
     return out.step_ns > 0 ? 100.0 * ns / static_cast<double>(out.step_ns) : 0;
   }
@@ -47,7 +56,7 @@ class JobRules {
   }
 
   void Emit(Finding f, std::initializer_list<TitleArg> args, const std::string& suffix, bool by_share) {
-    f.title = FormatTitle(Spec(f.id.c_str()), std::span<const TitleArg>(args.begin(), args.size())) + suffix;
+    f.title = FormatTitle(Spec(f.id), std::span<const TitleArg>(args.begin(), args.size())) + suffix;
     if (by_share) {
       f.severity = std::max(f.severity == Severity::kHigh ? Severity::kHigh : Severity::kInfo,
                             SeverityForShare(PctOfStep(static_cast<double>(f.recoverable_ns_per_step)),
@@ -86,8 +95,8 @@ void Straggler(JobRules& j) {
     j.Outcome(kStraggler, AssessStatus::kNotAssessed, false, "no collective matched across two ranks or more");
     return;
   }
-  const RuleParam& min_late = j.Param(kStraggler, "min_late_pct");
-  const RuleParam& min_wait = j.Param(kStraggler, "min_wait_step_pct");
+  const RuleParam& min_late = j.Param(kStragglerMinLatePct);
+  const RuleParam& min_wait = j.Param(kStragglerMinWaitStepPct);
   double others = std::max<double>(1, static_cast<double>(j.result.rank_count - 1));
   bool fired = false;
   for (const StragglerStats& s : j.result.stragglers) {
@@ -129,8 +138,8 @@ void Scaling(JobRules& j) {
     j.Outcome(kScaling, AssessStatus::kNotAssessed, false, "no --baseline-single run to compare with");
     return;
   }
-  const RuleParam& min_eff = j.Param(kScaling, "min_efficiency");
-  const RuleParam& four = j.Param(kScaling, "four_gpu_min_speedup");
+  const RuleParam& min_eff = j.Param(kScalingMinEfficiency);
+  const RuleParam& four = j.Param(kScalingFourGpuMinSpeedup);
   bool four_gpu_low = s.ranks == 4 && s.speedup < four.value;
   if (s.efficiency >= min_eff.value && !four_gpu_low) {
     j.Outcome(kScaling, AssessStatus::kAssessed, false, "");
@@ -151,8 +160,8 @@ void Scaling(JobRules& j) {
 // comm.exposed over all ranks: the median rank's exposed communication per step (a job is as
 // slow as its ranks together; the max rank is in the evidence).
 void Exposed(JobRules& j) {
-  const RuleParam& min_pct = j.Param(kExposed, "min_step_pct");
-  const RuleParam& dominant = j.Param(kExposed, "dominant_pct");
+  const RuleParam& min_pct = j.Param(kExposedMinStepPct);
+  const RuleParam& dominant = j.Param(kExposedDominantPct);
   const RankSpread& e = j.result.comm_exposed_ms;
   double pct = j.PctOfStep(e.median * kNsPerMs);
   if (j.result.ranks.empty() || pct <= min_pct.value) {
@@ -174,8 +183,8 @@ void Exposed(JobRules& j) {
 // comm.low_bus_bandwidth over all ranks: bus bandwidth of the matched collectives measured
 // from the last arrival (waiting for a straggler is not slow transfer).
 void BusBandwidth(JobRules& j) {
-  const RuleParam& min_bw = j.Param(kBusBw, "min_busbw_gbps");
-  const RuleParam& min_bytes = j.Param(kBusBw, "min_message_bytes");
+  const RuleParam& min_bw = j.Param(kBusBwMinBusbwGbps);
+  const RuleParam& min_bytes = j.Param(kBusBwMinMessageBytes);
   double bus_bytes = 0;
   double ns = 0;
   double bytes = 0;
@@ -210,6 +219,8 @@ void BusBandwidth(JobRules& j) {
 }
 
 // comm.straggler and comm.poor_scaling exist only over every rank.
+std::span<const ParamRef* const> StragglerAndScalingParams() { return kStragglerAndScalingParams; }
+
 std::vector<RuleSpec> StragglerAndScalingSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{
@@ -272,7 +283,7 @@ std::vector<RuleSpec> StragglerAndScalingSpecs() {
 // The cross-rank rules, in evaluation order; comm.exposed and comm.low_bus_bandwidth are
 // specified by the trace rules (trace_rules/comm_rules.cc).
 constexpr std::array<RuleFamily<JobRules>, 4> kCrossRankRules = {{
-    {StragglerAndScalingSpecs, Straggler},
+    {StragglerAndScalingSpecs, Straggler, StragglerAndScalingParams},
     {nullptr, Exposed},
     {nullptr, BusBandwidth},
     {nullptr, Scaling},
@@ -294,6 +305,10 @@ Diagnosis DiagnoseCrossRank(const CrossRankResult& result, const DiagnoseOptions
 
 std::vector<RuleSpec> CrossRankRuleSpecs() {
   return SpecsOf(std::span<const RuleFamily<JobRules>>(kCrossRankRules));
+}
+
+std::vector<const ParamRef*> CrossRankParamRefs() {
+  return ParamRefsOf(std::span<const RuleFamily<JobRules>>(kCrossRankRules));
 }
 
 }  // namespace gpuwhy

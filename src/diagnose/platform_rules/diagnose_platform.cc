@@ -7,10 +7,8 @@ namespace gpuwhy {
 
 Finding& PlatformContext::AddFinding(std::string_view rule_id, Severity severity,
                                      std::string title) {
-  const RuleSpec* spec = catalog.Find(rule_id);
-  GPUWHY_CHECK(spec != nullptr);
   // Read from the source, not inferred from timing: high confidence.
-  Finding f = StartFinding(*spec, Confidence::kHigh);
+  Finding f = StartFinding(catalog.Spec(rule_id), Confidence::kHigh);
   f.severity = severity;
   f.title = std::move(title);
   diagnosis.findings.push_back(std::move(f));

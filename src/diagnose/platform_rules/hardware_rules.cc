@@ -1,6 +1,7 @@
 // Platform rules over the hardware and driver facts: Xid errors, PCIe links, ECC and row
 // remapping, clock limits (reasons, temperature, power), persistence mode, driver versions.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -19,6 +20,12 @@ constexpr const char* kEcc = "platform.ecc_errors";
 constexpr const char* kClocks = "platform.gpu_clocks_limited";
 constexpr const char* kPersistence = "platform.persistence_off";
 constexpr const char* kDriver = "platform.driver_mismatch";
+
+constexpr ParamRef kXidMinCount{kXid, "min_count"};
+constexpr ParamRef kClocksTempMarginC{kClocks, "temp_margin_c"};
+constexpr ParamRef kClocksPowerPct{kClocks, "power_pct"};
+constexpr std::array<const ParamRef*, 3> kParams = {&kXidMinCount, &kClocksTempMarginC,
+                                                    &kClocksPowerPct};
 
 std::string GpuLabel(const GpuState& g) {
   std::string label = g.pci_bus_id.empty() ? g.name : g.pci_bus_id;
@@ -47,7 +54,7 @@ void XidRule(PlatformContext& ctx) {
     groups[{x.code, x.pci}].events.push_back(&x);
     gpus.insert(x.pci);
   }
-  double min_count = ctx.Param(kXid, "min_count");
+  double min_count = ctx.catalog.Get(kXidMinCount).value;
   if (facts.xids.empty() || static_cast<double>(facts.xids.size()) < min_count) {
     ctx.Outcome(kXid, AssessStatus::kAssessed, false);
     return;
@@ -308,8 +315,8 @@ void ClocksRule(PlatformContext& ctx) {
   static const std::set<std::string> kLimiting = {"sw_power_cap", "hw_slowdown",
                                                   "hw_thermal_slowdown",
                                                   "hw_power_brake_slowdown", "sw_thermal_slowdown"};
-  double margin = ctx.Param(kClocks, "temp_margin_c");
-  double power_pct = ctx.Param(kClocks, "power_pct");
+  double margin = ctx.catalog.Get(kClocksTempMarginC).value;
+  double power_pct = ctx.catalog.Get(kClocksPowerPct).value;
   std::vector<std::string> why;
   Severity severity = Severity::kMedium;
   bool any = false;
@@ -436,6 +443,8 @@ void EvaluateHardwareRules(PlatformContext& ctx) {
   PersistenceRule(ctx);
   DriverRule(ctx);
 }
+
+std::span<const ParamRef* const> HardwareRuleParams() { return kParams; }
 
 std::vector<RuleSpec> HardwareRuleSpecs() {
   std::vector<RuleSpec> rules;

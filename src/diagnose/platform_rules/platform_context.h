@@ -18,9 +18,6 @@ struct PlatformContext {
   // A new finding of |rule_id| with its class, fixes and verify text from the catalog.
   Finding& AddFinding(std::string_view rule_id, Severity severity, std::string title);
   void Outcome(std::string_view rule_id, AssessStatus status, bool fired, std::string note = "");
-  double Param(std::string_view rule_id, std::string_view name) const {
-    return catalog.Param(rule_id, name);
-  }
 };
 
 // Evidence without a threshold source when |source| is empty ("context" numbers).

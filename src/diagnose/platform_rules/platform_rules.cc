@@ -7,7 +7,7 @@ namespace gpuwhy {
 namespace {
 
 constexpr std::array<RuleFamily<PlatformContext>, 3> kPlatformRules = {{
-    {HardwareRuleSpecs, EvaluateHardwareRules},
+    {HardwareRuleSpecs, EvaluateHardwareRules, HardwareRuleParams},
     {FabricRuleSpecs, EvaluateFabricRules},
     {EnvironmentRuleSpecs, EvaluateEnvironmentRules},
 }};
@@ -17,5 +17,7 @@ constexpr std::array<RuleFamily<PlatformContext>, 3> kPlatformRules = {{
 std::span<const RuleFamily<PlatformContext>> PlatformRuleFamilies() { return kPlatformRules; }
 
 std::vector<RuleSpec> PlatformRuleSpecs() { return SpecsOf(PlatformRuleFamilies()); }
+
+std::vector<const ParamRef*> PlatformParamRefs() { return ParamRefsOf(PlatformRuleFamilies()); }
 
 }  // namespace gpuwhy

@@ -13,6 +13,7 @@ std::span<const RuleFamily<PlatformContext>> PlatformRuleFamilies();
 
 std::vector<RuleSpec> HardwareRuleSpecs();  // hardware_rules.cc
 void EvaluateHardwareRules(PlatformContext& ctx);
+std::span<const ParamRef* const> HardwareRuleParams();
 std::vector<RuleSpec> FabricRuleSpecs();  // fabric_rules.cc
 void EvaluateFabricRules(PlatformContext& ctx);
 std::vector<RuleSpec> EnvironmentRuleSpecs();  // environment_rules.cc

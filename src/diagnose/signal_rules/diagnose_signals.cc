@@ -6,12 +6,12 @@ namespace gpuwhy {
 
 SignalOptions SignalOptionsFromCatalog(const Catalog& c) {
   SignalOptions o;
-  o.low_util_pct = c.Param("input.starvation_pattern", "low_util_pct");
-  o.high_util_pct = c.Param("input.starvation_pattern", "high_util_pct");
-  o.pinned_thread_pct = c.Param("host.gil_bound", "pinned_thread_pct");
-  o.iowait_pct = c.Param("input.io_bound", "iowait_pct");
-  o.disk_busy_pct = c.Param("input.io_bound", "disk_busy_pct");
-  o.saturated_cpu_pct = c.Param("host.cpu_saturated", "saturated_cpu_pct");
+  o.low_util_pct = c.Get(kStarvationLowUtilPct).value;
+  o.high_util_pct = c.Get(kStarvationHighUtilPct).value;
+  o.pinned_thread_pct = c.Get(kGilBoundPinnedThreadPct).value;
+  o.iowait_pct = c.Get(kIoBoundIowaitPct).value;
+  o.disk_busy_pct = c.Get(kIoBoundDiskBusyPct).value;
+  o.saturated_cpu_pct = c.Get(kCpuSaturatedSaturatedCpuPct).value;
   return o;
 }
 

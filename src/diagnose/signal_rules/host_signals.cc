@@ -1,25 +1,37 @@
 // Host pressure while the GPU waits, from series: io-bound, GIL-bound, saturated CPU.
 // KNOWLEDGE.md §1-2.
+#include <array>
+
 #include "diagnose/signal_rules/signal_rules.h"
 #include "diagnose/signal_rules/signal_spec.h"
 
 namespace gpuwhy {
 namespace {
 
-void HostRule(SignalRuleContext& r, const char* id, const std::optional<double>& share,
+constexpr ParamRef kIoBoundMinTimePct{"input.io_bound", "min_time_pct"};
+constexpr ParamRef kGilBoundMinTimePct{"host.gil_bound", "min_time_pct"};
+constexpr ParamRef kCpuSaturatedMinTimePct{"host.cpu_saturated", "min_time_pct"};
+constexpr std::array<const ParamRef*, 7> kParams = {
+    &kIoBoundIowaitPct,       &kIoBoundDiskBusyPct,          &kIoBoundMinTimePct,
+    &kGilBoundPinnedThreadPct, &kGilBoundMinTimePct,         &kCpuSaturatedSaturatedCpuPct,
+    &kCpuSaturatedMinTimePct};
+
+// |min_time_pct|: the rule's threshold; its rule is the rule this evaluates.
+void HostRule(SignalRuleContext& r, const ParamRef& min_time_pct, const std::optional<double>& share,
               const char* metric, std::initializer_list<TitleArg> args, const char* missing) {
+  std::string_view id = min_time_pct.rule;
   if (!share) {
     r.Outcome(id, AssessStatus::kNotAssessed, false, missing);
     return;
   }
-  double min = r.Param(id, "min_time_pct");
-  if (*share < min) {
+  const RuleParam& min = r.P(min_time_pct);
+  if (*share < min.value) {
     r.Outcome(id, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = r.Start(id);
   f.severity = r.ForShare(*share);
-  SignalRuleContext::Evidence(f, metric, -1, *share, "%", ">=", min, r.P(id, "min_time_pct"));
+  SignalRuleContext::Evidence(f, metric, -1, *share, "%", ">=", min.value, &min);
   r.Emit(std::move(f), args);
 }
 
@@ -27,17 +39,18 @@ void HostRule(SignalRuleContext& r, const char* id, const std::optional<double>&
 
 void EvaluateHostSignals(SignalRuleContext& r) {
   const HostSignals& h = r.a_.host;
-  HostRule(r, "input.io_bound", h.io_wait_gpu_idle_pct, "signals.io_wait_gpu_idle_pct",
+  HostRule(r, kIoBoundMinTimePct, h.io_wait_gpu_idle_pct, "signals.io_wait_gpu_idle_pct",
            {{"io_pct", h.io_wait_gpu_idle_pct.value_or(0)},
-            {"low", r.Param("input.starvation_pattern", "low_util_pct")}},
+            {"low", r.P(kStarvationLowUtilPct).value}},
            "host iowait and disk series (gpuwhy run records them)");
-  HostRule(r, "host.gil_bound", h.thread_pinned_gpu_idle_pct, "signals.thread_pinned_gpu_idle_pct",
-           {{"pinned", r.Param("host.gil_bound", "pinned_thread_pct")},
+  HostRule(r, kGilBoundMinTimePct, h.thread_pinned_gpu_idle_pct,
+           "signals.thread_pinned_gpu_idle_pct",
+           {{"pinned", r.P(kGilBoundPinnedThreadPct).value},
             {"share", h.thread_pinned_gpu_idle_pct.value_or(0)}},
            "per-thread CPU of the job (gpuwhy run records it)");
-  HostRule(r, "host.cpu_saturated", h.cpu_saturated_pct, "signals.cpu_saturated_pct",
+  HostRule(r, kCpuSaturatedMinTimePct, h.cpu_saturated_pct, "signals.cpu_saturated_pct",
            {{"cores", static_cast<double>(h.cores)},
-            {"busy", r.Param("host.cpu_saturated", "saturated_cpu_pct")},
+            {"busy", r.P(kCpuSaturatedSaturatedCpuPct).value},
             {"share", h.cpu_saturated_pct.value_or(0)}},
            "host CPU series (gpuwhy run records them)");
   // The thread's name says which one to look at with py-spy.
@@ -47,6 +60,8 @@ void EvaluateHostSignals(SignalRuleContext& r) {
     }
   }
 }
+
+std::span<const ParamRef* const> HostSignalParams() { return kParams; }
 
 
 std::vector<RuleSpec> HostSignalSpecs() {

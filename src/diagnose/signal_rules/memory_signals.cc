@@ -1,19 +1,20 @@
 // memory.near_capacity from series (its spec is the trace rule's, trace_rules/memory_rules.cc).
 #include "diagnose/signal_rules/signal_rules.h"
+#include "diagnose/trace_rules/trace_params.h"
 
 namespace gpuwhy {
 
 void EvaluateMemorySignals(SignalRuleContext& r) {
-  double peak = r.Param(kNearCapacity, "peak_pct");
+  const RuleParam& peak = r.P(kNearCapacityPeakPct);
   bool any = false;
   for (const GpuSignals& g : r.a_.gpus) {
     if (!g.mem_used_max_pct) continue;
     any = true;
-    if (*g.mem_used_max_pct <= peak) continue;
+    if (*g.mem_used_max_pct <= peak.value) continue;
     Finding f = r.Start(kNearCapacity);
     f.severity = *g.mem_used_max_pct > 97 ? Severity::kHigh : Severity::kMedium;
     SignalRuleContext::Evidence(f, "signals.mem_used_max_pct", g.device, *g.mem_used_max_pct,
-                                "%", ">", peak, r.P(kNearCapacity, "peak_pct"));
+                                "%", ">", peak.value, &peak);
     r.Emit(std::move(f), {{"peak_pct", *g.mem_used_max_pct},
                           {"capacity_gb", g.mem_total_mib.value_or(0) / 1024.0},
                           {"device", static_cast<double>(g.device)}});

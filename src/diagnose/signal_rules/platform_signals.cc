@@ -1,10 +1,17 @@
 // Platform rules from series: throttling, neighbours on the GPU, the PCIe link while busy.
 // platform.pcie_downgraded is gpuwhy doctor's rule too (platform_rules/). KNOWLEDGE.md §7.
+#include <array>
+
 #include "diagnose/signal_rules/signal_rules.h"
 #include "diagnose/signal_rules/signal_spec.h"
 
 namespace gpuwhy {
 namespace {
+
+constexpr ParamRef kThrottlingMinTimePct{"platform.throttling", "min_time_pct"};
+constexpr ParamRef kContentionMinProcesses{"platform.contention", "min_processes"};
+constexpr std::array<const ParamRef*, 2> kParams = {&kThrottlingMinTimePct,
+                                                    &kContentionMinProcesses};
 
 // The PCIe rule is shared with `gpuwhy doctor` (lspci/sysfs facts) and has no series
 // parameter: a link below its maximum in most busy samples is not a transient.
@@ -35,7 +42,8 @@ std::string ThrottleText(const GpuSignals& g, double min, double& worst) {
 void Throttling(SignalRuleContext& r) {
   const char* id = "platform.throttling";
   bool any = false;
-  double min = r.Param(id, "min_time_pct");
+  const RuleParam& min_time = r.P(kThrottlingMinTimePct);
+  double min = min_time.value;
   for (const GpuSignals& g : r.a_.gpus) {
     any = any || g.throttle_recorded || g.power_violation_pct || g.thermal_violation_pct;
     double worst = 0;
@@ -47,7 +55,7 @@ void Throttling(SignalRuleContext& r) {
       if (g.throttle_pct[i] < min) continue;
       SignalRuleContext::Evidence(f, std::string("signals.throttle_") + kThrottleReasons[i].id +
                                          "_pct", g.device, g.throttle_pct[i], "%", ">=", min,
-                                  r.P(id, "min_time_pct"));
+                                  &min_time);
     }
     if (g.sm_clock_vs_max_pct) {
       SignalRuleContext::Evidence(f, "signals.sm_clock_vs_max_pct", g.device,
@@ -76,14 +84,15 @@ void Contention(SignalRuleContext& r, bool process_series) {
               "the processes on each GPU (nvidia-smi pmon, NVML)");
     return;
   }
-  double min = r.Param(id, "min_processes");
+  const RuleParam& min_processes = r.P(kContentionMinProcesses);
+  double min = min_processes.value;
   for (const GpuSignals& g : r.a_.gpus) {
     auto n = static_cast<double>(g.compute_processes.size());
     if (n < min) continue;
     Finding f = r.Start(id);
     f.severity = Severity::kMedium;
     SignalRuleContext::Evidence(f, "signals.compute_processes", g.device, n, "count", ">=", min,
-                                r.P(id, "min_processes"));
+                                &min_processes);
     for (const GpuProcess& p : g.compute_processes) {
       f.top_events.push_back(fmt::format("{} {} (in {:.0f}% of samples)", p.entity, p.name,
                                          p.present_pct));
@@ -129,6 +138,7 @@ void EvaluatePlatformSignals(SignalRuleContext& r) {
   Pcie(r);
 }
 
+std::span<const ParamRef* const> PlatformSignalParams() { return kParams; }
 
 std::vector<RuleSpec> PlatformSignalSpecs() {
   std::vector<RuleSpec> rules;

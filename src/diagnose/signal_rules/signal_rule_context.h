@@ -22,17 +22,13 @@ class SignalRuleContext {
   SignalRuleContext(const SignalAnalysis& a, const DiagnoseOptions& o, Diagnosis& d)
       : a_(a), options_(o), catalog_(o.catalog), d_(d) {}
 
-  double Param(const char* rule, const char* name) const { return catalog_.Param(rule, name); }
-  const RuleParam* P(const char* rule, const char* name) const {
-    const RuleSpec* spec = catalog_.Find(rule);
-    return spec ? spec->FindParam(name) : nullptr;
-  }
+  const RuleParam& P(const ParamRef& param) const { return catalog_.Get(param); }
 
-  Finding Start(const char* id) const {
+  Finding Start(std::string_view id) const {
     // Few or untimed samples are a thin basis for a verdict.
     Confidence confidence =
         a_.times_synthesized || MinSamples() < 10 ? Confidence::kLow : Confidence::kMedium;
-    return StartFinding(*catalog_.Find(id), confidence);
+    return StartFinding(catalog_.Spec(id), confidence);
   }
 
   static void Evidence(Finding& f, std::string id, int32_t device, double value,
@@ -43,7 +39,7 @@ class SignalRuleContext {
   }
 
   void Emit(Finding f, std::initializer_list<TitleArg> args) {
-    f.title = FormatTitle(*catalog_.Find(f.id), std::span<const TitleArg>(args.begin(), args.size()));
+    f.title = FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
     Outcome(f.id, AssessStatus::kAssessed, true);
     auto same = std::find_if(d_.findings.begin(), d_.findings.end(),
                              [&](const Finding& have) { return have.id == f.id; });

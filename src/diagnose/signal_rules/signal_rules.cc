@@ -7,9 +7,9 @@ namespace gpuwhy {
 namespace {
 
 constexpr std::array<RuleFamily<SignalRuleContext>, 4> kSignalRules = {{
-    {UtilizationSignalSpecs, EvaluateUtilizationSignals},
-    {HostSignalSpecs, EvaluateHostSignals},
-    {PlatformSignalSpecs, EvaluatePlatformSignals},
+    {UtilizationSignalSpecs, EvaluateUtilizationSignals, UtilizationSignalParams},
+    {HostSignalSpecs, EvaluateHostSignals, HostSignalParams},
+    {PlatformSignalSpecs, EvaluatePlatformSignals, PlatformSignalParams},
     {nullptr, EvaluateMemorySignals},
 }};
 
@@ -18,5 +18,7 @@ constexpr std::array<RuleFamily<SignalRuleContext>, 4> kSignalRules = {{
 std::span<const RuleFamily<SignalRuleContext>> SignalRuleFamilies() { return kSignalRules; }
 
 std::vector<RuleSpec> SignalRuleSpecs() { return SpecsOf(SignalRuleFamilies()); }
+
+std::vector<const ParamRef*> SignalParamRefs() { return ParamRefsOf(SignalRuleFamilies()); }
 
 }  // namespace gpuwhy

@@ -3,12 +3,24 @@
 #include "diagnose/signal_rules/signal_rules.h"
 #include "diagnose/signal_rules/signal_spec.h"
 
+#include <array>
+
 namespace gpuwhy {
 namespace {
 
+constexpr ParamRef kLowMaxUtilPct{"compute.low_gpu_utilization", "max_util_pct"};
+constexpr ParamRef kStarvationMinLowTimePct{"input.starvation_pattern", "min_low_time_pct"};
+constexpr ParamRef kStarvationMinCollapses{"input.starvation_pattern", "min_collapses"};
+constexpr ParamRef kMisleadingMinUtilPct{"compute.util_misleading", "min_util_pct"};
+constexpr ParamRef kMisleadingMaxSmActivePct{"compute.util_misleading", "max_sm_active_pct"};
+constexpr std::array<const ParamRef*, 7> kParams = {
+    &kLowMaxUtilPct,           &kStarvationLowUtilPct,   &kStarvationHighUtilPct,
+    &kStarvationMinLowTimePct, &kStarvationMinCollapses, &kMisleadingMinUtilPct,
+    &kMisleadingMaxSmActivePct};
+
 void LowUtilization(SignalRuleContext& r) {
   const char* id = "compute.low_gpu_utilization";
-  double max_util = r.Param(id, "max_util_pct");
+  const RuleParam& max_util = r.P(kLowMaxUtilPct);
   double sum = 0;
   int gpus = 0;
   Finding f = r.Start(id);
@@ -16,9 +28,9 @@ void LowUtilization(SignalRuleContext& r) {
     if (!g.util_mean_pct) continue;
     sum += *g.util_mean_pct;
     ++gpus;
-    if (*g.util_mean_pct < max_util) {
+    if (*g.util_mean_pct < max_util.value) {
       SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", "<",
-                            max_util, r.P(id, "max_util_pct"));
+                                  max_util.value, &max_util);
     }
   }
   if (gpus == 0) {
@@ -36,26 +48,27 @@ void LowUtilization(SignalRuleContext& r) {
 
 void Starvation(SignalRuleContext& r) {
   const char* id = "input.starvation_pattern";
+  const RuleParam& min_collapses = r.P(kStarvationMinCollapses);
+  const RuleParam& min_low_time = r.P(kStarvationMinLowTimePct);
   bool any = false;
   for (const GpuSignals& g : r.a_.gpus) {
     if (!g.util_mean_pct) continue;
     any = true;
     const Sawtooth& st = g.sawtooth;
-    if (!st.found || st.collapses < r.Param(id, "min_collapses") ||
-        st.low_time_pct < r.Param(id, "min_low_time_pct")) {
+    if (!st.found || st.collapses < min_collapses.value || st.low_time_pct < min_low_time.value) {
       continue;
     }
     Finding f = r.Start(id);
     f.severity = r.ForShare(st.low_time_pct);
     if (f.confidence == Confidence::kMedium) f.confidence = Confidence::kHigh;
     SignalRuleContext::Evidence(f, "signals.util_low_pct", g.device, st.low_time_pct, "%", ">",
-                          r.Param(id, "min_low_time_pct"), r.P(id, "min_low_time_pct"));
+                                min_low_time.value, &min_low_time);
     SignalRuleContext::Evidence(f, "signals.sawtooth_period_s", g.device, st.period_s, "s", ">", 0,
-                          r.P(id, "min_collapses"));
+                                &min_collapses);
     SignalRuleContext::Evidence(f, "signals.sawtooth_collapses", g.device, st.collapses, "count",
-                          ">=", r.Param(id, "min_collapses"), r.P(id, "min_collapses"));
+                                ">=", min_collapses.value, &min_collapses);
     r.Emit(std::move(f), {{"period_s", st.period_s},
-                          {"low", r.Param(id, "low_util_pct")},
+                          {"low", r.P(kStarvationLowUtilPct).value},
                           {"low_pct", st.low_time_pct}});
   }
   if (!any) return r.Outcome(id, AssessStatus::kNotAssessed, false, "no GPU utilization series");
@@ -64,20 +77,19 @@ void Starvation(SignalRuleContext& r) {
 
 void Misleading(SignalRuleContext& r) {
   const char* id = "compute.util_misleading";
+  const RuleParam& min_util = r.P(kMisleadingMinUtilPct);
+  const RuleParam& max_sm = r.P(kMisleadingMaxSmActivePct);
   bool any = false;
   for (const GpuSignals& g : r.a_.gpus) {
     if (!g.util_mean_pct || !g.sm_active_mean_pct) continue;
     any = true;
-    if (*g.util_mean_pct < r.Param(id, "min_util_pct") ||
-        *g.sm_active_mean_pct >= r.Param(id, "max_sm_active_pct")) {
-      continue;
-    }
+    if (*g.util_mean_pct < min_util.value || *g.sm_active_mean_pct >= max_sm.value) continue;
     Finding f = r.Start(id);
     f.severity = r.ForShare(*g.util_mean_pct - *g.sm_active_mean_pct);
     SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", ">=",
-                          r.Param(id, "min_util_pct"), r.P(id, "min_util_pct"));
-    SignalRuleContext::Evidence(f, "signals.sm_active_mean_pct", g.device, *g.sm_active_mean_pct, "%",
-                          "<", r.Param(id, "max_sm_active_pct"), r.P(id, "max_sm_active_pct"));
+                                min_util.value, &min_util);
+    SignalRuleContext::Evidence(f, "signals.sm_active_mean_pct", g.device, *g.sm_active_mean_pct,
+                                "%", "<", max_sm.value, &max_sm);
     r.Emit(std::move(f), {{"util", *g.util_mean_pct}, {"sm", *g.sm_active_mean_pct}});
   }
   if (!any) {
@@ -94,6 +106,8 @@ void EvaluateUtilizationSignals(SignalRuleContext& r) {
   Starvation(r);
   Misleading(r);
 }
+
+std::span<const ParamRef* const> UtilizationSignalParams() { return kParams; }
 
 std::vector<RuleSpec> UtilizationSignalSpecs() {
   std::vector<RuleSpec> rules;

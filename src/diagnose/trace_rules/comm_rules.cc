@@ -1,9 +1,11 @@
 // Communication rules. comm.exposed owns the exposed time (communication kernels not under
 // computation, plus comm_wait idle); comm.low_bus_bandwidth and comm.no_overlap explain it
 // and carry no recoverable time of their own, so nothing counts twice.
+#include <array>
 #include <numeric>
 
 #include "diagnose/capture.h"
+#include "diagnose/trace_rules/trace_params.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -12,6 +14,12 @@ namespace {
 constexpr const char* kExposed = "comm.exposed";
 constexpr const char* kBusBw = "comm.low_bus_bandwidth";
 constexpr const char* kNoOverlap = "comm.no_overlap";
+
+constexpr ParamRef kNoOverlapMaxOverlapPct{kNoOverlap, "max_overlap_pct"};
+constexpr ParamRef kNoOverlapMinStepPct{kNoOverlap, "min_step_pct"};
+constexpr std::array<const ParamRef*, 6> kParams = {
+    &kExposedMinStepPct,    &kExposedDominantPct,     &kBusBwMinBusbwGbps,
+    &kBusBwMinMessageBytes, &kNoOverlapMaxOverlapPct, &kNoOverlapMinStepPct};
 
 double ExposedPerStep(const RuleContext& ctx) {
   const CommunicationResult& comm = ctx.analysis.communication;
@@ -45,13 +53,13 @@ void AddCollectiveEvidence(const RuleContext& ctx, Finding& f) {
 }
 
 void Exposed(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kExposed);
-  const RuleParam* min_pct = spec.FindParam("min_step_pct");
-  const RuleParam* dominant = spec.FindParam("dominant_pct");
+  const RuleSpec& spec = ctx.catalog.Spec(kExposed);
+  const RuleParam& min_pct = ctx.catalog.Get(kExposedMinStepPct);
+  const RuleParam& dominant = ctx.catalog.Get(kExposedDominantPct);
   double exposed = ExposedPerStep(ctx);
   double wait = ctx.IdleLeft(IdleCause::kCommWait);
   double pct = ctx.PctOfStep(exposed + wait);
-  if (pct <= min_pct->value) {
+  if (pct <= min_pct.value) {
     ctx.Outcome(kExposed, AssessStatus::kAssessed, false);
     return;
   }
@@ -59,25 +67,25 @@ void Exposed(RuleContext& ctx) {
   f.recoverable_ns_per_step =
       static_cast<DurationNs>(exposed + ctx.ClaimIdle(IdleCause::kCommWait, wait));
   RuleContext::AddEvidence(f, "diagnose.comm_exposed_step_pct", pct, unit::kPercent, ">",
-                           min_pct->value, min_pct);
+                           min_pct.value, &min_pct);
   ctx.AddMetricEvidence(f, "comm.exposed_ms", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "comm.overlap_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "idle.comm_wait_pct", ">=", 0, nullptr);
   AddCollectiveEvidence(ctx, f);
   ctx.AddIdleEvidence(f, IdleCause::kCommWait);
-  ctx.Emit(std::move(f), {}, pct >= dominant->value ? Severity::kHigh : Severity::kInfo);
+  ctx.Emit(std::move(f), {}, pct >= dominant.value ? Severity::kHigh : Severity::kInfo);
 }
 
 void BusBandwidth(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kBusBw);
-  const RuleParam* min_bw = spec.FindParam("min_busbw_gbps");
-  const RuleParam* min_bytes = spec.FindParam("min_message_bytes");
+  const RuleSpec& spec = ctx.catalog.Spec(kBusBw);
+  const RuleParam& min_bw = ctx.catalog.Get(kBusBwMinBusbwGbps);
+  const RuleParam& min_bytes = ctx.catalog.Get(kBusBwMinMessageBytes);
   double bus_bytes = 0;
   double seconds = 0;
   double bytes = 0;
   int64_t sized = 0;
   for (const CollectiveRecord& c : ctx.analysis.communication.collectives) {
-    if (c.bytes < min_bytes->value || c.busbw_factor <= 0 || c.end <= c.start) continue;
+    if (c.bytes < min_bytes.value || c.busbw_factor <= 0 || c.end <= c.start) continue;
     ++sized;
     bytes += static_cast<double>(c.bytes);
     bus_bytes += static_cast<double>(c.bytes) * c.busbw_factor;
@@ -90,34 +98,34 @@ void BusBandwidth(RuleContext& ctx) {
     return;
   }
   double busbw = bus_bytes / seconds / 1e9;
-  if (busbw >= min_bw->value) {
+  if (busbw >= min_bw.value) {
     ctx.Outcome(kBusBw, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.confidence = Confidence::kMedium;  // no link peak in a trace; a straggler looks the same
   RuleContext::AddEvidence(f, "diagnose.large_collective_busbw_gbps", busbw, unit::kGBps, "<",
-                           min_bw->value, min_bw);
-  ctx.AddMetricEvidence(f, "comm.busbw_gbps", "<", min_bw->value, min_bw);
+                           min_bw.value, &min_bw);
+  ctx.AddMetricEvidence(f, "comm.busbw_gbps", "<", min_bw.value, &min_bw);
   AddCollectiveEvidence(ctx, f);
   double bytes_mb = ctx.PerStep(bytes) * ctx.device_count / 1e6;
   ctx.Emit(std::move(f), {{"busbw", busbw}, {"bytes_mb", bytes_mb}});
 }
 
 void NoOverlap(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kNoOverlap);
-  const RuleParam* max_overlap = spec.FindParam("max_overlap_pct");
-  const RuleParam* min_pct = spec.FindParam("min_step_pct");
+  const RuleSpec& spec = ctx.catalog.Spec(kNoOverlap);
+  const RuleParam& max_overlap = ctx.catalog.Get(kNoOverlapMaxOverlapPct);
+  const RuleParam& min_pct = ctx.catalog.Get(kNoOverlapMinStepPct);
   double overlap = ctx.analysis.communication.rank.overlap_pct;
   double comm_pct = ctx.PctOfStep(CommPerStep(ctx));
-  if (overlap >= max_overlap->value || comm_pct < min_pct->value) {
+  if (overlap >= max_overlap.value || comm_pct < min_pct.value) {
     ctx.Outcome(kNoOverlap, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
-  ctx.AddMetricEvidence(f, "comm.overlap_pct", "<", max_overlap->value, max_overlap);
+  ctx.AddMetricEvidence(f, "comm.overlap_pct", "<", max_overlap.value, &max_overlap);
   RuleContext::AddEvidence(f, "diagnose.comm_step_pct", comm_pct, unit::kPercent, ">=",
-                           min_pct->value, min_pct);
+                           min_pct.value, &min_pct);
   AddCollectiveEvidence(ctx, f);
   ctx.Emit(std::move(f), {{"overlap", overlap}});
 }
@@ -144,8 +152,11 @@ void EvaluateCommRules(RuleContext& ctx) {
   NoOverlap(ctx);
 }
 
+std::span<const ParamRef* const> CommRuleParams() { return kParams; }
+
 // comm.*: collectives eat the step (KNOWLEDGE.md §4). comm.exposed and comm.low_bus_bandwidth are
 // also evaluated over all ranks (cross_rank_rules/).
+
 std::vector<RuleSpec> CommRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{

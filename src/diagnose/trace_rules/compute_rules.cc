@@ -1,6 +1,8 @@
 // Compute rules: busy-time estimates, separate from the idle attribution. Each estimates
 // the kernel time a fix would save, over disjoint kernel sets (fp32 GEMM/conv; elementwise,
 // normalization and reduction without softmax; softmax), so they add up.
+#include <array>
+
 #include "diagnose/capture.h"
 #include "diagnose/trace_rules/trace_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
@@ -11,6 +13,14 @@ namespace {
 constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kElementwise = "compute.memory_bound_elementwise";
 constexpr const char* kAttention = "compute.unfused_attention";
+
+constexpr ParamRef kNoTensorCoresMinSharePct{kNoTensorCores, "min_share_pct"};
+constexpr ParamRef kNoTensorCoresExpectedSpeedup{kNoTensorCores, "expected_speedup"};
+constexpr ParamRef kElementwiseMinSharePct{kElementwise, "min_share_pct"};
+constexpr ParamRef kElementwiseFusionSpeedup{kElementwise, "fusion_speedup"};
+constexpr ParamRef kAttentionMinSharePct{kAttention, "min_share_pct"};
+constexpr ParamRef kAttentionExpectedSpeedup{kAttention, "expected_speedup"};
+constexpr std::array<const ParamRef*, 6> kParams = {&kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup, &kElementwiseMinSharePct, &kElementwiseFusionSpeedup, &kAttentionMinSharePct, &kAttentionExpectedSpeedup};
 
 double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 / speedup) : 0; }
 
@@ -28,20 +38,20 @@ void NoTensorCores(RuleContext& ctx) {
     ctx.Outcome(kNoTensorCores, AssessStatus::kNotAssessed, false, why);
     return;
   }
-  const RuleSpec& spec = *ctx.catalog.Find(kNoTensorCores);
-  const RuleParam* min_share = spec.FindParam("min_share_pct");
-  const RuleParam* speedup = spec.FindParam("expected_speedup");
+  const RuleSpec& spec = ctx.catalog.Spec(kNoTensorCores);
+  const RuleParam& min_share = ctx.catalog.Get(kNoTensorCoresMinSharePct);
+  const RuleParam& speedup = ctx.catalog.Get(kNoTensorCoresExpectedSpeedup);
   double share = ShareOfKernels(ctx, ctx.busy.fp32_gemm_conv_ns);
-  if (share <= min_share->value) {
+  if (share <= min_share.value) {
     ctx.Outcome(kNoTensorCores, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(
-      ctx.PerStep(Saving(static_cast<double>(ctx.busy.fp32_gemm_conv_ns), speedup->value)));
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.fp32_gemm_conv_ns), speedup.value)));
   f.confidence = ctx.trace.devices.size() > 0 ? Confidence::kMedium : Confidence::kLow;
   RuleContext::AddEvidence(f, "diagnose.fp32_gemm_conv_kernel_pct", share, unit::kPercent, ">",
-                           min_share->value, min_share);
+                           min_share.value, &min_share);
   ctx.AddMetricEvidence(f, "kernels.tensor_core_time_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.tc_eligible_without_tc_pct", ">", 0, nullptr);
   f.top_events = ctx.busy.top_fp32_names;
@@ -49,20 +59,20 @@ void NoTensorCores(RuleContext& ctx) {
 }
 
 void Elementwise(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kElementwise);
-  const RuleParam* min_share = spec.FindParam("min_share_pct");
-  const RuleParam* speedup = spec.FindParam("fusion_speedup");
+  const RuleSpec& spec = ctx.catalog.Spec(kElementwise);
+  const RuleParam& min_share = ctx.catalog.Get(kElementwiseMinSharePct);
+  const RuleParam& speedup = ctx.catalog.Get(kElementwiseFusionSpeedup);
   double share = ShareOfKernels(ctx, ctx.busy.elementwise_ns);
-  if (share <= min_share->value) {
+  if (share <= min_share.value) {
     ctx.Outcome(kElementwise, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(
-      ctx.PerStep(Saving(static_cast<double>(ctx.busy.elementwise_ns), speedup->value)));
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.elementwise_ns), speedup.value)));
   f.confidence = Confidence::kLow;  // fusion gains depend on the chain; an estimate
   RuleContext::AddEvidence(f, "diagnose.elementwise_kernel_pct", share, unit::kPercent, ">",
-                           min_share->value, min_share);
+                           min_share.value, &min_share);
   ctx.AddMetricEvidence(f, "kernels.class.elementwise_pct", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.class.normalization_pct", ">=", 0, nullptr);
   f.top_events = ctx.busy.top_elementwise_names;
@@ -79,21 +89,21 @@ bool HasBatchedMatmul(const Trace& trace) {
 }
 
 void UnfusedAttention(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kAttention);
-  const RuleParam* min_share = spec.FindParam("min_share_pct");
-  const RuleParam* speedup = spec.FindParam("expected_speedup");
+  const RuleSpec& spec = ctx.catalog.Spec(kAttention);
+  const RuleParam& min_share = ctx.catalog.Get(kAttentionMinSharePct);
+  const RuleParam& speedup = ctx.catalog.Get(kAttentionExpectedSpeedup);
   double share = ShareOfKernels(ctx, ctx.busy.softmax_ns);
   // Fused attention kernels present, or no batched matmul next to the softmax: not this.
-  if (share <= min_share->value || ctx.busy.attention_ns > 0 || !HasBatchedMatmul(ctx.trace)) {
+  if (share <= min_share.value || ctx.busy.attention_ns > 0 || !HasBatchedMatmul(ctx.trace)) {
     ctx.Outcome(kAttention, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(
-      ctx.PerStep(Saving(static_cast<double>(ctx.busy.softmax_ns), speedup->value)));
+      ctx.PerStep(Saving(static_cast<double>(ctx.busy.softmax_ns), speedup.value)));
   f.confidence = Confidence::kLow;
   RuleContext::AddEvidence(f, "diagnose.softmax_kernel_pct", share, unit::kPercent, ">",
-                           min_share->value, min_share);
+                           min_share.value, &min_share);
   f.top_events = ctx.busy.top_softmax_names;
   ctx.Emit(std::move(f), {{"share", share}});
 }
@@ -111,6 +121,8 @@ void EvaluateComputeRules(RuleContext& ctx) {
   Elementwise(ctx);
   UnfusedAttention(ctx);
 }
+
+std::span<const ParamRef* const> ComputeRuleParams() { return kParams; }
 
 // compute.*: kernels that cannot use the machine (KNOWLEDGE.md §6).
 std::vector<RuleSpec> ComputeRuleSpecs() {

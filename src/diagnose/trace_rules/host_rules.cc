@@ -1,5 +1,6 @@
 // Host rules: periodic stalls (a few slow steps), CPU-bound gaps, DataParallel.
 #include <algorithm>
+#include <array>
 #include <unordered_set>
 
 #include "diagnose/capture.h"
@@ -12,12 +13,20 @@ constexpr const char* kStall = "host.periodic_stall";
 constexpr const char* kCpuGaps = "host.cpu_bound_gaps";
 constexpr const char* kDataParallel = "host.dataparallel";
 
+constexpr ParamRef kStallSlowFactor{kStall, "slow_factor"};
+constexpr ParamRef kStallMaxSlowSharePct{kStall, "max_slow_share_pct"};
+constexpr ParamRef kStallMinStepPct{kStall, "min_step_pct"};
+constexpr ParamRef kStallLongGapMs{kStall, "long_gap_ms"};
+constexpr ParamRef kCpuGapsMinStepPct{kCpuGaps, "min_step_pct"};
+constexpr ParamRef kDataParallelMinDevices{kDataParallel, "min_devices"};
+constexpr std::array<const ParamRef*, 6> kParams = {&kStallSlowFactor, &kStallMaxSlowSharePct, &kStallMinStepPct, &kStallLongGapMs, &kCpuGapsMinStepPct, &kDataParallelMinDevices};
+
 void PeriodicStall(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kStall);
-  const RuleParam* factor = spec.FindParam("slow_factor");
-  const RuleParam* max_share = spec.FindParam("max_slow_share_pct");
-  const RuleParam* min_pct = spec.FindParam("min_step_pct");
-  const RuleParam* long_gap = spec.FindParam("long_gap_ms");
+  const RuleSpec& spec = ctx.catalog.Spec(kStall);
+  const RuleParam& factor = ctx.catalog.Get(kStallSlowFactor);
+  const RuleParam& max_share = ctx.catalog.Get(kStallMaxSlowSharePct);
+  const RuleParam& min_pct = ctx.catalog.Get(kStallMinStepPct);
+  const RuleParam& long_gap = ctx.catalog.Get(kStallLongGapMs);
   const StepBreakdownResult& steps = ctx.analysis.steps;
   if (ctx.trace.active_devices().empty() || ctx.step_ns == 0) {
     ctx.Outcome(kStall, AssessStatus::kNotAssessed, false, "no GPU ops inside analysed steps");
@@ -29,20 +38,20 @@ void PeriodicStall(RuleContext& ctx) {
   std::vector<EvidenceRange> ranges;
   if (steps.steps.size() >= 3 && steps.median_ns > 0) {
     for (const StepCosts& s : steps.steps) {
-      if (s.total_ns < factor->value * static_cast<double>(steps.median_ns)) continue;
+      if (s.total_ns < factor.value * static_cast<double>(steps.median_ns)) continue;
       ++slow;
       excess += static_cast<double>(s.total_ns - steps.median_ns);
       ranges.push_back({"step", -1, -1, s.window.start, s.window.end,
                         "ProfilerStep#" + std::to_string(s.number)});
     }
-    if (100.0 * slow > max_share->value * static_cast<double>(steps.steps.size())) {
+    if (100.0 * slow > max_share.value * static_cast<double>(steps.steps.size())) {
       slow = 0;  // most steps are slow: the job is slow, not stalled
       excess = 0;
       ranges.clear();
     }
   }
   // Any idle gap beyond long_gap_ms is a stall, whatever the step count.
-  double long_gap_ns = long_gap->value * kNsPerMs;
+  double long_gap_ns = long_gap.value * kNsPerMs;
   int64_t long_gaps = 0;
   double long_gap_total = 0;
   for (const IdleGap& g : ctx.analysis.idle_gaps.top_gaps) {
@@ -64,7 +73,7 @@ void PeriodicStall(RuleContext& ctx) {
   // on the GPU) are not a host stall.
   double available = std::min(want, ctx.IdleLeft(IdleCause::kStepBoundary) +
                                         ctx.IdleLeft(IdleCause::kHostBusy));
-  if (ctx.PctOfStep(available) < min_pct->value) {
+  if (ctx.PctOfStep(available) < min_pct.value) {
     ctx.Outcome(kStall, AssessStatus::kAssessed, false);
     return;
   }
@@ -76,34 +85,34 @@ void PeriodicStall(RuleContext& ctx) {
   f.recoverable_ns_per_step = static_cast<DurationNs>(got);
   if (got < 0.5 * want) f.confidence = Confidence::kMedium;
   RuleContext::AddEvidence(f, "diagnose.slow_steps", static_cast<double>(slow), unit::kCount,
-                           ">=", 1, factor);
+                           ">=", 1, &factor);
   ctx.AddMetricEvidence(f, "step.time_max_ms", ">=",
-                        factor->value * NsToMs(steps.median_ns), factor);
+                        factor.value * NsToMs(steps.median_ns), &factor);
   ctx.AddMetricEvidence(f, "step.time_median_ms", ">", 0, nullptr);
   if (long_gaps > 0) {
     RuleContext::AddEvidence(f, "diagnose.long_idle_gaps", static_cast<double>(long_gaps),
-                             unit::kCount, ">", 0, long_gap);
+                             unit::kCount, ">", 0, &long_gap);
   }
   f.ranges = std::move(ranges);
   for (const HostNameTime& h : ctx.analysis.idle_gaps.host_busy_top) f.top_events.push_back(h.name);
   ctx.Emit(std::move(f), {{"slow", static_cast<double>(slow)},
                           {"steps", static_cast<double>(steps.steps.size())},
-                          {"factor", factor->value}});
+                          {"factor", factor.value}});
 }
 
 void CpuBoundGaps(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kCpuGaps);
-  const RuleParam* min_pct = spec.FindParam("min_step_pct");
+  const RuleSpec& spec = ctx.catalog.Spec(kCpuGaps);
+  const RuleParam& min_pct = ctx.catalog.Get(kCpuGapsMinStepPct);
   double left = ctx.IdleLeft(IdleCause::kHostBusy);
-  if (ctx.PctOfStep(left) <= min_pct->value) {
+  if (ctx.PctOfStep(left) <= min_pct.value) {
     ctx.Outcome(kCpuGaps, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kHostBusy, left));
   RuleContext::AddEvidence(f, "diagnose.host_busy_idle_step_pct", ctx.PctOfStep(left),
-                           unit::kPercent, ">", min_pct->value, min_pct);
-  ctx.AddMetricEvidence(f, "idle.host_busy_pct", ">", min_pct->value, min_pct);
+                           unit::kPercent, ">", min_pct.value, &min_pct);
+  ctx.AddMetricEvidence(f, "idle.host_busy_pct", ">", min_pct.value, &min_pct);
   ctx.AddMetricEvidence(f, "step.cpu_exec_pct", ">", 0, nullptr);
   ctx.AddIdleEvidence(f, IdleCause::kHostBusy);
   f.top_events.clear();  // the host-busy ranking over all gaps is the better list
@@ -128,17 +137,17 @@ bool UsesDataParallel(const Trace& trace) {
 }
 
 void DataParallel(RuleContext& ctx) {
-  const RuleSpec& spec = *ctx.catalog.Find(kDataParallel);
-  const RuleParam* min_devices = spec.FindParam("min_devices");
+  const RuleSpec& spec = ctx.catalog.Spec(kDataParallel);
+  const RuleParam& min_devices = ctx.catalog.Get(kDataParallelMinDevices);
   double devices = static_cast<double>(ctx.trace.active_devices().size());
-  if (devices < min_devices->value || !UsesDataParallel(ctx.trace)) {
+  if (devices < min_devices.value || !UsesDataParallel(ctx.trace)) {
     ctx.Outcome(kDataParallel, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.confidence = Confidence::kMedium;
   RuleContext::AddEvidence(f, "diagnose.devices_per_process", devices, unit::kCount, ">=",
-                           min_devices->value, min_devices);
+                           min_devices.value, &min_devices);
   ctx.Emit(std::move(f), {{"devices", devices}});
 }
 
@@ -149,6 +158,8 @@ void EvaluateHostRules(RuleContext& ctx) {
   CpuBoundGaps(ctx);
   DataParallel(ctx);
 }
+
+std::span<const ParamRef* const> HostRuleParams() { return kParams; }
 
 // host.*: the CPU cannot keep up (KNOWLEDGE.md §2).
 std::vector<RuleSpec> HostRuleSpecs() {

@@ -1,6 +1,7 @@
 // Launch rules: sync points (sync_drain idle), tiny kernels or launch-bound host
 // (launch_bound idle: one or the other claims it), and a starved queue (unexplained idle).
 #include <algorithm>
+#include <array>
 
 #include "diagnose/capture.h"
 #include "diagnose/trace_rules/trace_fixes.h"
@@ -14,6 +15,20 @@ constexpr const char* kTiny = "launch.tiny_kernels";
 constexpr const char* kLaunchBound = "launch.launch_bound";
 constexpr const char* kStarved = "launch.queue_starved";
 
+constexpr ParamRef kSyncMinStepPct{kSync, "min_step_pct"};
+constexpr std::array<const ParamRef*, 1> kSyncParams = {&kSyncMinStepPct};
+constexpr ParamRef kTinyMinStepPct{kTiny, "min_step_pct"};
+constexpr ParamRef kTinyMinShortCountPct{kTiny, "min_short_count_pct"};
+constexpr ParamRef kTinyMinKernelsPerStep{kTiny, "min_kernels_per_step"};
+constexpr ParamRef kLaunchBoundMinStepPct{kLaunchBound, "min_step_pct"};
+constexpr ParamRef kLaunchBoundMaxDelayUs{kLaunchBound, "max_delay_us"};
+constexpr ParamRef kStarvedMinStepPct{kStarved, "min_step_pct"};
+constexpr ParamRef kStarvedMaxKernelUtilPct{kStarved, "max_kernel_util_pct"};
+constexpr std::array<const ParamRef*, 7> kLaunchParams = {
+    &kTinyMinStepPct,        &kTinyMinShortCountPct, &kTinyMinKernelsPerStep,
+    &kLaunchBoundMinStepPct, &kLaunchBoundMaxDelayUs, &kStarvedMinStepPct,
+    &kStarvedMaxKernelUtilPct};
+
 bool NoKernels(RuleContext& ctx, std::initializer_list<const char*> ids) {
   if (ctx.analysis.kernels.kernel_count > 0 && ctx.step_ns > 0) return false;
   for (const char* id : ids) {
@@ -22,19 +37,19 @@ bool NoKernels(RuleContext& ctx, std::initializer_list<const char*> ids) {
   return true;
 }
 
-// True when the rule's share of the step passes; records a quiet outcome otherwise.
-bool Passes(RuleContext& ctx, const char* id, double per_step) {
-  const RuleParam* min_pct = ctx.catalog.Find(id)->FindParam("min_step_pct");
-  if (ctx.PctOfStep(per_step) > min_pct->value) return true;
-  ctx.Outcome(id, AssessStatus::kAssessed, false);
+// True when the rule's share of the step passes its |min_step_pct|; records a quiet outcome
+// otherwise.
+bool Passes(RuleContext& ctx, const ParamRef& min_step_pct, double per_step) {
+  if (ctx.PctOfStep(per_step) > ctx.catalog.Get(min_step_pct).value) return true;
+  ctx.Outcome(min_step_pct.rule, AssessStatus::kAssessed, false);
   return false;
 }
 
-void AddIdlePctEvidence(RuleContext& ctx, Finding& f, const char* id, std::string metric_id,
-                        double per_step) {
-  const RuleParam* min_pct = ctx.catalog.Find(id)->FindParam("min_step_pct");
+void AddIdlePctEvidence(RuleContext& ctx, Finding& f, const ParamRef& min_step_pct,
+                        std::string metric_id, double per_step) {
+  const RuleParam& min_pct = ctx.catalog.Get(min_step_pct);
   RuleContext::AddEvidence(f, std::move(metric_id), ctx.PctOfStep(per_step), unit::kPercent, ">",
-                           min_pct->value, min_pct);
+                           min_pct.value, &min_pct);
 }
 
 }  // namespace
@@ -47,10 +62,10 @@ void EvaluateSyncRule(RuleContext& ctx) {
     return;
   }
   double drain = ctx.IdleLeft(IdleCause::kSyncDrain);
-  if (!Passes(ctx, kSync, drain)) return;
-  Finding f = ctx.Start(*ctx.catalog.Find(kSync));
+  if (!Passes(ctx, kSyncMinStepPct, drain)) return;
+  Finding f = ctx.Start(ctx.catalog.Spec(kSync));
   f.recoverable_ns_per_step = static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kSyncDrain, drain));
-  AddIdlePctEvidence(ctx, f, kSync, "diagnose.sync_drain_idle_step_pct", drain);
+  AddIdlePctEvidence(ctx, f, kSyncMinStepPct, "diagnose.sync_drain_idle_step_pct", drain);
   ctx.AddMetricEvidence(f, "idle.sync_drain_pct", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "sync.blocking_calls", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "sync.scalar_reads", ">=", 0, nullptr);
@@ -68,45 +83,48 @@ void EvaluateSyncRule(RuleContext& ctx) {
 void EvaluateLaunchRules(RuleContext& ctx) {
   if (NoKernels(ctx, {kTiny, kLaunchBound, kStarved})) return;
   // launch_bound idle goes to tiny kernels when most kernels are short, else to the host.
-  const RuleParam* min_short = ctx.catalog.Find(kTiny)->FindParam("min_short_count_pct");
-  const RuleParam* min_kernels = ctx.catalog.Find(kTiny)->FindParam("min_kernels_per_step");
+  const RuleParam& min_short = ctx.catalog.Get(kTinyMinShortCountPct);
+  const RuleParam& min_kernels = ctx.catalog.Get(kTinyMinKernelsPerStep);
   double short_pct = ctx.metrics.ValueOr("kernels.short_count_pct", 0);
   double kernels = static_cast<double>(ctx.busy.kernel_count) /
                    static_cast<double>(std::max<int64_t>(1, ctx.step_count) * ctx.device_count);
-  bool tiny = short_pct >= min_short->value && kernels >= min_kernels->value;
-  const char* owner = tiny ? kTiny : kLaunchBound;
+  bool tiny = short_pct >= min_short.value && kernels >= min_kernels.value;
+  const ParamRef& owner_min_pct = tiny ? kTinyMinStepPct : kLaunchBoundMinStepPct;
   ctx.Outcome(tiny ? kLaunchBound : kTiny, AssessStatus::kAssessed, false);
   double launch = ctx.IdleLeft(IdleCause::kLaunchBound);
-  if (Passes(ctx, owner, launch)) {
-    Finding f = ctx.Start(*ctx.catalog.Find(owner));
+  if (Passes(ctx, owner_min_pct, launch)) {
+    Finding f = ctx.Start(ctx.catalog.Spec(owner_min_pct.rule));
     f.recoverable_ns_per_step =
         static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kLaunchBound, launch));
     // The profiler instruments every op and launch call, so host-side gaps between kernels
     // are longer under it than in the real run: an upper bound, medium confidence.
     f.confidence = Confidence::kMedium;
-    AddIdlePctEvidence(ctx, f, owner, "diagnose.launch_bound_idle_step_pct", launch);
-    ctx.AddMetricEvidence(f, "kernels.short_count_pct", tiny ? ">=" : "<", min_short->value,
-                          min_short);
+    AddIdlePctEvidence(ctx, f, owner_min_pct, "diagnose.launch_bound_idle_step_pct", launch);
+    ctx.AddMetricEvidence(f, "kernels.short_count_pct", tiny ? ">=" : "<", min_short.value,
+                          &min_short);
     RuleContext::AddEvidence(f, "diagnose.kernels_per_step", kernels, unit::kCount,
-                             tiny ? ">=" : "<", min_kernels->value, min_kernels);
-    const RuleParam* max_delay = ctx.catalog.Find(kLaunchBound)->FindParam("max_delay_us");
-    ctx.AddMetricEvidence(f, "launch.delay_p95_us", ">", max_delay->value, max_delay);
+                             tiny ? ">=" : "<", min_kernels.value, &min_kernels);
+    const RuleParam& max_delay = ctx.catalog.Get(kLaunchBoundMaxDelayUs);
+    ctx.AddMetricEvidence(f, "launch.delay_p95_us", ">", max_delay.value, &max_delay);
     ctx.AddMetricEvidence(f, "launch.call_mean_us", ">", 0, nullptr);
     ctx.AddIdleEvidence(f, IdleCause::kLaunchBound);
     ctx.Emit(std::move(f), {{"kernels", kernels}, {"short_pct", short_pct}});
   }
   double unknown = ctx.IdleLeft(IdleCause::kUnknown);
-  if (!Passes(ctx, kStarved, unknown)) return;
-  const RuleSpec& spec = *ctx.catalog.Find(kStarved);
+  if (!Passes(ctx, kStarvedMinStepPct, unknown)) return;
+  const RuleSpec& spec = ctx.catalog.Spec(kStarved);
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kUnknown, unknown));
   f.confidence = Confidence::kMedium;  // nothing traced explains it
-  AddIdlePctEvidence(ctx, f, kStarved, "diagnose.unknown_idle_step_pct", unknown);
-  const RuleParam* max_util = spec.FindParam("max_kernel_util_pct");
-  ctx.AddMetricEvidence(f, "util.kernel_pct", "<", max_util->value, max_util);
+  AddIdlePctEvidence(ctx, f, kStarvedMinStepPct, "diagnose.unknown_idle_step_pct", unknown);
+  const RuleParam& max_util = ctx.catalog.Get(kStarvedMaxKernelUtilPct);
+  ctx.AddMetricEvidence(f, "util.kernel_pct", "<", max_util.value, &max_util);
   ctx.AddIdleEvidence(f, IdleCause::kUnknown);
   ctx.Emit(std::move(f), {});
 }
+
+std::span<const ParamRef* const> SyncRuleParams() { return kSyncParams; }
+std::span<const ParamRef* const> LaunchRuleParams() { return kLaunchParams; }
 
 // launch.sync_points claims sync_drain idle, before memory and host rules.
 std::vector<RuleSpec> SyncRuleSpecs() {

@@ -1,8 +1,10 @@
 // Memory rules: near capacity (from allocator events), allocator churn (cudaMalloc/cudaFree
 // in steady-state steps), and GEMMs too small to fill the GPU.
 #include <algorithm>
+#include <array>
 
 #include "diagnose/capture.h"
+#include "diagnose/trace_rules/trace_params.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -12,6 +14,13 @@ constexpr const char* kNearCapacity = "memory.near_capacity";
 constexpr const char* kChurn = "memory.allocator_churn";
 constexpr const char* kSmallGemms = "memory.small_batch_gemms";
 
+constexpr ParamRef kChurnMinCallsPerStep{kChurn, "min_calls_per_step"};
+constexpr ParamRef kSmallGemmsMinGemmSharePct{kSmallGemms, "min_gemm_share_pct"};
+constexpr ParamRef kSmallGemmsMinStepPct{kSmallGemms, "min_step_pct"};
+constexpr std::array<const ParamRef*, 4> kParams = {
+    &kNearCapacityPeakPct, &kChurnMinCallsPerStep, &kSmallGemmsMinGemmSharePct,
+    &kSmallGemmsMinStepPct};
+
 void NearCapacity(RuleContext& ctx) {
   const MemoryUsageResult& mem = ctx.analysis.memory;
   if (mem.devices.empty()) {
@@ -19,15 +28,15 @@ void NearCapacity(RuleContext& ctx) {
                 "no allocator [memory] events (profile_memory=True was off)");
     return;
   }
-  const RuleSpec& spec = *ctx.catalog.Find(kNearCapacity);
-  const RuleParam* peak_pct = spec.FindParam("peak_pct");
+  const RuleSpec& spec = ctx.catalog.Spec(kNearCapacity);
+  const RuleParam& peak_pct = ctx.catalog.Get(kNearCapacityPeakPct);
   const DeviceMemoryStats* worst = nullptr;
   bool capacity_known = false;
   for (const DeviceMemoryStats& d : mem.devices) {
     if (d.capacity <= 0) continue;
     capacity_known = true;
     double pct = std::max(d.peak_allocated_pct, d.peak_reserved_pct);
-    if (pct > peak_pct->value &&
+    if (pct > peak_pct.value &&
         (worst == nullptr || pct > std::max(worst->peak_allocated_pct, worst->peak_reserved_pct))) {
       worst = &d;
     }
@@ -43,8 +52,8 @@ void NearCapacity(RuleContext& ctx) {
   }
   Finding f = ctx.Start(spec);
   MetricScope scope = MetricScope::Device(worst->device);
-  ctx.AddMetricEvidence(f, "memory.peak_allocated_pct", ">", peak_pct->value, peak_pct, scope);
-  ctx.AddMetricEvidence(f, "memory.peak_reserved_pct", ">", peak_pct->value, peak_pct, scope);
+  ctx.AddMetricEvidence(f, "memory.peak_allocated_pct", ">", peak_pct.value, &peak_pct, scope);
+  ctx.AddMetricEvidence(f, "memory.peak_reserved_pct", ">", peak_pct.value, &peak_pct, scope);
   ctx.AddMetricEvidence(f, "memory.reserved_to_allocated", ">", 1, nullptr, scope);
   f.ranges.push_back({"memory_peak", worst->device, -1, worst->peak_allocated_ts,
                       worst->peak_allocated_ts, "peak allocated"});
@@ -63,9 +72,9 @@ void AllocatorChurn(RuleContext& ctx) {
                 "fewer than two ProfilerSteps: no steady-state step to look at");
     return;
   }
-  const RuleSpec& spec = *ctx.catalog.Find(kChurn);
-  const RuleParam* min_calls = spec.FindParam("min_calls_per_step");
-  if (mem.alloc_calls_per_step < min_calls->value) {
+  const RuleSpec& spec = ctx.catalog.Spec(kChurn);
+  const RuleParam& min_calls = ctx.catalog.Get(kChurnMinCallsPerStep);
+  if (mem.alloc_calls_per_step < min_calls.value) {
     ctx.Outcome(kChurn, AssessStatus::kAssessed, false);
     return;
   }
@@ -78,7 +87,7 @@ void AllocatorChurn(RuleContext& ctx) {
   f.recoverable_ns_per_step =
       static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kHostBusy, alloc_per_step));
   f.confidence = Confidence::kMedium;
-  ctx.AddMetricEvidence(f, "memory.alloc_calls_per_step", ">=", min_calls->value, min_calls);
+  ctx.AddMetricEvidence(f, "memory.alloc_calls_per_step", ">=", min_calls.value, &min_calls);
   ctx.AddMetricEvidence(f, "memory.steady_alloc_ms", ">", 0, nullptr);
   f.ranges = mem.top_alloc_calls;
   for (const EvidenceRange& r : mem.top_alloc_calls) {
@@ -101,12 +110,12 @@ void SmallGemms(RuleContext& ctx) {
                 "kernel grids or the device's SM count are not in the trace");
     return;
   }
-  const RuleSpec& spec = *ctx.catalog.Find(kSmallGemms);
-  const RuleParam* min_share = spec.FindParam("min_gemm_share_pct");
-  const RuleParam* min_pct = spec.FindParam("min_step_pct");
+  const RuleSpec& spec = ctx.catalog.Spec(kSmallGemms);
+  const RuleParam& min_share = ctx.catalog.Get(kSmallGemmsMinGemmSharePct);
+  const RuleParam& min_pct = ctx.catalog.Get(kSmallGemmsMinStepPct);
   double share = 100.0 * static_cast<double>(b.underfilled_gemm_ns) / b.gemm_conv_ns;
   double per_step = ctx.PerStep(b.underfilled_saving_ns);
-  if (share < min_share->value || ctx.PctOfStep(per_step) < min_pct->value) {
+  if (share < min_share.value || ctx.PctOfStep(per_step) < min_pct.value) {
     ctx.Outcome(kSmallGemms, AssessStatus::kAssessed, false);
     return;
   }
@@ -114,9 +123,9 @@ void SmallGemms(RuleContext& ctx) {
   f.recoverable_ns_per_step = static_cast<DurationNs>(per_step);
   f.confidence = Confidence::kLow;  // an upper bound: a bigger batch adds work too
   RuleContext::AddEvidence(f, "diagnose.underfilled_gemm_share_pct", share, unit::kPercent, ">=",
-                           min_share->value, min_share);
+                           min_share.value, &min_share);
   RuleContext::AddEvidence(f, "diagnose.underfilled_saving_step_pct", ctx.PctOfStep(per_step),
-                           unit::kPercent, ">=", min_pct->value, min_pct);
+                           unit::kPercent, ">=", min_pct.value, &min_pct);
   f.top_events = b.top_underfilled_names;
   ctx.Emit(std::move(f), {{"share", share}});
 }
@@ -128,6 +137,8 @@ void EvaluateMemoryRules(RuleContext& ctx) {
   AllocatorChurn(ctx);
   SmallGemms(ctx);
 }
+
+std::span<const ParamRef* const> MemoryRuleParams() { return kParams; }
 
 // memory.*: pressure that bends the work (KNOWLEDGE.md §3).
 std::vector<RuleSpec> MemoryRuleSpecs() {

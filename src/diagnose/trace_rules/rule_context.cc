@@ -62,7 +62,6 @@ Finding RuleContext::Start(const RuleSpec& spec) {
 }
 
 void RuleContext::Emit(Finding f, std::initializer_list<TitleArg> args, Severity floor) {
-  const RuleSpec* spec = catalog.Find(f.id);
   f.idle_recoverable_ns_per_step = std::min(
       f.recoverable_ns_per_step, static_cast<DurationNs>(idle_claimed_ - claimed_at_start_));
   claimed_at_start_ = idle_claimed_;
@@ -70,7 +69,7 @@ void RuleContext::Emit(Finding f, std::initializer_list<TitleArg> args, Severity
   double pct = PctOfStep(static_cast<double>(f.recoverable_ns_per_step));
   std::vector<TitleArg> all = {{"ms", ms}, {"pct", pct}};
   all.insert(all.end(), args.begin(), args.end());
-  f.title = FormatTitle(*spec, all);
+  f.title = FormatTitle(catalog.Spec(f.id), all);
   if (f.recoverable_ns_per_step > 0) f.severity = SeverityForShare(pct, options.bands);
   f.severity = Raise(f.severity, floor);
   if (!analysis.data_quality.reliable || out.steps_synthesized) f.confidence = Lower(f.confidence);

@@ -58,9 +58,6 @@ class RuleContext {
   int device_count = 0;     // devices with GPU ops (>= 1 when any)
   BusyStats busy;
 
-  double Param(std::string_view rule_id, std::string_view name) const {
-    return catalog.Param(rule_id, name);
-  }
   // Share of the mean step, in %.
   double PctOfStep(double ns_per_step) const;
   // A total summed over devices and steps, as time per step on one device.

@@ -17,13 +17,13 @@ void EvaluatePlatformRules(RuleContext& ctx) {
 namespace {
 
 constexpr std::array<RuleFamily<RuleContext>, 8> kTraceRules = {{
-    {InputRuleSpecs, EvaluateInputRules},
-    {CommRuleSpecs, EvaluateCommRules},
-    {SyncRuleSpecs, EvaluateSyncRule},
-    {MemoryRuleSpecs, EvaluateMemoryRules},
-    {HostRuleSpecs, EvaluateHostRules},
-    {LaunchRuleSpecs, EvaluateLaunchRules},
-    {ComputeRuleSpecs, EvaluateComputeRules},
+    {InputRuleSpecs, EvaluateInputRules, InputRuleParams},
+    {CommRuleSpecs, EvaluateCommRules, CommRuleParams},
+    {SyncRuleSpecs, EvaluateSyncRule, SyncRuleParams},
+    {MemoryRuleSpecs, EvaluateMemoryRules, MemoryRuleParams},
+    {HostRuleSpecs, EvaluateHostRules, HostRuleParams},
+    {LaunchRuleSpecs, EvaluateLaunchRules, LaunchRuleParams},
+    {ComputeRuleSpecs, EvaluateComputeRules, ComputeRuleParams},
     {nullptr, EvaluatePlatformRules},
 }};
 
@@ -32,5 +32,7 @@ constexpr std::array<RuleFamily<RuleContext>, 8> kTraceRules = {{
 std::span<const RuleFamily<RuleContext>> TraceRuleFamilies() { return kTraceRules; }
 
 std::vector<RuleSpec> TraceRuleSpecs() { return SpecsOf(TraceRuleFamilies()); }
+
+std::vector<const ParamRef*> TraceParamRefs() { return ParamRefsOf(TraceRuleFamilies()); }
 
 }  // namespace gpuwhy

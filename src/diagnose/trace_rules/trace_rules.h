@@ -14,23 +14,30 @@ std::span<const RuleFamily<RuleContext>> TraceRuleFamilies();
 // input_rules.cc: input_wait idle, exposed host-to-device copies.
 std::vector<RuleSpec> InputRuleSpecs();
 void EvaluateInputRules(RuleContext& ctx);
+std::span<const ParamRef* const> InputRuleParams();
 // comm_rules.cc: comm_wait idle and exposed communication.
 std::vector<RuleSpec> CommRuleSpecs();
 void EvaluateCommRules(RuleContext& ctx);
+std::span<const ParamRef* const> CommRuleParams();
 // launch_rules.cc: sync_drain idle (before memory and host), then launch_bound and unknown.
 std::vector<RuleSpec> SyncRuleSpecs();
 void EvaluateSyncRule(RuleContext& ctx);
+std::span<const ParamRef* const> SyncRuleParams();
 std::vector<RuleSpec> LaunchRuleSpecs();
 void EvaluateLaunchRules(RuleContext& ctx);
+std::span<const ParamRef* const> LaunchRuleParams();
 // memory_rules.cc: allocator churn takes host_busy idle first.
 std::vector<RuleSpec> MemoryRuleSpecs();
 void EvaluateMemoryRules(RuleContext& ctx);
+std::span<const ParamRef* const> MemoryRuleParams();
 // host_rules.cc: periodic stall, then cpu gaps; DataParallel.
 std::vector<RuleSpec> HostRuleSpecs();
 void EvaluateHostRules(RuleContext& ctx);
+std::span<const ParamRef* const> HostRuleParams();
 // compute_rules.cc: busy-time estimates over disjoint kernel sets.
 std::vector<RuleSpec> ComputeRuleSpecs();
 void EvaluateComputeRules(RuleContext& ctx);
+std::span<const ParamRef* const> ComputeRuleParams();
 // trace_rules.cc: platform rules a trace cannot assess.
 void EvaluatePlatformRules(RuleContext& ctx);
 
