@@ -10,6 +10,7 @@
 #include "diagnose/capture.h"
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/finding_builder.h"
+#include "diagnose/outcome_recorder.h"
 #include "diagnose/rule_family.h"
 #include "diagnose/trace_rules/trace_params.h"
 
@@ -67,7 +68,7 @@ class JobRules {
   }
 
   void Outcome(const std::string& id, AssessStatus status, bool fired, std::string note) {
-    out.outcomes.push_back({id, status, fired, std::move(note)});
+    RecordOutcome(out.outcomes, OutcomeMerge::kAppend, id, status, fired, std::move(note));
   }
 };
 

@@ -1,6 +1,7 @@
 #include "diagnose/diagnose_platform.h"
 
 #include "diagnose/finding_builder.h"
+#include "diagnose/outcome_recorder.h"
 #include "diagnose/platform_rules/platform_rules.h"
 
 namespace gpuwhy {
@@ -17,7 +18,7 @@ Finding& PlatformContext::AddFinding(std::string_view rule_id, Severity severity
 
 void PlatformContext::Outcome(std::string_view rule_id, AssessStatus status, bool fired,
                               std::string note) {
-  diagnosis.outcomes.push_back({std::string(rule_id), status, fired, std::move(note)});
+  RecordOutcome(diagnosis.outcomes, OutcomeMerge::kAppend, rule_id, status, fired, std::move(note));
 }
 
 void AddPlatformEvidence(Finding& f, std::string id, double value, std::string unit,

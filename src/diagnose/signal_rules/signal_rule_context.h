@@ -11,6 +11,7 @@
 
 #include "diagnose/diagnose_signals.h"
 #include "diagnose/finding_builder.h"
+#include "diagnose/outcome_recorder.h"
 
 namespace gpuwhy {
 
@@ -59,14 +60,7 @@ class SignalRuleContext {
   }
 
   void Outcome(std::string_view id, AssessStatus status, bool fired, std::string note = "") {
-    for (RuleOutcome& o : d_.outcomes) {
-      if (o.rule_id != id) continue;
-      o.fired = o.fired || fired;
-      if (fired || o.status == AssessStatus::kNotAssessed) o.status = status;
-      if (!note.empty() && !o.fired) o.note = std::move(note);
-      return;
-    }
-    d_.outcomes.push_back({std::string(id), status, fired, std::move(note)});
+    RecordOutcome(d_.outcomes, OutcomeMerge::kPerDevice, id, status, fired, std::move(note));
   }
 
   Severity ForShare(double pct) const { return SeverityForShare(pct, options_.bands); }

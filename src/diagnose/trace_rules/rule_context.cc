@@ -1,5 +1,7 @@
 #include "diagnose/trace_rules/rule_context.h"
 
+#include "diagnose/outcome_recorder.h"
+
 #include <algorithm>
 #include <map>
 
@@ -81,14 +83,7 @@ void RuleContext::Emit(Finding f, std::initializer_list<TitleArg> args, Severity
 
 void RuleContext::Outcome(std::string_view rule_id, AssessStatus status, bool fired,
                           std::string note) {
-  for (RuleOutcome& o : out.outcomes) {
-    if (o.rule_id != rule_id) continue;
-    o.status = status;
-    o.fired = o.fired || fired;
-    if (!note.empty()) o.note = std::move(note);
-    return;
-  }
-  out.outcomes.push_back({std::string(rule_id), status, fired, std::move(note)});
+  RecordOutcome(out.outcomes, OutcomeMerge::kLatest, rule_id, status, fired, std::move(note));
 }
 
 void RuleContext::AddEvidence(Finding& f, std::string id, double value, std::string unit,
