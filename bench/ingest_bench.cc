@@ -61,13 +61,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (arg == "--size-mb") size_mb = std::atoll(next().c_str());
-    else if (arg == "--runs") runs = std::atoi(next().c_str());
-    else if (arg == "--gzip") gzip = true;
-    else if (arg == "--scenario") scenario = next();
-    else if (arg == "--trace") trace = next();
+    if (arg == "--size-mb")
+      size_mb = std::atoll(next().c_str());
+    else if (arg == "--runs")
+      runs = std::atoi(next().c_str());
+    else if (arg == "--gzip")
+      gzip = true;
+    else if (arg == "--scenario")
+      scenario = next();
+    else if (arg == "--trace")
+      trace = next();
     else {
-      fmt::print(stderr, "usage: ingest_bench [--size-mb N] [--runs N] [--gzip] [--scenario S] [--trace FILE]\n");
+      fmt::print(
+          stderr,
+          "usage: ingest_bench [--size-mb N] [--runs N] [--gzip] [--scenario S] [--trace FILE]\n");
       return 2;
     }
   }
@@ -100,13 +107,17 @@ int main(int argc, char** argv) {
     cpu_mbps.push_back(r.content_bytes / r.cpu_seconds / 1e6);
     // Peak memory relative to the file on disk (the "1.5x the file size").
     rss_ratio.push_back(r.max_rss_kb * 1024.0 / static_cast<double>(file_bytes));
-    fmt::print(stderr, "run {}: {:.2f} s wall, {:.2f} s CPU, {:.0f} MB/s per CPU second, peak RSS {:.0f} MB\n",
-               i, r.seconds, r.cpu_seconds, cpu_mbps.back(), r.max_rss_kb / 1024.0);
+    fmt::print(
+        stderr,
+        "run {}: {:.2f} s wall, {:.2f} s CPU, {:.0f} MB/s per CPU second, peak RSS {:.0f} MB\n", i,
+        r.seconds, r.cpu_seconds, cpu_mbps.back(), r.max_rss_kb / 1024.0);
   }
   fmt::print("trace: {} ({:.1f} MB on disk, {:.1f} MB JSON, {} rows)\n", trace, file_bytes / 1e6,
              r.content_bytes / 1e6, r.events);
-  fmt::print("median of {} runs: {:.2f} s wall, {:.0f} MB/s of JSON wall-clock, {:.0f} MB/s per CPU second "
-             "(one thread), peak RSS {:.2f}x file size\n",
-             runs, Median(seconds), Median(mbps), Median(cpu_mbps), Median(rss_ratio));
+  fmt::print(
+      "median of {} runs: {:.2f} s wall, {:.0f} MB/s of JSON wall-clock, {:.0f} MB/s per CPU "
+      "second "
+      "(one thread), peak RSS {:.2f}x file size\n",
+      runs, Median(seconds), Median(mbps), Median(cpu_mbps), Median(rss_ratio));
   return 0;
 }

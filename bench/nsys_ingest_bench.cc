@@ -42,7 +42,8 @@ bool RunOnce(const std::string& path, RunResult& out) {
         }
         for (const gpuwhy::Trace& t : *traces) {
           r.gpu_rows += t.gpu_ops.size() + t.gpu_syncs.size();
-          r.all_rows += t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
+          r.all_rows +=
+              t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
         }
         return true;
       },
@@ -64,18 +65,25 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (arg == "--steps") steps = std::atoi(next().c_str());
-    else if (arg == "--runs") runs = std::atoi(next().c_str());
-    else if (arg == "--scenario") scenario = next();
-    else if (arg == "--trace") trace = next();
+    if (arg == "--steps")
+      steps = std::atoi(next().c_str());
+    else if (arg == "--runs")
+      runs = std::atoi(next().c_str());
+    else if (arg == "--scenario")
+      scenario = next();
+    else if (arg == "--trace")
+      trace = next();
     else {
-      fmt::print(stderr, "usage: nsys_ingest_bench [--steps N] [--scenario S] [--runs N] [--trace FILE]\n");
+      fmt::print(stderr,
+                 "usage: nsys_ingest_bench [--steps N] [--scenario S] [--runs N] [--trace FILE]\n");
       return 2;
     }
   }
   bool generated = trace.empty();
   if (generated) {
-    trace = (std::filesystem::temp_directory_path() / fmt::format("gpuwhy_nsys_bench_{}.sqlite", getpid())).string();
+    trace = (std::filesystem::temp_directory_path() /
+             fmt::format("gpuwhy_nsys_bench_{}.sqlite", getpid()))
+                .string();
     gpuwhy::SynthOptions options;
     options.scenario = scenario;
     options.steps = steps;
@@ -85,7 +93,8 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "synth: {}\n", s.message());
       return 1;
     }
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     fmt::print("wrote {} ({:.0f} MB, {} steps of {}) in {:.1f} s\n", trace,
                std::filesystem::file_size(trace) / 1e6, steps, scenario, seconds);
   }
@@ -99,13 +108,15 @@ int main(int argc, char** argv) {
     rates.push_back(r.gpu_rows / r.seconds);
     cpu_rates.push_back(r.gpu_rows / r.cpu_seconds);
     rss.push_back(r.max_rss_kb / 1024.0);
-    fmt::print("run {}: {} GPU activity rows ({} rows in all) in {:.3f} s wall, {:.3f} s CPU: "
-               "{:.2f} M GPU rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
-               run + 1, r.gpu_rows, r.all_rows, r.seconds, r.cpu_seconds, rates.back() / 1e6,
-               cpu_rates.back() / 1e6, rss.back());
+    fmt::print(
+        "run {}: {} GPU activity rows ({} rows in all) in {:.3f} s wall, {:.3f} s CPU: "
+        "{:.2f} M GPU rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
+        run + 1, r.gpu_rows, r.all_rows, r.seconds, r.cpu_seconds, rates.back() / 1e6,
+        cpu_rates.back() / 1e6, rss.back());
   }
-  fmt::print("median of {}: {:.2f} M GPU activity rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
-             runs, Median(rates) / 1e6, Median(cpu_rates) / 1e6, Median(rss));
+  fmt::print(
+      "median of {}: {:.2f} M GPU activity rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
+      runs, Median(rates) / 1e6, Median(cpu_rates) / 1e6, Median(rss));
   if (generated) std::filesystem::remove(trace);
   return 0;
 }

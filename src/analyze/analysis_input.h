@@ -7,9 +7,10 @@
 namespace gpuwhy {
 
 struct AnalysisOptions {
-  size_t top_n = 10;                           // rows in top-kernel / top-gap lists
-  DurationNs hta_kernel_wait_ns = 30 * kNsPerUs;  // HTA consecutive_kernel_delay (applied in µs, see docs)
-  DurationNs runtime_outlier_ns = 50 * kNsPerUs;  // HTA runtime_cutoff
+  size_t top_n = 10;  // rows in top-kernel / top-gap lists
+  DurationNs hta_kernel_wait_ns =
+      30 * kNsPerUs;  // HTA consecutive_kernel_delay (applied in µs, see docs)
+  DurationNs runtime_outlier_ns = 50 * kNsPerUs;        // HTA runtime_cutoff
   DurationNs launch_delay_outlier_ns = 100 * kNsPerUs;  // HTA launch_delay_cutoff
   DurationNs short_kernel_ns = 10 * kNsPerUs;
   int64_t full_queue_length = 1024;

@@ -12,7 +12,8 @@ namespace {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   out.erase(std::remove(out.begin(), out.end(), '_'), out.end());
   return out;
 }
@@ -53,23 +54,27 @@ int64_t DtypeBytes(std::string_view dtype) {
   std::string d = Lower(dtype);
   if (d.rfind("c10::", 0) == 0) d = d.substr(5);
   static const std::map<std::string, int64_t> kSizes = {
-      {"float", 4},  {"float32", 4}, {"double", 8}, {"float64", 8},     {"half", 2},  {"float16", 2},
-      {"bfloat16", 2}, {"long", 8}, {"int64", 8},  {"int", 4},         {"int32", 4}, {"short", 2},
-      {"int16", 2},  {"byte", 1},    {"uint8", 1},  {"char", 1},        {"int8", 1},  {"bool", 1},
-      {"complexfloat", 8}, {"complexdouble", 16}, {"complexhalf", 4}, {"float8e4m3fn", 1}, {"float8e5m2", 1},
-      {"float8e4m3fnuz", 1}, {"float8e5m2fnuz", 1}};
+      {"float", 4},         {"float32", 4},      {"double", 8},       {"float64", 8},
+      {"half", 2},          {"float16", 2},      {"bfloat16", 2},     {"long", 8},
+      {"int64", 8},         {"int", 4},          {"int32", 4},        {"short", 2},
+      {"int16", 2},         {"byte", 1},         {"uint8", 1},        {"char", 1},
+      {"int8", 1},          {"bool", 1},         {"complexfloat", 8}, {"complexdouble", 16},
+      {"complexhalf", 4},   {"float8e4m3fn", 1}, {"float8e5m2", 1},   {"float8e4m3fnuz", 1},
+      {"float8e5m2fnuz", 1}};
   auto it = kSizes.find(d);
   return it == kSizes.end() ? 0 : it->second;
 }
 
-std::vector<CollectiveRecord> BuildCollectiveRecords(const Trace& trace, const DeviceTimelines& timelines,
+std::vector<CollectiveRecord> BuildCollectiveRecords(const Trace& trace,
+                                                     const DeviceTimelines& timelines,
                                                      const std::vector<bool>& op_kept) {
   std::vector<CollectiveRecord> records;
   std::set<uint32_t> seen;
   auto add = [&](const CollectiveTable::Row& row, GpuOpId op) {
     if (!op.valid() || !op_kept[op.value] || !seen.insert(op.value).second) return;
     std::string_view name = trace.Str(row.collective_name);
-    if (name == "wait" || name.empty()) return;  // "wait" rows are work-handle waits, not collectives
+    if (name == "wait" || name.empty())
+      return;  // "wait" rows are work-handle waits, not collectives
     CollectiveRecord r;
     r.name = std::string(name);
     r.op = op;
@@ -94,9 +99,10 @@ std::vector<CollectiveRecord> BuildCollectiveRecords(const Trace& trace, const D
     if (row.gpu_op.valid() || !row.cpu_slice.valid()) continue;
     add(row, FindLaunchedCommOp(trace, timelines, row.cpu_slice.value));
   }
-  std::sort(records.begin(), records.end(), [](const CollectiveRecord& a, const CollectiveRecord& b) {
-    return a.start != b.start ? a.start < b.start : a.op.value < b.op.value;
-  });
+  std::sort(records.begin(), records.end(),
+            [](const CollectiveRecord& a, const CollectiveRecord& b) {
+              return a.start != b.start ? a.start < b.start : a.op.value < b.op.value;
+            });
   return records;
 }
 

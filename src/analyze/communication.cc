@@ -46,7 +46,8 @@ CommDeviceStats Stats(int32_t device, const CommSets& s) {
   d.comm_time = s.communication.TotalLength();
   d.overlapped = s.communication.Intersect(s.computation).TotalLength();
   d.exposed = d.comm_time - d.overlapped;
-  if (d.comm_time > 0) d.overlap_pct = 100.0 * static_cast<double>(d.overlapped) / static_cast<double>(d.comm_time);
+  if (d.comm_time > 0)
+    d.overlap_pct = 100.0 * static_cast<double>(d.overlapped) / static_cast<double>(d.comm_time);
   return d;
 }
 
@@ -84,7 +85,8 @@ void AddDeviceMetrics(const CommDeviceStats& d, MetricScope scope, MetricSet& m)
 void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
   AddDeviceMetrics(r.rank, MetricScope::Rank(), m);
   if (r.devices.size() > 1) {
-    for (const CommDeviceStats& d : r.devices) AddDeviceMetrics(d, MetricScope::Device(d.device), m);
+    for (const CommDeviceStats& d : r.devices)
+      AddDeviceMetrics(d, MetricScope::Device(d.device), m);
   }
   for (const CommStepStats& s : r.per_step) {
     MetricScope scope = MetricScope::Step(s.step);
@@ -131,8 +133,9 @@ CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& 
   r.rank = Stats(-1, all);
   if (all.kernel_count == 0) {
     r.not_applicable.push_back(
-        trace.gpu_ops.size() == 0 ? "comm: the trace has no GPU ops"
-                                  : "comm: no communication kernels (single-GPU job, or NCCL/RCCL not traced)");
+        trace.gpu_ops.size() == 0
+            ? "comm: the trace has no GPU ops"
+            : "comm: no communication kernels (single-GPU job, or NCCL/RCCL not traced)");
     return r;
   }
   r.per_step = PerStep(trace, sets);
@@ -140,7 +143,8 @@ CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& 
   r.by_collective = SummarizeCollectives(r.collectives);
   if (r.collectives.empty()) {
     r.not_applicable.push_back(
-        "comm bandwidth: the trace records no collective sizes (PyTorch 2.1+ records them on NCCL kernels)");
+        "comm bandwidth: the trace records no collective sizes (PyTorch 2.1+ records them on NCCL "
+        "kernels)");
   }
   EmitMetrics(r, metrics);
   return r;

@@ -36,8 +36,8 @@ struct CollectiveRecord {
   TimeNs end = 0;
   int64_t bytes = kNoValue;  // max(in, out) elements × dtype size: nccl-tests' "size"
   int64_t group_size = kNoValue;
-  double algbw_gbps = 0;     // bytes / duration; 0 when unknown
-  double busbw_factor = 0;   // 2(n-1)/n all-reduce, (n-1)/n gather/scatter/all-to-all, 1 otherwise
+  double algbw_gbps = 0;    // bytes / duration; 0 when unknown
+  double busbw_factor = 0;  // 2(n-1)/n all-reduce, (n-1)/n gather/scatter/all-to-all, 1 otherwise
   double busbw_gbps = 0;
 };
 
@@ -54,7 +54,7 @@ struct CommunicationResult {
   CommDeviceStats rank;
   std::vector<CommDeviceStats> devices;
   std::vector<CommStepStats> per_step;
-  std::vector<CollectiveRecord> collectives;  // by start; only those with a GPU kernel
+  std::vector<CollectiveRecord> collectives;     // by start; only those with a GPU kernel
   std::vector<CollectiveSummary> by_collective;  // most time first
   std::vector<std::string> not_applicable;
 };
@@ -63,32 +63,39 @@ CommunicationResult ComputeCommunication(const AnalysisInput& input, MetricSet& 
 
 // What ComputeCommunication emits (docs/metrics/communication.md).
 namespace metric {
-inline constexpr MetricDecl kCommKernelCount{"comm.kernel_count", unit::kCount, kRank | kDevice,
+inline constexpr MetricDecl kCommKernelCount{
+    "comm.kernel_count", unit::kCount, kRank | kDevice,
     "communication kernels (device rows only when the rank drove several devices)"};
 inline constexpr MetricDecl kCommKernelMs{"comm.kernel_ms", unit::kMs, kRank | kDevice,
-    "sum of the communication kernel durations"};
-inline constexpr MetricDecl kCommTimeMs{"comm.time_ms", unit::kMs, kRank | kDevice | kStep,
+                                          "sum of the communication kernel durations"};
+inline constexpr MetricDecl kCommTimeMs{
+    "comm.time_ms", unit::kMs, kRank | kDevice | kStep,
     "|union of communication kernels| (step: clipped to the step's device extent)"};
-inline constexpr MetricDecl kCommOverlapPct{"comm.overlap_pct", unit::kPercent, kRank | kDevice,
+inline constexpr MetricDecl kCommOverlapPct{
+    "comm.overlap_pct", unit::kPercent, kRank | kDevice,
     "|computation and communication| / |communication| (HTA comp_comm_overlap_pctg)"};
-inline constexpr MetricDecl kCommExposedMs{"comm.exposed_ms", unit::kMs, kRank | kDevice | kStep,
+inline constexpr MetricDecl kCommExposedMs{
+    "comm.exposed_ms", unit::kMs, kRank | kDevice | kStep,
     "|communication - computation|: communication not hidden under computation"};
 inline constexpr MetricDecl kCommExposedPct{"comm.exposed_pct", unit::kPercent, kRank | kDevice,
-    "exposed communication / communication time"};
-inline constexpr MetricDecl kCommExposedStepPct{"comm.exposed_step_pct", unit::kPercent, kStep,
+                                            "exposed communication / communication time"};
+inline constexpr MetricDecl kCommExposedStepPct{
+    "comm.exposed_step_pct", unit::kPercent, kStep,
     "exposed communication / the step's device-side duration"};
 inline constexpr MetricDecl kCommCollectivesSized{"comm.collectives_sized", unit::kCount, kRank,
-    "collectives whose message size is known"};
+                                                  "collectives whose message size is known"};
 inline constexpr MetricDecl kCommBytes{"comm.bytes", unit::kBytes, kRank,
-    "total message size of the sized collectives"};
-inline constexpr MetricDecl kCommAlgbwGbps{"comm.algbw_gbps", unit::kGBps, kRank,
+                                       "total message size of the sized collectives"};
+inline constexpr MetricDecl kCommAlgbwGbps{
+    "comm.algbw_gbps", unit::kGBps, kRank,
     "total bytes / total kernel time of the sized collectives (nccl-tests algbw)"};
-inline constexpr MetricDecl kCommBusbwGbps{"comm.busbw_gbps", unit::kGBps, kRank,
+inline constexpr MetricDecl kCommBusbwGbps{
+    "comm.busbw_gbps", unit::kGBps, kRank,
     "sum of bytes x bus factor / total time (nccl-tests busbw)"};
 inline constexpr const MetricDecl* kCommunicationMetrics[] = {
-    &kCommKernelCount, &kCommKernelMs, &kCommTimeMs, &kCommOverlapPct, &kCommExposedMs,
-    &kCommExposedPct, &kCommExposedStepPct, &kCommCollectivesSized, &kCommBytes, &kCommAlgbwGbps,
-    &kCommBusbwGbps};
+    &kCommKernelCount, &kCommKernelMs,   &kCommTimeMs,         &kCommOverlapPct,
+    &kCommExposedMs,   &kCommExposedPct, &kCommExposedStepPct, &kCommCollectivesSized,
+    &kCommBytes,       &kCommAlgbwGbps,  &kCommBusbwGbps};
 }  // namespace metric
 
 // nccl-tests' bus bandwidth factor for a collective name and group size; 0 when unknown.

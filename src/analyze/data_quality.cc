@@ -16,20 +16,23 @@ constexpr double kOrphanWarningShare = 0.01;
 void CheckSteps(const Trace& trace, std::vector<DataQualityIssue>& out) {
   const StepTable& steps = trace.steps;
   if (steps.synthesized) {
-    out.push_back({"steps_synthesized", QualitySeverity::kWarning,
-                   "no ProfilerStep in the trace: one step spans the whole trace; per-step numbers are "
-                   "not per training step (use torch.profiler.schedule and prof.step())",
-                   1});
+    out.push_back(
+        {"steps_synthesized", QualitySeverity::kWarning,
+         "no ProfilerStep in the trace: one step spans the whole trace; per-step numbers are "
+         "not per training step (use torch.profiler.schedule and prof.step())",
+         1});
     return;
   }
   if (steps.size() < 2) {
     out.push_back({"single_step", QualitySeverity::kInfo,
-                   "only one ProfilerStep was captured: step-to-step variation cannot be assessed", 1});
+                   "only one ProfilerStep was captured: step-to-step variation cannot be assessed",
+                   1});
     return;
   }
   const StepTable::Row& last = steps.rows.back();
   std::vector<DurationNs> others;
-  for (size_t i = 0; i + 1 < steps.size(); ++i) others.push_back(steps.rows[i].host_end - steps.rows[i].host_start);
+  for (size_t i = 0; i + 1 < steps.size(); ++i)
+    others.push_back(steps.rows[i].host_end - steps.rows[i].host_start);
   std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
   DurationNs median = others[others.size() / 2];
   DurationNs last_duration = last.host_end - last.host_start;
@@ -40,15 +43,18 @@ void CheckSteps(const Trace& trace, std::vector<DataQualityIssue>& out) {
   for (size_t i = 0; i < c.size(); ++i) {
     if (c.kind[i] != CpuSliceKind::kOther) host_end = std::max(host_end, c.end[i]);
   }
-  bool short_host = static_cast<double>(last_duration) < kShortLastStepRatio * static_cast<double>(median);
+  bool short_host =
+      static_cast<double>(last_duration) < kShortLastStepRatio * static_cast<double>(median);
   bool beyond = last.gpu_op_count > 0 && last.device_end > host_end;
   if (short_host || beyond) {
-    out.push_back({"last_step_cut", QualitySeverity::kWarning,
-                   fmt::format("the last step (ProfilerStep#{}) looks cut short: host {:.3f} ms vs median {:.3f} ms "
-                               "of the others{}; HTA drops it by default",
-                               last.number, NsToMs(last_duration), NsToMs(median),
-                               beyond ? ", and its GPU work outlives the host recording" : ""),
-                   1});
+    out.push_back(
+        {"last_step_cut", QualitySeverity::kWarning,
+         fmt::format(
+             "the last step (ProfilerStep#{}) looks cut short: host {:.3f} ms vs median {:.3f} ms "
+             "of the others{}; HTA drops it by default",
+             last.number, NsToMs(last_duration), NsToMs(median),
+             beyond ? ", and its GPU work outlives the host recording" : ""),
+         1});
   }
 }
 
@@ -56,13 +62,16 @@ void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
   const ImportStats& stats = trace.stats;
   int64_t orphans = stats.Get(ImportStat::kGpuOpWithoutLaunch);
   if (orphans > 0) {
-    double share = static_cast<double>(orphans) / static_cast<double>(std::max<size_t>(1, trace.gpu_ops.size()));
-    out.push_back({"gpu_op_without_launch",
-                   share > kOrphanWarningShare ? QualitySeverity::kWarning : QualitySeverity::kInfo,
-                   fmt::format("{} GPU ops ({:.1f}%) have no launching runtime/driver call: launch statistics "
-                               "and step attribution miss them",
-                               orphans, 100.0 * share),
-                   orphans});
+    double share = static_cast<double>(orphans) /
+                   static_cast<double>(std::max<size_t>(1, trace.gpu_ops.size()));
+    out.push_back(
+        {"gpu_op_without_launch",
+         share > kOrphanWarningShare ? QualitySeverity::kWarning : QualitySeverity::kInfo,
+         fmt::format(
+             "{} GPU ops ({:.1f}%) have no launching runtime/driver call: launch statistics "
+             "and step attribution miss them",
+             orphans, 100.0 * share),
+         orphans});
   }
   struct Check {
     ImportStat stat;
@@ -72,16 +81,21 @@ void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
   };
   static const Check kChecks[] = {
       {ImportStat::kTruncated, "truncated", QualitySeverity::kError,
-       "the input ends mid-document: events after the cut are lost and the last step is incomplete"},
+       "the input ends mid-document: events after the cut are lost and the last step is "
+       "incomplete"},
       {ImportStat::kOverlappingStreamOps, "overlapping_stream_ops", QualitySeverity::kWarning,
-       "GPU ops overlap on one stream (a stream runs one op at a time): clock or attribution problems"},
+       "GPU ops overlap on one stream (a stream runs one op at a time): clock or attribution "
+       "problems"},
       {ImportStat::kClockAnomaly, "clock_anomaly", QualitySeverity::kInfo,
        "instants lie far outside the trace span (e.g. Record Window End); they are ignored"},
       {ImportStat::kImproperNesting, "improper_nesting", QualitySeverity::kInfo,
        "CPU slices partially overlap their parent on one thread; call-site attribution may be off"},
-      {ImportStat::kMalformedEvent, "malformed_event", QualitySeverity::kWarning, "events could not be parsed"},
-      {ImportStat::kMissingField, "missing_field", QualitySeverity::kWarning, "events lacked ts/dur/ph"},
-      {ImportStat::kBadTimestamp, "bad_timestamp", QualitySeverity::kWarning, "events had unusable timestamps"},
+      {ImportStat::kMalformedEvent, "malformed_event", QualitySeverity::kWarning,
+       "events could not be parsed"},
+      {ImportStat::kMissingField, "missing_field", QualitySeverity::kWarning,
+       "events lacked ts/dur/ph"},
+      {ImportStat::kBadTimestamp, "bad_timestamp", QualitySeverity::kWarning,
+       "events had unusable timestamps"},
       {ImportStat::kNegativeDuration, "negative_duration", QualitySeverity::kWarning,
        "events had negative durations"},
       {ImportStat::kDuplicateCorrelation, "duplicate_correlation", QualitySeverity::kInfo,
@@ -101,14 +115,15 @@ void CheckContent(const Trace& trace, std::vector<DataQualityIssue>& out) {
                    1});
     return;
   }
-  bool launches = std::any_of(trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(), [](CpuSliceKind k) {
-    return k == CpuSliceKind::kRuntime || k == CpuSliceKind::kDriver;
-  });
+  bool launches = std::any_of(
+      trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(),
+      [](CpuSliceKind k) { return k == CpuSliceKind::kRuntime || k == CpuSliceKind::kDriver; });
   if (!launches) {
-    out.push_back({"no_runtime_events", QualitySeverity::kWarning,
-                   "the trace has GPU ops but no runtime/driver calls: launch, sync and step attribution "
-                   "cannot be computed",
-                   1});
+    out.push_back(
+        {"no_runtime_events", QualitySeverity::kWarning,
+         "the trace has GPU ops but no runtime/driver calls: launch, sync and step attribution "
+         "cannot be computed",
+         1});
   }
 }
 
@@ -129,12 +144,14 @@ DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metr
   CheckContent(trace, r.issues);
   CheckSteps(trace, r.issues);
   CheckStats(trace, r.issues);
-  std::stable_sort(r.issues.begin(), r.issues.end(), [](const DataQualityIssue& a, const DataQualityIssue& b) {
-    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
-  });
+  std::stable_sort(r.issues.begin(), r.issues.end(),
+                   [](const DataQualityIssue& a, const DataQualityIssue& b) {
+                     return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+                   });
   int64_t warnings = 0, errors = 0;
   for (const DataQualityIssue& issue : r.issues) {
-    metrics.Add(metric::kQualityIssue, issue.id, MetricScope::Rank(), static_cast<double>(issue.count));
+    metrics.Add(metric::kQualityIssue, issue.id, MetricScope::Rank(),
+                static_cast<double>(issue.count));
     warnings += issue.severity == QualitySeverity::kWarning;
     errors += issue.severity == QualitySeverity::kError;
   }
@@ -142,7 +159,8 @@ DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metr
   metrics.Add(metric::kQualityIssues, MetricScope::Rank(), static_cast<double>(r.issues.size()));
   metrics.Add(metric::kQualityWarnings, MetricScope::Rank(), static_cast<double>(warnings));
   metrics.Add(metric::kQualityErrors, MetricScope::Rank(), static_cast<double>(errors));
-  metrics.Add(metric::kQualityStepCount, MetricScope::Rank(), static_cast<double>(trace.steps.size()));
+  metrics.Add(metric::kQualityStepCount, MetricScope::Rank(),
+              static_cast<double>(trace.steps.size()));
   return r;
 }
 

@@ -23,23 +23,24 @@ struct DataQualityIssue {
 
 struct DataQualityResult {
   std::vector<DataQualityIssue> issues;  // errors first, then warnings, then info
-  bool reliable = true;  // no error and no warning
+  bool reliable = true;                  // no error and no warning
 };
 
 DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metrics);
 
 // What ComputeDataQuality emits (docs/metrics/data_quality.md).
 namespace metric {
-inline constexpr MetricDecl kQualityIssue{"quality.{issue}", unit::kCount, kRank,
+inline constexpr MetricDecl kQualityIssue{
+    "quality.{issue}", unit::kCount, kRank,
     "the count of one data-quality issue that occurs (issue id as in DataQualityIssue::id)"};
 inline constexpr MetricDecl kQualityIssues{"quality.issues", unit::kCount, kRank,
-    "number of issues"};
+                                           "number of issues"};
 inline constexpr MetricDecl kQualityWarnings{"quality.warnings", unit::kCount, kRank,
-    "issues of severity warning"};
+                                             "issues of severity warning"};
 inline constexpr MetricDecl kQualityErrors{"quality.errors", unit::kCount, kRank,
-    "issues of severity error"};
+                                           "issues of severity error"};
 inline constexpr MetricDecl kQualityStepCount{"quality.step_count", unit::kCount, kRank,
-    "steps in the trace (1 when synthesized)"};
+                                              "steps in the trace (1 when synthesized)"};
 inline constexpr const MetricDecl* kDataQualityMetrics[] = {
     &kQualityIssue, &kQualityIssues, &kQualityWarnings, &kQualityErrors, &kQualityStepCount};
 }  // namespace metric

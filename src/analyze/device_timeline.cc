@@ -17,12 +17,15 @@ DeviceTimelines BuildDeviceTimelines(const Trace& trace) {
   };
   std::map<int32_t, Pending> pending;
   for (size_t i = 0; i < ops.size(); ++i) {
-    uint64_t key = (static_cast<uint64_t>(ops.name[i].value) << 2) | static_cast<uint64_t>(ops.kind[i]);
+    uint64_t key =
+        (static_cast<uint64_t>(ops.name[i].value) << 2) | static_cast<uint64_t>(ops.kind[i]);
     auto it = cache.find(key);
     if (it == cache.end()) {
       std::string_view name = trace.Str(ops.name[i]);
-      it = cache.emplace(key, std::make_pair(ClassifyHtaType(ops.kind[i], name),
-                                             ClassifyKernel(ops.kind[i], name))).first;
+      it = cache
+               .emplace(key, std::make_pair(ClassifyHtaType(ops.kind[i], name),
+                                            ClassifyKernel(ops.kind[i], name)))
+               .first;
     }
     result.hta_type[i] = it->second.first;
     result.kernel_class[i] = it->second.second;
@@ -46,7 +49,8 @@ DeviceTimelines BuildDeviceTimelines(const Trace& trace) {
     t.communication = IntervalSet::FromUnsorted(std::move(p.communication));
     t.memory = IntervalSet::FromUnsorted(std::move(p.memory));
     t.op_rows = std::move(p.rows);
-    if (!t.all_ops.empty()) t.span = {t.all_ops.intervals().front().start, t.all_ops.intervals().back().end};
+    if (!t.all_ops.empty())
+      t.span = {t.all_ops.intervals().front().start, t.all_ops.intervals().back().end};
   }
   return result;
 }

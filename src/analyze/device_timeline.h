@@ -17,7 +17,7 @@ struct DeviceTimeline {
   IntervalSet all_ops;      // kernels + memcpy + memset (HTA / Nsight Systems convention)
   IntervalSet computation;  // HTA COMPUTATION kernels
   IntervalSet communication;
-  IntervalSet memory;       // memcpy / memset
+  IntervalSet memory;             // memcpy / memset
   std::vector<uint32_t> op_rows;  // rows of trace.gpu_ops on this device, by start
 };
 

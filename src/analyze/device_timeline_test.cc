@@ -7,7 +7,8 @@
 namespace gpuwhy {
 namespace {
 
-void AddOp(Trace& t, GpuOpKind kind, const char* name, TimeNs start, TimeNs end, int32_t device = 0) {
+void AddOp(Trace& t, GpuOpKind kind, const char* name, TimeNs start, TimeNs end,
+           int32_t device = 0) {
   GpuOpTable::Row row;
   row.kind = kind;
   row.name = t.strings.Intern(name);
@@ -38,9 +39,11 @@ TEST(DeviceTimelineTest, SplitsByDeviceAndType) {
 
 TEST(KernelClassTest, Classes) {
   EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "volta_sgemm_128x64_nn"), KernelClass::kGemm);
-  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "void cudnn::cnn::wgrad_alg0_engine<float>"), KernelClass::kConvolution);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "void cudnn::cnn::wgrad_alg0_engine<float>"),
+            KernelClass::kConvolution);
   EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "flash_fwd_kernel"), KernelClass::kAttention);
-  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), KernelClass::kCommunication);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+            KernelClass::kCommunication);
   EXPECT_EQ(ClassifyKernel(GpuOpKind::kMemset, "Memset (Device)"), KernelClass::kCopy);
   EXPECT_FALSE(UsesTensorCores("volta_sgemm_128x64_nn"));
   EXPECT_TRUE(UsesTensorCores("volta_h884gemm_64x64_ldg8_nn"));

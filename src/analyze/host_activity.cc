@@ -50,8 +50,7 @@ bool IsPluginCollectiveName(std::string_view name) {
 }
 
 bool IsCollectiveScopeName(std::string_view name) {
-  return IsPluginCollectiveName(name) || StartsWith(name, "c10d::") ||
-         name == "record_param_comms";
+  return IsPluginCollectiveName(name) || StartsWith(name, "c10d::") || name == "record_param_comms";
 }
 
 bool IsBlockingSyncCallName(std::string_view name) {
@@ -81,7 +80,8 @@ HostActivity ClassifyHostActivity(const Trace& trace) {
   for (size_t i = 0; i < t.size(); ++i) {
     uint64_t key = (uint64_t{t.name[i].value} << 3) | static_cast<uint64_t>(t.kind[i]);
     auto it = by_name.find(key);
-    if (it == by_name.end()) it = by_name.emplace(key, NameRoles(trace.Str(t.name[i]), t.kind[i])).first;
+    if (it == by_name.end())
+      it = by_name.emplace(key, NameRoles(trace.Str(t.name[i]), t.kind[i])).first;
     uint8_t roles = it->second;
     // Rows are sorted parents first, so ancestors are already final.
     CpuSliceId parent = t.parent[i];
@@ -104,12 +104,14 @@ HostActivity ClassifyHostActivity(const Trace& trace) {
   }
   auto best = [](const std::vector<int64_t>& counts) {
     auto it = std::max_element(counts.begin(), counts.end());
-    return it == counts.end() || *it == 0 ? ThreadId() : ThreadId(static_cast<uint32_t>(it - counts.begin()));
+    return it == counts.end() || *it == 0 ? ThreadId()
+                                          : ThreadId(static_cast<uint32_t>(it - counts.begin()));
   };
   h.main_thread = best(step_rows);
   if (!h.main_thread.valid()) h.main_thread = best(launches);
   for (uint32_t th = 0; th < launches.size(); ++th) {
-    if (launches[th] > 0 || ThreadId(th) == h.main_thread) h.launching_threads.push_back(ThreadId(th));
+    if (launches[th] > 0 || ThreadId(th) == h.main_thread)
+      h.launching_threads.push_back(ThreadId(th));
   }
   return h;
 }

@@ -12,7 +12,7 @@
 namespace gpuwhy {
 
 enum HostRole : uint8_t {
-  kRoleDataLoader = 1 << 0,      // enumerate(DataLoader)#...__next__, enumerate(DataPipe)#...
+  kRoleDataLoader = 1 << 0,        // enumerate(DataLoader)#...__next__, enumerate(DataPipe)#...
   kRolePluginCollective = 1 << 1,  // nccl:* / gloo:* host ops (TensorBoard plugin's set)
   kRoleCollectiveScope = 1 << 2,   // the above plus c10d::* and record_param_comms
   kRoleBlockingSync = 1 << 3,      // synchronize calls, synchronous copies, .item() copies
@@ -29,9 +29,9 @@ bool IsCollectiveScopeName(std::string_view name);
 bool IsBlockingSyncCallName(std::string_view name);
 
 struct HostActivity {
-  std::vector<uint8_t> roles;             // per cpu_slices row, HostRole bits
-  std::vector<uint8_t> under_collective;  // 1 when the row or an ancestor is a collective scope
-  ThreadId main_thread;                   // holds ProfilerStep, else issues most launches
+  std::vector<uint8_t> roles;               // per cpu_slices row, HostRole bits
+  std::vector<uint8_t> under_collective;    // 1 when the row or an ancestor is a collective scope
+  ThreadId main_thread;                     // holds ProfilerStep, else issues most launches
   std::vector<ThreadId> launching_threads;  // main thread and every thread that launched, sorted
   int64_t launch_count = 0;
 };

@@ -81,11 +81,13 @@ void PrintTo(const GoldenSet& set, std::ostream* os) { *os << set.name; }
 
 const std::vector<GoldenSet>& Sets() {
   static const std::vector<GoldenSet> sets = {
-      {"trace_filter", {"trace_filter_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz"}},
+      {"trace_filter",
+       {"trace_filter_sampled_rank-0.json.gz", "trace_filter_sampled_rank-1.json.gz"}},
       {"ns_resolution_trace", {"ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"}},
       {"nccl_parser_config", {"nccl_parser_config_nccl_data.json.gz"}},
       {"amd_trace", {"amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz"}},
-      {"critical_path_alexnet", {"critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"}},
+      {"critical_path_alexnet",
+       {"critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"}},
   };
   return sets;
 }
@@ -137,24 +139,31 @@ TEST_P(HtaGoldenTest, TemporalBreakdown) {
     ASSERT_LT(rank, ranks_.size());
     double span = Num(row, "kernel_time(us)");
     for (bool compatible : {true, false}) {
-      HtaView view = ranks_[rank].view(compatible, compatible ? SyncPolicy::kIncludeAsBusy : SyncPolicy::kExclude);
+      HtaView view = ranks_[rank].view(
+          compatible, compatible ? SyncPolicy::kIncludeAsBusy : SyncPolicy::kExclude);
       TemporalBreakdown b = ComputeTemporalTimes(view.ops);
-      std::string label = GetParam().name + " rank " + std::to_string(rank) + (compatible ? " [hta]" : " [exact]");
-      std::cout << label << ": idle " << NsToUs(b.idle_ns) << " vs " << Num(row, "idle_time(us)") << " us, idle "
-                << b.idle_pct << "% vs " << Num(row, "idle_time_pctg") << "%, compute " << b.compute_pct << "% vs "
-                << Num(row, "compute_time_pctg") << "%, non-compute " << b.non_compute_pct << "% vs "
+      std::string label =
+          GetParam().name + " rank " + std::to_string(rank) + (compatible ? " [hta]" : " [exact]");
+      std::cout << label << ": idle " << NsToUs(b.idle_ns) << " vs " << Num(row, "idle_time(us)")
+                << " us, idle " << b.idle_pct << "% vs " << Num(row, "idle_time_pctg")
+                << "%, compute " << b.compute_pct << "% vs " << Num(row, "compute_time_pctg")
+                << "%, non-compute " << b.non_compute_pct << "% vs "
                 << Num(row, "non_compute_time_pctg") << "%\n";
       if (!compatible && ranks_[rank].view(true, SyncPolicy::kExclude).rounded) {
         // HTA rounds fractional-µs traces (ceil start, floor end): every op loses up to
         // 2 µs, so HTA's idle is larger than the exact one. docs/metrics/temporal.md.
-        EXPECT_LE(b.idle_ns, UsToNs(static_cast<int64_t>(Num(row, "idle_time(us)"))) + 2 * kNsPerUs) << label;
-        EXPECT_GE(b.compute_ns, UsToNs(static_cast<int64_t>(Num(row, "compute_time(us)"))) - 2 * kNsPerUs) << label;
+        EXPECT_LE(b.idle_ns, UsToNs(static_cast<int64_t>(Num(row, "idle_time(us)"))) + 2 * kNsPerUs)
+            << label;
+        EXPECT_GE(b.compute_ns,
+                  UsToNs(static_cast<int64_t>(Num(row, "compute_time(us)"))) - 2 * kNsPerUs)
+            << label;
         continue;
       }
       EXPECT_TRUE(Agrees(NsToUs(b.span_ns), span, span)) << label << " span " << NsToUs(b.span_ns);
       EXPECT_TRUE(Agrees(NsToUs(b.idle_ns), Num(row, "idle_time(us)"), span)) << label;
       EXPECT_TRUE(Agrees(NsToUs(b.compute_ns), Num(row, "compute_time(us)"), span)) << label;
-      EXPECT_TRUE(Agrees(NsToUs(b.non_compute_ns), Num(row, "non_compute_time(us)"), span)) << label;
+      EXPECT_TRUE(Agrees(NsToUs(b.non_compute_ns), Num(row, "non_compute_time(us)"), span))
+          << label;
       EXPECT_NEAR(b.idle_pct, Num(row, "idle_time_pctg"), 0.5 + 0.005) << label;
       EXPECT_NEAR(b.compute_pct, Num(row, "compute_time_pctg"), 0.5 + 0.005) << label;
       EXPECT_NEAR(b.non_compute_pct, Num(row, "non_compute_time_pctg"), 0.5 + 0.005) << label;
@@ -190,16 +199,19 @@ TEST_P(HtaGoldenTest, IdleTimeBreakdown) {
       HtaView view = ranks_[rank].view(compatible, SyncPolicy::kExclude);
       for (const HtaStreamIdle& s : SplitIdleByStream(view.ops, 30 * kNsPerUs)) {
         auto total_it = ref_stream_total.find({rank, s.stream});
-        ASSERT_NE(total_it, ref_stream_total.end()) << "stream " << s.stream << " not in HTA's output";
+        ASSERT_NE(total_it, ref_stream_total.end())
+            << "stream " << s.stream << " not in HTA's output";
         for (size_t c = 0; c < kHtaIdleCategories; ++c) {
           std::string cat(HtaIdleCategoryName(static_cast<HtaIdleCategory>(c)));
           auto it = ref.find({rank, s.stream, cat});
           double expected = it == ref.end() ? 0.0 : it->second;
           double ours = NsToUs(s.categories[c].total_ns);
           std::string label = GetParam().name + " rank " + std::to_string(rank) + " stream " +
-                              std::to_string(s.stream) + " " + cat + (compatible ? " [hta]" : " [exact]");
+                              std::to_string(s.stream) + " " + cat +
+                              (compatible ? " [hta]" : " [exact]");
           // Exact ns gaps are not HTA's ceil/floor-rounded ones: only the HTA view must match.
-          if (!compatible && ours != expected) std::cout << label << ": " << ours << " vs " << expected << " us\n";
+          if (!compatible && ours != expected)
+            std::cout << label << ": " << ours << " vs " << expected << " us\n";
           if (compatible) {
             EXPECT_TRUE(Agrees(ours, expected, total_it->second)) << label;
           }
@@ -213,7 +225,8 @@ TEST_P(HtaGoldenTest, KernelTypeBreakdown) {
   std::map<std::string, DurationNs> ours;
   for (const LoadedRank& r : ranks_) {
     HtaView view = r.view(true, SyncPolicy::kExclude);
-    for (const HtaTypeShare& s : ComputeHtaTypeBreakdown(view.ops)) ours[s.kernel_type] += s.total_ns;
+    for (const HtaTypeShare& s : ComputeHtaTypeBreakdown(view.ops))
+      ours[s.kernel_type] += s.total_ns;
   }
   double whole = 0;
   std::vector<CsvRow> rows = ReadCsv(ref_ / "gpu_kernel_type_breakdown.csv");
@@ -221,7 +234,8 @@ TEST_P(HtaGoldenTest, KernelTypeBreakdown) {
   EXPECT_EQ(ours.size(), rows.size());
   for (const CsvRow& row : rows) {
     double got = NsToUs(ours[row.at("kernel_type")]);
-    std::cout << GetParam().name << " " << row.at("kernel_type") << ": " << got << " vs " << Num(row, "sum") << " us\n";
+    std::cout << GetParam().name << " " << row.at("kernel_type") << ": " << got << " vs "
+              << Num(row, "sum") << " us\n";
     EXPECT_TRUE(Agrees(got, Num(row, "sum"), whole)) << row.at("kernel_type");
   }
 }
@@ -233,11 +247,13 @@ TEST_P(HtaGoldenTest, TopKernelSums) {
   }
   for (size_t rank = 0; rank < ranks_.size(); ++rank) {
     HtaView view = ranks_[rank].view(true, SyncPolicy::kExclude);
-    std::vector<KernelNameStats> names = ComputeNameStats(ranks_[rank].trace, ranks_[rank].timelines, view.ops);
+    std::vector<KernelNameStats> names =
+        ComputeNameStats(ranks_[rank].trace, ranks_[rank].timelines, view.ops);
     for (size_t i = 0; i < names.size() && i < 10; ++i) {
       auto it = ref.find({rank, names[i].display_name});
       ASSERT_NE(it, ref.end()) << names[i].display_name;
-      EXPECT_TRUE(Agrees(NsToUs(names[i].total_ns), it->second, it->second)) << names[i].display_name;
+      EXPECT_TRUE(Agrees(NsToUs(names[i].total_ns), it->second, it->second))
+          << names[i].display_name;
     }
   }
 }
@@ -264,7 +280,8 @@ TEST(HtaRealTracesTest, EveryTraceAnalyses) {
     KernelStatsResult k = ComputeKernelStats(input, metrics);
     EXPECT_EQ(t.valid, imported->gpu_ops.size() > 0) << path;
     if (t.valid) {
-      EXPECT_NEAR(t.rank.idle_pct + t.rank.compute_pct + t.rank.non_compute_pct, 100.0, 1e-6) << path;
+      EXPECT_NEAR(t.rank.idle_pct + t.rank.compute_pct + t.rank.non_compute_pct, 100.0, 1e-6)
+          << path;
     }
     if (u.valid) {
       EXPECT_LE(u.rank.kernel_pct, u.rank.gpu_op_pct + 1e-9) << path;
@@ -275,7 +292,9 @@ TEST(HtaRealTracesTest, EveryTraceAnalyses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, HtaGoldenTest, ::testing::ValuesIn(Sets()),
-                         [](const ::testing::TestParamInfo<GoldenSet>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<GoldenSet>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace gpuwhy

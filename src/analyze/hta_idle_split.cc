@@ -37,7 +37,8 @@ HtaStreamIdle SplitOneStream(std::span<const ViewOp> ops, const std::vector<uint
     s.total_idle_ns += gap;
     if (gap > longest) {
       longest = gap;
-      s.longest_gap = {"idle_gap", s.device, s.stream, prev.end, op.start, std::string(HtaIdleCategoryName(c))};
+      s.longest_gap = {"idle_gap", s.device, s.stream,
+                       prev.end,   op.start, std::string(HtaIdleCategoryName(c))};
     }
   }
   for (size_t ci = 0; ci < kHtaIdleCategories; ++ci) {
@@ -58,12 +59,15 @@ std::string_view HtaIdleCategoryName(HtaIdleCategory c) {
   return "?";
 }
 
-std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops, DurationNs kernel_wait_ns) {
+std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops,
+                                             DurationNs kernel_wait_ns) {
   std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> by_stream;  // ordered: deterministic
-  for (size_t i = 0; i < ops.size(); ++i) by_stream[{ops[i].device, ops[i].stream}].push_back(static_cast<uint32_t>(i));
+  for (size_t i = 0; i < ops.size(); ++i)
+    by_stream[{ops[i].device, ops[i].stream}].push_back(static_cast<uint32_t>(i));
   std::vector<HtaStreamIdle> result;
   result.reserve(by_stream.size());
-  for (const auto& [key, members] : by_stream) result.push_back(SplitOneStream(ops, members, kernel_wait_ns));
+  for (const auto& [key, members] : by_stream)
+    result.push_back(SplitOneStream(ops, members, kernel_wait_ns));
   return result;
 }
 
@@ -73,7 +77,8 @@ HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& me
   view_options.drop_last_step = input.options.drop_last_step;
   HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
   if (view.ops.empty()) {
-    result.not_applicable.push_back("HTA idle split: the trace has no GPU kernels, memcpy or memset");
+    result.not_applicable.push_back(
+        "HTA idle split: the trace has no GPU kernels, memcpy or memset");
     return result;
   }
   result.streams = SplitIdleByStream(view.ops, input.options.hta_kernel_wait_ns);

@@ -44,20 +44,23 @@ struct HtaIdleSplitResult {
 
 // The split of |ops| (sorted by start, as in HtaView), one entry per (device, stream).
 // HTA groups by stream id alone; streams of different devices are kept apart here.
-std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops, DurationNs kernel_wait_ns);
+std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops,
+                                             DurationNs kernel_wait_ns);
 
 HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& metrics);
 
 // What ComputeHtaIdleSplit emits (docs/metrics/hta_idle_split.md).
 namespace metric {
 inline constexpr MetricDecl kHtaIdleUs{"hta_idle.{category}_us", unit::kUs, kRank | kStream,
-    "sum of the stream gaps of that category (host_wait, kernel_wait, other); rank: over all streams"};
-inline constexpr MetricDecl kHtaIdleRatio{"hta_idle.{category}_ratio", unit::kRatio, kRank | kStream,
+                                       "sum of the stream gaps of that category (host_wait, "
+                                       "kernel_wait, other); rank: over all streams"};
+inline constexpr MetricDecl kHtaIdleRatio{
+    "hta_idle.{category}_ratio", unit::kRatio, kRank | kStream,
     "the category's gaps / all gaps of the stream (rank: of all streams)"};
 inline constexpr MetricDecl kHtaIdleCount{"hta_idle.{category}_count", unit::kCount, kStream,
-    "number of gaps of that category on the stream"};
-inline constexpr const MetricDecl* kHtaIdleSplitMetrics[] = {
-    &kHtaIdleUs, &kHtaIdleRatio, &kHtaIdleCount};
+                                          "number of gaps of that category on the stream"};
+inline constexpr const MetricDecl* kHtaIdleSplitMetrics[] = {&kHtaIdleUs, &kHtaIdleRatio,
+                                                             &kHtaIdleCount};
 }  // namespace metric
 
 }  // namespace gpuwhy

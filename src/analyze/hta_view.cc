@@ -24,7 +24,9 @@ Interval HtaRound(TimeNs start, TimeNs end) {
   return {s * kNsPerUs, e * kNsPerUs};
 }
 
-TimeNs HtaRoundStart(TimeNs start) { return static_cast<TimeNs>(std::ceil(NsToFloatUs(start))) * kNsPerUs; }
+TimeNs HtaRoundStart(TimeNs start) {
+  return static_cast<TimeNs>(std::ceil(NsToFloatUs(start))) * kNsPerUs;
+}
 
 }  // namespace
 
@@ -38,9 +40,11 @@ std::optional<TimeNs> LastStepCutoff(const Trace& trace) {
   return trace.steps.rows.back().host_start;
 }
 
-HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines, const HtaViewOptions& options) {
+HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
+                     const HtaViewOptions& options) {
   HtaView view;
-  view.rounded = options.resolution == TimeResolution::kHtaMicroseconds && AnyFractionalMicrosecond(trace);
+  view.rounded =
+      options.resolution == TimeResolution::kHtaMicroseconds && AnyFractionalMicrosecond(trace);
   if (options.drop_last_step) view.cutoff = LastStepCutoff(trace);
   if (view.cutoff && view.rounded) view.cutoff = HtaRoundStart(*view.cutoff);
   auto launch_start = [&](int64_t correlation) {
@@ -50,7 +54,9 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines, const
     return view.rounded ? HtaRoundStart(t) : t;
   };
   // HTA keeps an op only when its launching call started before the last step.
-  auto kept = [&](TimeNs launch) { return !view.cutoff || (launch != kNoLaunch && launch < *view.cutoff); };
+  auto kept = [&](TimeNs launch) {
+    return !view.cutoff || (launch != kNoLaunch && launch < *view.cutoff);
+  };
   auto add = [&](ViewOp op) {
     if (view.rounded) {
       Interval r = HtaRound(op.start, op.end);
@@ -65,14 +71,15 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines, const
   for (size_t i = 0; i < ops.size(); ++i) {
     TimeNs launch = launch_start(ops.correlation[i]);
     if (!kept(launch)) continue;
-    add({ops.device[i], ops.stream[i], ops.start[i], ops.end[i], launch, timelines.hta_type[i], false,
-         static_cast<uint32_t>(i)});
+    add({ops.device[i], ops.stream[i], ops.start[i], ops.end[i], launch, timelines.hta_type[i],
+         false, static_cast<uint32_t>(i)});
   }
   if (options.syncs == SyncPolicy::kIncludeAsBusy) {
     for (const GpuSyncTable::Row& s : trace.gpu_syncs.rows) {
       TimeNs launch = launch_start(s.correlation);
       if (!kept(launch)) continue;
-      add({s.device, s.stream, s.start, s.end, launch, HtaKernelType::kComputation, true, kSyncRow});
+      add({s.device, s.stream, s.start, s.end, launch, HtaKernelType::kComputation, true,
+           kSyncRow});
     }
   }
   std::stable_sort(view.ops.begin(), view.ops.end(), [](const ViewOp& a, const ViewOp& b) {

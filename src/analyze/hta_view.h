@@ -51,7 +51,8 @@ struct HtaView {
   bool rounded = false;  // µs rounding was applied
 };
 
-HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines, const HtaViewOptions& options);
+HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
+                     const HtaViewOptions& options);
 
 // HTA drops the last step only when the trace names at least two ProfilerSteps; returns the
 // host start of that last step, or nullopt when nothing is dropped.

@@ -36,7 +36,8 @@ IntervalSet DeviceWaits(const Trace& trace, int32_t device) {
   std::vector<Interval> waits;
   for (const GpuSyncTable::Row& row : trace.gpu_syncs.rows) {
     if (row.device != device) continue;
-    bool wait = row.wait_on_stream != kNoValue || trace.Str(row.name).find("Wait") != std::string_view::npos;
+    bool wait = row.wait_on_stream != kNoValue ||
+                trace.Str(row.name).find("Wait") != std::string_view::npos;
     if (wait) waits.push_back({row.start, row.end});
   }
   return IntervalSet::FromUnsorted(std::move(waits));
@@ -66,8 +67,9 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
   w.summary.window = extents.Window();
   IntervalSet gaps = timeline.all_ops.Complement(w.summary.window);
   const std::array<IntervalSet, kIdleCauseCount - 1> claims = {
-      sets.input, sets.comm.Union(DeviceWaits(input.trace, timeline.device)), sets.drain,
-      sets.launch, sets.busy, BoundaryGaps(gaps, extents)};
+      sets.input, sets.comm.Union(DeviceWaits(input.trace, timeline.device)),
+      sets.drain, sets.launch,
+      sets.busy,  BoundaryGaps(gaps, extents)};
   std::array<IntervalSet, kIdleCauseCount> pieces;
   IntervalSet rest = gaps;
   for (size_t c = 0; c < claims.size(); ++c) {
@@ -89,9 +91,10 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
   // The longest gaps, then their pieces: binary search in each cause's sorted pieces.
   std::vector<Interval> longest = gaps.intervals();
   size_t n = std::min(longest.size(), input.options.top_n);
-  std::partial_sort(longest.begin(), longest.begin() + n, longest.end(), [](const Interval& a, const Interval& b) {
-    return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
-  });
+  std::partial_sort(longest.begin(), longest.begin() + n, longest.end(),
+                    [](const Interval& a, const Interval& b) {
+                      return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
+                    });
   longest.resize(n);
   for (const Interval& g : longest) {
     IdleGap gap{timeline.device, g, IdleCause::kUnknown, {}};
@@ -106,7 +109,8 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
     }
     std::sort(gap.pieces.begin(), gap.pieces.end(),
               [](const IdlePiece& a, const IdlePiece& b) { return a.range.start < b.range.start; });
-    gap.dominant = static_cast<IdleCause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+    gap.dominant = static_cast<IdleCause>(std::max_element(by_cause.begin(), by_cause.end()) -
+                                          by_cause.begin());
     w.top.push_back(std::move(gap));
   }
   w.summary.by_cause = std::move(pieces);
@@ -124,7 +128,9 @@ void AddTotals(IdleTotals& sum, const IdleTotals& t) {
 }
 
 void EmitTotals(const IdleTotals& t, MetricScope scope, MetricSet& metrics) {
-  auto pct = [](DurationNs part, DurationNs whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  auto pct = [](DurationNs part, DurationNs whole) {
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+  };
   metrics.Add(metric::kIdleTotalMs, scope, NsToMs(t.idle_ns));
   metrics.Add(metric::kIdleTotalPct, scope, pct(t.idle_ns, t.window_ns));
   metrics.Add(metric::kIdleGapCount, scope, static_cast<double>(t.gap_count));
@@ -138,14 +144,15 @@ void EmitTotals(const IdleTotals& t, MetricScope scope, MetricSet& metrics) {
 }
 
 void EmitMetrics(const IdleGapsResult& r, MetricSet& metrics) {
-  for (const DeviceIdleGaps& d : r.devices) EmitTotals(d.totals, MetricScope::Device(d.device), metrics);
+  for (const DeviceIdleGaps& d : r.devices)
+    EmitTotals(d.totals, MetricScope::Device(d.device), metrics);
   EmitTotals(r.rank, MetricScope::Rank(), metrics);
   if (r.step_count == 0) return;
   double steps = static_cast<double>(r.step_count);
   metrics.Add(metric::kIdleTotalMsPerStep, MetricScope::Rank(), NsToMs(r.rank.idle_ns) / steps);
   for (size_t c = 0; c < kIdleCauseCount; ++c) {
-    metrics.Add(metric::kIdleCauseMsPerStep, IdleCauseName(static_cast<IdleCause>(c)), MetricScope::Rank(),
-                NsToMs(r.rank.ns[c]) / steps);
+    metrics.Add(metric::kIdleCauseMsPerStep, IdleCauseName(static_cast<IdleCause>(c)),
+                MetricScope::Rank(), NsToMs(r.rank.ns[c]) / steps);
   }
 }
 
@@ -177,7 +184,10 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
   }
   r.step_count = static_cast<int64_t>(extents.steps.size());
   HostActivity host = ClassifyHostActivity(input.trace);
-  if (!host.main_thread.valid()) r.not_applicable.push_back("idle gaps: no host thread launches GPU work: causes other than unknown/step_boundary cannot be seen");
+  if (!host.main_thread.valid())
+    r.not_applicable.push_back(
+        "idle gaps: no host thread launches GPU work: causes other than unknown/step_boundary "
+        "cannot be seen");
   IdleHostSets sets = BuildIdleHostSets(input.trace, host);
 
   std::unordered_map<uint32_t, DurationNs> busy_names;
@@ -196,13 +206,16 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
     for (const IdlePiece& p : g.pieces) {
       std::string label(IdleCauseName(p.cause));
       if (!p.host_name.empty()) label += ": " + p.host_name;
-      r.evidence.push_back({"idle_gap", g.device, -1, p.range.start, p.range.end, std::move(label)});
+      r.evidence.push_back(
+          {"idle_gap", g.device, -1, p.range.start, p.range.end, std::move(label)});
     }
   }
-  for (const auto& [name, ns] : busy_names) r.host_busy_top.push_back({std::string(input.trace.Str(StringId(name))), ns});
-  std::sort(r.host_busy_top.begin(), r.host_busy_top.end(), [](const HostNameTime& a, const HostNameTime& b) {
-    return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
-  });
+  for (const auto& [name, ns] : busy_names)
+    r.host_busy_top.push_back({std::string(input.trace.Str(StringId(name))), ns});
+  std::sort(r.host_busy_top.begin(), r.host_busy_top.end(),
+            [](const HostNameTime& a, const HostNameTime& b) {
+              return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
+            });
   if (r.host_busy_top.size() > input.options.top_n) r.host_busy_top.resize(input.options.top_n);
   EmitMetrics(r, metrics);
   return r;

@@ -79,27 +79,29 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics);
 
 // What ComputeIdleGaps emits (docs/metrics/idle_gaps.md).
 namespace metric {
-inline constexpr MetricDecl kIdleTotalMs{"idle.total_ms", unit::kMs, kRank | kDevice,
+inline constexpr MetricDecl kIdleTotalMs{
+    "idle.total_ms", unit::kMs, kRank | kDevice,
     "idle time in the step window (rank: summed over devices)"};
 inline constexpr MetricDecl kIdleTotalPct{"idle.total_pct", unit::kPercent, kRank | kDevice,
-    "idle / window (rank: / window x devices)"};
+                                          "idle / window (rank: / window x devices)"};
 inline constexpr MetricDecl kIdleGapCount{"idle.gap_count", unit::kCount, kRank | kDevice,
-    "idle intervals"};
+                                          "idle intervals"};
 inline constexpr MetricDecl kIdleCauseMs{"idle.{cause}_ms", unit::kMs, kRank | kDevice,
-    "idle time attributed to the cause"};
+                                         "idle time attributed to the cause"};
 inline constexpr MetricDecl kIdleCausePct{"idle.{cause}_pct", unit::kPercent, kRank | kDevice,
-    "cause time / window"};
-inline constexpr MetricDecl kIdleCauseSharePct{"idle.{cause}_share_pct", unit::kPercent, kRank | kDevice,
-    "cause time / idle time"};
+                                          "cause time / window"};
+inline constexpr MetricDecl kIdleCauseSharePct{"idle.{cause}_share_pct", unit::kPercent,
+                                               kRank | kDevice, "cause time / idle time"};
 inline constexpr MetricDecl kIdleCauseCount{"idle.{cause}_count", unit::kCount, kRank | kDevice,
-    "idle pieces attributed to the cause"};
+                                            "idle pieces attributed to the cause"};
 inline constexpr MetricDecl kIdleTotalMsPerStep{"idle.total_ms_per_step", unit::kMs, kRank,
-    "rank idle time / analysed steps"};
+                                                "rank idle time / analysed steps"};
 inline constexpr MetricDecl kIdleCauseMsPerStep{"idle.{cause}_ms_per_step", unit::kMs, kRank,
-    "rank cause time / analysed steps"};
+                                                "rank cause time / analysed steps"};
 inline constexpr const MetricDecl* kIdleGapsMetrics[] = {
-    &kIdleTotalMs, &kIdleTotalPct, &kIdleGapCount, &kIdleCauseMs, &kIdleCausePct,
-    &kIdleCauseSharePct, &kIdleCauseCount, &kIdleTotalMsPerStep, &kIdleCauseMsPerStep};
+    &kIdleTotalMs,    &kIdleTotalPct,       &kIdleGapCount,
+    &kIdleCauseMs,    &kIdleCausePct,       &kIdleCauseSharePct,
+    &kIdleCauseCount, &kIdleTotalMsPerStep, &kIdleCauseMsPerStep};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -24,7 +24,8 @@ IdleGapsResult Analyse(const Trace& trace, MetricSet& metrics) {
 
 void ExpectSumInvariant(const IdleGapsResult& r) {
   for (const DeviceIdleGaps& d : r.devices) {
-    EXPECT_EQ(std::accumulate(d.totals.ns.begin(), d.totals.ns.end(), DurationNs{0}), d.totals.idle_ns);
+    EXPECT_EQ(std::accumulate(d.totals.ns.begin(), d.totals.ns.end(), DurationNs{0}),
+              d.totals.idle_ns);
   }
   EXPECT_EQ(std::accumulate(r.rank.ns.begin(), r.rank.ns.end(), DurationNs{0}), r.rank.idle_ns);
   for (const IdleGap& g : r.top_gaps) {
@@ -38,8 +39,8 @@ TEST(IdleGapsTest, InputWait) {
   TinyTrace t(U);
   t.Step(1, 0, 1000);
   t.Kernel(0, 10, 10, 100);
-  t.Slice(t.main(), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", CpuSliceKind::kUserAnnotation,
-          100, 400);
+  t.Slice(t.main(), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+          CpuSliceKind::kUserAnnotation, 100, 400);
   t.Kernel(400, 410, 420, 1000);
   MetricSet metrics;
   IdleGapsResult r = Analyse(t.Finish(), metrics);
@@ -56,8 +57,10 @@ TEST(IdleGapsTest, InputWait) {
   EXPECT_EQ(r.top_gaps[0].range, (Interval{100 * U, 420 * U}));
   EXPECT_EQ(r.top_gaps[0].dominant, IdleCause::kInputWait);
   ASSERT_EQ(r.top_gaps[0].pieces.size(), 3u);
-  EXPECT_EQ(r.top_gaps[0].pieces[0].host_name, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-  EXPECT_EQ(r.evidence[0].label, "input_wait: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(r.top_gaps[0].pieces[0].host_name,
+            "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(r.evidence[0].label,
+            "input_wait: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
   EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.input_wait_pct", -1), 30);
   EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.input_wait_ms", -1, MetricScope::Device(0)), 300e-3);
   EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.input_wait_ms_per_step", -1), 300e-3);
@@ -69,14 +72,15 @@ TEST(IdleGapsTest, SyncDrainLastsUntilTheNextLaunch) {
   t.Kernel(0, 10, 10, 500);
   t.Op("aten::item", 20, 520);
   t.Op("aten::_local_scalar_dense", 21, 519);
-  t.Launch(t.main(), "cudaMemcpyAsync", 25, 30, GpuOpKind::kMemcpy, "Memcpy DtoH (Device -> Pinned)", 500, 505);
+  t.Launch(t.main(), "cudaMemcpyAsync", 25, 30, GpuOpKind::kMemcpy,
+           "Memcpy DtoH (Device -> Pinned)", 500, 505);
   t.Slice(t.main(), "cudaStreamSynchronize", CpuSliceKind::kRuntime, 30, 510);
   t.Op("aten::nonzero", 520, 800);  // host work after the drain: still the drain's gap
   t.Kernel(800, 810, 815, 1000);
   MetricSet metrics;
   IdleGapsResult r = Analyse(t.Finish(), metrics);
   const IdleTotals& d = r.devices[0].totals;
-  EXPECT_EQ(d.idle_ns, 320 * U);  // [0,10) and [505,815)
+  EXPECT_EQ(d.idle_ns, 320 * U);                       // [0,10) and [505,815)
   EXPECT_EQ(d.ns[I(IdleCause::kSyncDrain)], 305 * U);  // [505,810)
   EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 10 * U);
   EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 5 * U);
@@ -129,7 +133,8 @@ TEST(IdleGapsTest, CommWaitOnHostAndGpu) {
   t.Step(1, 0, 1000);
   t.Kernel(0, 10, 10, 100);
   t.Op("c10d::barrier", 100, 400);
-  t.trace().gpu_syncs.rows.push_back({0, 7, 450 * U, 550 * U, t.trace().strings.Intern("Stream Wait Event"), 9, 13, 8});
+  t.trace().gpu_syncs.rows.push_back(
+      {0, 7, 450 * U, 550 * U, t.trace().strings.Intern("Stream Wait Event"), 9, 13, 8});
   t.Kernel(400, 410, 600, 1000);
   MetricSet metrics;
   IdleGapsResult r = Analyse(t.Finish(), metrics);
@@ -146,7 +151,8 @@ TEST(IdleGapsTest, StepBoundaryAndInputWinsOverDrain) {
   t.Kernel(0, 10, 10, 400);
   t.Slice(t.main(), "cudaDeviceSynchronize", CpuSliceKind::kRuntime, 20, 405);
   t.Step(2, 500, 1000);
-  t.Slice(t.main(), "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", CpuSliceKind::kOp, 510, 560);
+  t.Slice(t.main(), "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+          CpuSliceKind::kOp, 510, 560);
   t.Kernel(600, 610, 610, 1000);
   // A second device idle across the boundary: the drain ends at the first launch after
   // the sync, the rest of that gap is step boundary.
@@ -156,14 +162,14 @@ TEST(IdleGapsTest, StepBoundaryAndInputWinsOverDrain) {
   IdleGapsResult r = Analyse(t.Finish(), metrics);
   ASSERT_EQ(r.devices.size(), 2u);
   const IdleTotals& d0 = r.devices[0].totals;
-  EXPECT_EQ(d0.idle_ns, 220 * U);                            // [0,10) and [400,610)
-  EXPECT_EQ(d0.ns[I(IdleCause::kInputWait)], 50 * U);        // [510,560)
-  EXPECT_EQ(d0.ns[I(IdleCause::kSyncDrain)], 160 * U);       // [400,510) and [560,610)
+  EXPECT_EQ(d0.idle_ns, 220 * U);                       // [0,10) and [400,610)
+  EXPECT_EQ(d0.ns[I(IdleCause::kInputWait)], 50 * U);   // [510,560)
+  EXPECT_EQ(d0.ns[I(IdleCause::kSyncDrain)], 160 * U);  // [400,510) and [560,610)
   EXPECT_EQ(d0.ns[I(IdleCause::kLaunchBound)], 10 * U);
   const IdleTotals& d1 = r.devices[1].totals;
   EXPECT_EQ(d1.ns[I(IdleCause::kLaunchBound)], (12 + 4) * U);  // [0,12) and [610,614)
   EXPECT_EQ(d1.ns[I(IdleCause::kSyncDrain)], 260 * U);
-  EXPECT_EQ(d1.ns[I(IdleCause::kStepBoundary)], 86 * U);     // [614,700)
+  EXPECT_EQ(d1.ns[I(IdleCause::kStepBoundary)], 86 * U);  // [614,700)
   ExpectSumInvariant(r);
   EXPECT_EQ(r.rank.idle_ns, r.devices[0].totals.idle_ns + r.devices[1].totals.idle_ns);
   EXPECT_EQ(r.rank.window_ns, 2000 * U);
@@ -193,15 +199,17 @@ TEST(IdleGapsTest, CausesSumToIdleOnAMessyTrace) {
     return static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(mod));
   };
   for (int s = 0; s < 4; ++s) t.Step(s, s * 10000, (s + 1) * 10000);
-  const char* names[] = {"aten::add", "enumerate(DataLoader)#X.__next__", "nccl:all_reduce", "aten::item"};
+  const char* names[] = {"aten::add", "enumerate(DataLoader)#X.__next__", "nccl:all_reduce",
+                         "aten::item"};
   for (int i = 0; i < 300; ++i) {
     TimeNs a = next(40000);
     ThreadId th = next(2) == 0 ? t.main() : worker;
     t.Slice(th, names[next(4)], CpuSliceKind::kOp, a, a + next(800) + 1);
-    if (next(5) == 0) t.Slice(th, "cudaStreamSynchronize", CpuSliceKind::kRuntime, a + 1, a + next(300) + 2);
+    if (next(5) == 0)
+      t.Slice(th, "cudaStreamSynchronize", CpuSliceKind::kRuntime, a + 1, a + next(300) + 2);
     TimeNs g = a + next(500);
-    t.Launch(th, "cudaLaunchKernel", a, a + next(20) + 1, GpuOpKind::kKernel, "k", g, g + next(300) + 1,
-             static_cast<int32_t>(next(2)));
+    t.Launch(th, "cudaLaunchKernel", a, a + next(20) + 1, GpuOpKind::kKernel, "k", g,
+             g + next(300) + 1, static_cast<int32_t>(next(2)));
   }
   MetricSet metrics;
   IdleGapsResult r = Analyse(t.Finish(), metrics);

@@ -53,13 +53,15 @@ void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin
   for (size_t i = end; i-- > begin;) {
     if (host.roles[i] & kRoleLaunch) launches_below[i - begin] = 1;
     CpuSliceId parent = t.parent[i];
-    if (launches_below[i - begin] && parent.valid() && parent.value >= begin && parent.value < end) {
+    if (launches_below[i - begin] && parent.valid() && parent.value >= begin &&
+        parent.value < end) {
       launches_below[parent.value - begin] = 1;
     }
   }
   TimeNs root_end = std::numeric_limits<TimeNs>::min();
   for (size_t i = begin; i < end; ++i) {
-    if (t.start[i] < root_end || !(host.roles[i] & kRoleDispatchOp) || !launches_below[i - begin]) continue;
+    if (t.start[i] < root_end || !(host.roles[i] & kRoleDispatchOp) || !launches_below[i - begin])
+      continue;
     out.push_back({t.start[i], t.end[i]});
     root_end = t.end[i];
   }
@@ -115,7 +117,8 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
 }
 
 void AccumulateHostNames(const Trace& trace, const std::vector<std::vector<HostSegment>>& segments,
-                         const IntervalSet& set, std::unordered_map<uint32_t, DurationNs>& by_name) {
+                         const IntervalSet& set,
+                         std::unordered_map<uint32_t, DurationNs>& by_name) {
   for (const std::vector<HostSegment>& segs : segments) {
     if (segs.empty()) continue;
     for (const Interval& iv : set.intervals()) {

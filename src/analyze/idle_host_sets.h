@@ -23,13 +23,13 @@ struct HostSegment {
 };
 
 struct IdleHostSets {
-  IntervalSet input;   // main thread inside a DataLoader __next__
-  IntervalSet comm;    // a launching thread inside a collective op (nccl:, gloo:, c10d::, ...)
-  IntervalSet drain;   // from a blocking sync's start to the end of that thread's next launch
+  IntervalSet input;  // main thread inside a DataLoader __next__
+  IntervalSet comm;   // a launching thread inside a collective op (nccl:, gloo:, c10d::, ...)
+  IntervalSet drain;  // from a blocking sync's start to the end of that thread's next launch
   // Launch calls (holes up to kLaunchBridgeNs bridged) and framework dispatch: outermost
   // aten::* ops and autograd nodes that launch GPU work somewhere below them.
   IntervalSet launch;
-  IntervalSet busy;    // any op, annotation, Python frame or API call (not ProfilerStep)
+  IntervalSet busy;  // any op, annotation, Python frame or API call (not ProfilerStep)
   // Per launching thread, sorted and disjoint.
   std::vector<std::vector<HostSegment>> segments;
 };

@@ -9,8 +9,8 @@ namespace gpuwhy {
 namespace {
 
 // Bit order follows HTA's kernel_type_to_analysis list, which fixes the combined names.
-constexpr std::array<HtaKernelType, 3> kTypeOrder = {HtaKernelType::kComputation, HtaKernelType::kCommunication,
-                                                     HtaKernelType::kMemory};
+constexpr std::array<HtaKernelType, 3> kTypeOrder = {
+    HtaKernelType::kComputation, HtaKernelType::kCommunication, HtaKernelType::kMemory};
 
 std::string ComboName(unsigned mask) {
   std::string name;
@@ -58,18 +58,21 @@ std::vector<HtaTypeShare> ComputeHtaTypeBreakdown(std::span<const ViewOp> ops) {
   int mask = 0;
   for (size_t i = 0; i < edges.size(); ++i) {
     mask += edges[i].delta;
-    if (i + 1 < edges.size() && mask > 0) by_mask[static_cast<size_t>(mask)] += edges[i + 1].t - edges[i].t;
+    if (i + 1 < edges.size() && mask > 0)
+      by_mask[static_cast<size_t>(mask)] += edges[i + 1].t - edges[i].t;
   }
   DurationNs total = 0;
   for (DurationNs v : by_mask) total += v;
   std::vector<HtaTypeShare> result;
   for (unsigned m = 1; m < by_mask.size(); ++m) {
     if (by_mask[m] == 0) continue;
-    double pct = total > 0 ? 100.0 * static_cast<double>(by_mask[m]) / static_cast<double>(total) : 0.0;
+    double pct =
+        total > 0 ? 100.0 * static_cast<double>(by_mask[m]) / static_cast<double>(total) : 0.0;
     result.push_back({ComboName(m), by_mask[m], pct});
   }
-  std::stable_sort(result.begin(), result.end(),
-                   [](const HtaTypeShare& a, const HtaTypeShare& b) { return a.total_ns > b.total_ns; });
+  std::stable_sort(result.begin(), result.end(), [](const HtaTypeShare& a, const HtaTypeShare& b) {
+    return a.total_ns > b.total_ns;
+  });
   return result;
 }
 
@@ -102,7 +105,8 @@ std::vector<KernelNameStats> ComputeNameStats(const Trace& trace, const DeviceTi
   }
   for (size_t i = 0; i < stats.size(); ++i) {
     stats[i].duration_us = Summarize(durations_us[i]);
-    stats[i].time_pct = total > 0 ? 100.0 * static_cast<double>(stats[i].total_ns) / static_cast<double>(total) : 0;
+    stats[i].time_pct =
+        total > 0 ? 100.0 * static_cast<double>(stats[i].total_ns) / static_cast<double>(total) : 0;
   }
   std::sort(stats.begin(), stats.end(), [](const KernelNameStats& a, const KernelNameStats& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.display_name < b.display_name;

@@ -14,8 +14,9 @@ bool Contains(std::string_view haystack, std::string_view needle) {
 
 // Case-insensitive search without allocating for the common case of short needles.
 bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
-  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  auto it =
+      std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                  [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
   return it != haystack.end();
 }
 
@@ -30,7 +31,8 @@ bool ContainsAnyNoCase(std::string_view name, const std::array<std::string_view,
 }  // namespace
 
 HtaKernelType ClassifyHtaType(GpuOpKind kind, std::string_view name) {
-  if (ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl")) return HtaKernelType::kCommunication;
+  if (ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl"))
+    return HtaKernelType::kCommunication;
   if (kind != GpuOpKind::kKernel || Contains(name, "Memcpy") || Contains(name, "Memset")) {
     return HtaKernelType::kMemory;
   }
@@ -40,18 +42,19 @@ HtaKernelType ClassifyHtaType(GpuOpKind kind, std::string_view name) {
 KernelClass ClassifyKernel(GpuOpKind kind, std::string_view name) {
   if (kind != GpuOpKind::kKernel) return KernelClass::kCopy;
   static constexpr std::array<std::string_view, 3> kComm = {"nccl", "rccl", "all_reduce"};
-  static constexpr std::array<std::string_view, 6> kAttention = {
-      "flash", "fmha", "attention", "attn", "sdpa", "mha_"};
+  static constexpr std::array<std::string_view, 6> kAttention = {"flash", "fmha", "attention",
+                                                                 "attn",  "sdpa", "mha_"};
   static constexpr std::array<std::string_view, 7> kConv = {
       "conv", "wgrad", "dgrad", "implicit_gemm", "winograd", "fprop", "cudnn::detail::"};
   static constexpr std::array<std::string_view, 9> kGemm = {
       "gemm", "gemv", "matmul", "xmma", "cutlass", "sgemm", "hgemm", "mma_", "nvjet"};
   static constexpr std::array<std::string_view, 7> kNorm = {
       "norm", "bn_fw", "bn_bw", "batch_norm", "layer_norm", "rms", "welford"};
-  static constexpr std::array<std::string_view, 6> kReduce = {
-      "reduce", "softmax", "sum_kernel", "argmax", "scan", "cross_entropy"};
+  static constexpr std::array<std::string_view, 6> kReduce = {"reduce", "softmax", "sum_kernel",
+                                                              "argmax", "scan",    "cross_entropy"};
   static constexpr std::array<std::string_view, 7> kElementwise = {
-      "elementwise", "vectorized", "unrolled_elementwise", "triton_poi", "fill", "copy_kernel", "index"};
+      "elementwise", "vectorized", "unrolled_elementwise", "triton_poi", "fill",
+      "copy_kernel", "index"};
   if (ContainsAnyNoCase(name, kComm)) return KernelClass::kCommunication;
   if (ContainsAnyNoCase(name, kAttention)) return KernelClass::kAttention;
   if (ContainsAnyNoCase(name, kConv)) return KernelClass::kConvolution;
@@ -68,11 +71,12 @@ KernelClass ClassifyKernel(GpuOpKind kind, std::string_view name) {
 
 bool UsesTensorCores(std::string_view name) {
   static constexpr std::array<std::string_view, 14> kPatterns = {
-      "hmma", "xmma", "wgmma", "mma_", "tensorop", "_tf32", "bf16", "fp16", "f16f16", "884",
-      "1688", "16816", "sm90_", "nvjet"};
+      "hmma", "xmma",   "wgmma", "mma_", "tensorop", "_tf32", "bf16",
+      "fp16", "f16f16", "884",   "1688", "16816",    "sm90_", "nvjet"};
   if (ContainsAnyNoCase(name, kPatterns)) return true;
   // Volta-era cuDNN/cuBLAS tensor-core kernels: "volta_h884gemm", "volta_fp16_s884cudnn".
-  return ContainsNoCase(name, "s884") || ContainsNoCase(name, "h884") || ContainsNoCase(name, "i8816");
+  return ContainsNoCase(name, "s884") || ContainsNoCase(name, "h884") ||
+         ContainsNoCase(name, "i8816");
 }
 
 bool IsTensorCoreEligible(KernelClass c) {

@@ -54,10 +54,12 @@ std::vector<StepKernelCount> CountPerStep(const Trace& trace, std::span<const Vi
   return per_step;
 }
 
-void TensorCores(const AnalysisInput& input, const std::vector<KernelNameStats>& names, KernelStatsResult& r) {
+void TensorCores(const AnalysisInput& input, const std::vector<KernelNameStats>& names,
+                 KernelStatsResult& r) {
   const Trace& trace = input.trace;
   if (trace.metadata.vendor == GpuVendor::kAmd || trace.metadata.vendor == GpuVendor::kMtia) {
-    r.not_applicable.push_back("tensor cores: name patterns are NVIDIA-specific; not assessed on this vendor");
+    r.not_applicable.push_back(
+        "tensor cores: name patterns are NVIDIA-specific; not assessed on this vendor");
     return;
   }
   bool any_known = false, any_tc_capable = false;
@@ -77,7 +79,8 @@ void TensorCores(const AnalysisInput& input, const std::vector<KernelNameStats>&
     r.tc_eligible_ns += s.total_ns;
     if (s.tensor_cores) continue;
     r.tc_eligible_without_tc_ns += s.total_ns;
-    if (r.top_eligible_without_tc.size() < input.options.top_n) r.top_eligible_without_tc.push_back(s.display_name);
+    if (r.top_eligible_without_tc.size() < input.options.top_n)
+      r.top_eligible_without_tc.push_back(s.display_name);
   }
 }
 
@@ -85,12 +88,15 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
   auto total = static_cast<double>(r.kernel_time_ns);
   metrics.Add(metric::kKernelsCount, MetricScope::Rank(), static_cast<double>(r.kernel_count));
   metrics.Add(metric::kKernelsTotalMs, MetricScope::Rank(), NsToMs(r.kernel_time_ns));
-  metrics.Add(metric::kKernelsUniqueNames, MetricScope::Rank(), static_cast<double>(r.all_names.size()));
+  metrics.Add(metric::kKernelsUniqueNames, MetricScope::Rank(),
+              static_cast<double>(r.all_names.size()));
   metrics.Add(metric::kKernelsShortCountPct, MetricScope::Rank(),
               Pct(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count)));
-  metrics.Add(metric::kKernelsShortTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.short_time_ns), total));
+  metrics.Add(metric::kKernelsShortTimePct, MetricScope::Rank(),
+              Pct(static_cast<double>(r.short_time_ns), total));
   for (const KernelClassShare& c : r.classes) {
-    metrics.Add(metric::kKernelsClassPct, KernelClassName(c.kernel_class), MetricScope::Rank(), c.time_pct);
+    metrics.Add(metric::kKernelsClassPct, KernelClassName(c.kernel_class), MetricScope::Rank(),
+                c.time_pct);
   }
   double overlap_pct = 0;
   for (const HtaTypeShare& h : r.hta_types) {
@@ -99,15 +105,20 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
       continue;
     }
     std::string id = h.kernel_type;
-    std::transform(id.begin(), id.end(), id.begin(), [](char ch) { return static_cast<char>(std::tolower(ch)); });
+    std::transform(id.begin(), id.end(), id.begin(),
+                   [](char ch) { return static_cast<char>(std::tolower(ch)); });
     metrics.Add(metric::kKernelsHtaTypePct, id, MetricScope::Rank(), h.pct);
   }
-  if (!r.hta_types.empty()) metrics.Add(metric::kKernelsHtaOverlapPct, MetricScope::Rank(), overlap_pct);
+  if (!r.hta_types.empty())
+    metrics.Add(metric::kKernelsHtaOverlapPct, MetricScope::Rank(), overlap_pct);
   if (r.tensor_core_applicable) {
-    metrics.Add(metric::kKernelsTensorCoreTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.tensor_core_ns), total));
-    metrics.Add(metric::kKernelsTcEligibleTimePct, MetricScope::Rank(), Pct(static_cast<double>(r.tc_eligible_ns), total));
+    metrics.Add(metric::kKernelsTensorCoreTimePct, MetricScope::Rank(),
+                Pct(static_cast<double>(r.tensor_core_ns), total));
+    metrics.Add(metric::kKernelsTcEligibleTimePct, MetricScope::Rank(),
+                Pct(static_cast<double>(r.tc_eligible_ns), total));
     metrics.Add(metric::kKernelsTcEligibleWithoutTcPct, MetricScope::Rank(),
-                Pct(static_cast<double>(r.tc_eligible_without_tc_ns), static_cast<double>(r.tc_eligible_ns)));
+                Pct(static_cast<double>(r.tc_eligible_without_tc_ns),
+                    static_cast<double>(r.tc_eligible_ns)));
   }
   if (r.per_step.empty()) return;
   double sum = 0;
@@ -115,7 +126,8 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
     metrics.Add(metric::kKernelsCount, MetricScope::Step(s.step), static_cast<double>(s.kernels));
     sum += static_cast<double>(s.kernels);
   }
-  metrics.Add(metric::kKernelsPerStep, MetricScope::Rank(), sum / static_cast<double>(r.per_step.size()));
+  metrics.Add(metric::kKernelsPerStep, MetricScope::Rank(),
+              sum / static_cast<double>(r.per_step.size()));
 }
 
 }  // namespace
@@ -128,7 +140,8 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
   r.hta_types = ComputeHtaTypeBreakdown(view.ops);
   std::vector<ViewOp> kernels;
   for (const ViewOp& op : view.ops) {
-    if (!op.is_sync && input.trace.gpu_ops.kind[op.row] == GpuOpKind::kKernel) kernels.push_back(op);
+    if (!op.is_sync && input.trace.gpu_ops.kind[op.row] == GpuOpKind::kKernel)
+      kernels.push_back(op);
   }
   if (kernels.empty()) {
     r.not_applicable.push_back("kernel statistics: the trace has no GPU kernels");
@@ -154,14 +167,17 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
     c.time_pct = Pct(static_cast<double>(c.total_ns), static_cast<double>(r.kernel_time_ns));
     r.classes.push_back(c);
   }
-  std::stable_sort(r.classes.begin(), r.classes.end(),
-                   [](const KernelClassShare& a, const KernelClassShare& b) { return a.total_ns > b.total_ns; });
+  std::stable_sort(
+      r.classes.begin(), r.classes.end(),
+      [](const KernelClassShare& a, const KernelClassShare& b) { return a.total_ns > b.total_ns; });
   r.all_names = ComputeNameStats(input.trace, input.timelines, kernels);
   r.top.assign(r.all_names.begin(),
-               r.all_names.begin() + static_cast<std::ptrdiff_t>(std::min(r.all_names.size(), input.options.top_n)));
+               r.all_names.begin() +
+                   static_cast<std::ptrdiff_t>(std::min(r.all_names.size(), input.options.top_n)));
   TensorCores(input, r.all_names, r);
   r.per_step = CountPerStep(input.trace, kernels);
-  if (view.cutoff && !r.per_step.empty()) r.per_step.pop_back();  // the dropped step launched nothing kept
+  if (view.cutoff && !r.per_step.empty())
+    r.per_step.pop_back();  // the dropped step launched nothing kept
   EmitMetrics(r, metrics);
   return r;
 }

@@ -56,16 +56,16 @@ struct StepKernelCount {
 
 struct KernelStatsResult {
   int64_t kernel_count = 0;
-  DurationNs kernel_time_ns = 0;  // sum of kernel durations (overlaps counted twice)
-  std::vector<KernelNameStats> top;  // top options.top_n by total time
+  DurationNs kernel_time_ns = 0;           // sum of kernel durations (overlaps counted twice)
+  std::vector<KernelNameStats> top;        // top options.top_n by total time
   std::vector<KernelNameStats> all_names;  // every name, by total time descending
   std::vector<KernelClassShare> classes;   // by total time descending
   std::vector<HtaTypeShare> hta_types;     // by time descending, as HTA sorts
   // Tensor cores (by kernel name patterns).
   bool tensor_core_applicable = false;
   DurationNs tensor_core_ns = 0;
-  DurationNs tc_eligible_ns = 0;             // GEMM / convolution / attention kernels
-  DurationNs tc_eligible_without_tc_ns = 0;  // ... whose names show no tensor-core use
+  DurationNs tc_eligible_ns = 0;                     // GEMM / convolution / attention kernels
+  DurationNs tc_eligible_without_tc_ns = 0;          // ... whose names show no tensor-core use
   std::vector<std::string> top_eligible_without_tc;  // names, by time
   // Short kernels (< options.short_kernel_ns).
   int64_t short_count = 0;
@@ -88,35 +88,48 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
 
 // What ComputeKernelStats emits (docs/metrics/kernels.md).
 namespace metric {
-inline constexpr MetricDecl kKernelsCount{"kernels.count", unit::kCount, kRank | kStep,
+inline constexpr MetricDecl kKernelsCount{
+    "kernels.count", unit::kCount, kRank | kStep,
     "kernels (step: launched by a call inside the step's host range, else starting in it)"};
 inline constexpr MetricDecl kKernelsTotalMs{"kernels.total_ms", unit::kMs, kRank,
-    "sum of kernel durations (overlaps counted twice)"};
+                                            "sum of kernel durations (overlaps counted twice)"};
 inline constexpr MetricDecl kKernelsUniqueNames{"kernels.unique_names", unit::kCount, kRank,
-    "distinct kernel names"};
-inline constexpr MetricDecl kKernelsShortCountPct{"kernels.short_count_pct", unit::kPercent, kRank,
+                                                "distinct kernel names"};
+inline constexpr MetricDecl kKernelsShortCountPct{
+    "kernels.short_count_pct", unit::kPercent, kRank,
     "kernels shorter than options.short_kernel_ns / all kernels"};
 inline constexpr MetricDecl kKernelsShortTimePct{"kernels.short_time_pct", unit::kPercent, kRank,
-    "time of the short kernels / all kernel time"};
+                                                 "time of the short kernels / all kernel time"};
 inline constexpr MetricDecl kKernelsClassPct{"kernels.class.{class}_pct", unit::kPercent, kRank,
-    "kernel time of that gpuwhy class / all kernel time"};
-inline constexpr MetricDecl kKernelsHtaTypePct{"kernels.hta.{type}_pct", unit::kPercent, kRank,
+                                             "kernel time of that gpuwhy class / all kernel time"};
+inline constexpr MetricDecl kKernelsHtaTypePct{
+    "kernels.hta.{type}_pct", unit::kPercent, kRank,
     "time only that HTA type ran / union of GPU ops (HTA gpu_kernel_type_breakdown)"};
 inline constexpr MetricDecl kKernelsHtaOverlapPct{"kernels.hta.overlap_pct", unit::kPercent, kRank,
-    "sum of the HTA \"X overlapping Y\" rows"};
-inline constexpr MetricDecl kKernelsTensorCoreTimePct{"kernels.tensor_core_time_pct", unit::kPercent, kRank,
+                                                  "sum of the HTA \"X overlapping Y\" rows"};
+inline constexpr MetricDecl kKernelsTensorCoreTimePct{
+    "kernels.tensor_core_time_pct", unit::kPercent, kRank,
     "time of kernels whose names show tensor-core use / all kernel time"};
-inline constexpr MetricDecl kKernelsTcEligibleTimePct{"kernels.tc_eligible_time_pct", unit::kPercent, kRank,
+inline constexpr MetricDecl kKernelsTcEligibleTimePct{
+    "kernels.tc_eligible_time_pct", unit::kPercent, kRank,
     "GEMM + convolution + attention kernel time / all kernel time"};
-inline constexpr MetricDecl kKernelsTcEligibleWithoutTcPct{"kernels.tc_eligible_without_tc_pct", unit::kPercent, kRank,
+inline constexpr MetricDecl kKernelsTcEligibleWithoutTcPct{
+    "kernels.tc_eligible_without_tc_pct", unit::kPercent, kRank,
     "eligible time whose names show no tensor-core use / eligible time"};
 inline constexpr MetricDecl kKernelsPerStep{"kernels.per_step", unit::kCount, kRank,
-    "mean kernels per step"};
-inline constexpr const MetricDecl* kKernelStatsMetrics[] = {
-    &kKernelsCount, &kKernelsTotalMs, &kKernelsUniqueNames, &kKernelsShortCountPct,
-    &kKernelsShortTimePct, &kKernelsClassPct, &kKernelsHtaTypePct, &kKernelsHtaOverlapPct,
-    &kKernelsTensorCoreTimePct, &kKernelsTcEligibleTimePct, &kKernelsTcEligibleWithoutTcPct,
-    &kKernelsPerStep};
+                                            "mean kernels per step"};
+inline constexpr const MetricDecl* kKernelStatsMetrics[] = {&kKernelsCount,
+                                                            &kKernelsTotalMs,
+                                                            &kKernelsUniqueNames,
+                                                            &kKernelsShortCountPct,
+                                                            &kKernelsShortTimePct,
+                                                            &kKernelsClassPct,
+                                                            &kKernelsHtaTypePct,
+                                                            &kKernelsHtaOverlapPct,
+                                                            &kKernelsTensorCoreTimePct,
+                                                            &kKernelsTcEligibleTimePct,
+                                                            &kKernelsTcEligibleWithoutTcPct,
+                                                            &kKernelsPerStep};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -99,7 +99,8 @@ TEST_F(KernelStatsTest, HistogramBuckets) {
 TEST_F(KernelStatsTest, PerStepCountsByLaunch) {
   Build();  // launches at 0 .. 218 µs
   trace_.steps.rows.push_back({1, trace_.strings.Intern("ProfilerStep#1"), 0, 60 * kUs, 0, 0, 0});
-  trace_.steps.rows.push_back({2, trace_.strings.Intern("ProfilerStep#2"), 60 * kUs, 300 * kUs, 0, 0, 0});
+  trace_.steps.rows.push_back(
+      {2, trace_.strings.Intern("ProfilerStep#2"), 60 * kUs, 300 * kUs, 0, 0, 0});
   KernelStatsResult r = Run();
   ASSERT_EQ(r.per_step.size(), 2u);
   EXPECT_EQ(r.per_step[0].kernels, 3);  // the sgemms, launched at 0, 10, 30

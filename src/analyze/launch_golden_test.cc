@@ -73,10 +73,12 @@ const std::vector<RefFile>& RefFiles() {
   static const std::vector<RefFile> files = {
       {"trace_filter", "trace_filter_sampled_rank-0.json.gz", 0},
       {"trace_filter", "trace_filter_sampled_rank-1.json.gz", 1},
-      {"ns_resolution_trace", "ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 0},
+      {"ns_resolution_trace", "ns_resolution_trace_rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+       0},
       {"nccl_parser_config", "nccl_parser_config_nccl_data.json.gz", 0},
       {"amd_trace", "amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz", 0},
-      {"critical_path_alexnet", "critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz", 0},
+      {"critical_path_alexnet",
+       "critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz", 0},
   };
   return files;
 }
@@ -89,7 +91,8 @@ struct HtaTimes {
 };
 HtaTimes HtaRound(TimeNs start, TimeNs end, bool fractional) {
   if (!fractional) return {static_cast<double>(start) / 1000.0, static_cast<double>(end) / 1000.0};
-  return {std::ceil(static_cast<double>(start) / 1000.0), std::floor(static_cast<double>(end) / 1000.0)};
+  return {std::ceil(static_cast<double>(start) / 1000.0),
+          std::floor(static_cast<double>(end) / 1000.0)};
 }
 
 struct LaunchAggregates {
@@ -101,7 +104,8 @@ LaunchAggregates FromReference(const std::vector<Row>& rows, int64_t rank) {
   LaunchAggregates a;
   for (const Row& r : rows) {
     if (static_cast<int64_t>(Num(r, "rank")) != rank) continue;
-    double cpu = Num(r, "cpu_duration"), gpu = Num(r, "gpu_duration"), delay = Num(r, "launch_delay");
+    double cpu = Num(r, "cpu_duration"), gpu = Num(r, "gpu_duration"),
+           delay = Num(r, "launch_delay");
     ++a.count;
     a.cpu_mean += cpu;
     a.gpu_mean += gpu;
@@ -142,14 +146,17 @@ double HtaRoundedOverlapPct(const Trace& trace, const DeviceTimelines& timelines
     if (!filter.GpuOpKept(trace, i)) continue;
     HtaTimes t = HtaRound(trace.gpu_ops.start[i], trace.gpu_ops.end[i], fractional);
     // Work in integer ns of the rounded µs values so IntervalSet can merge them.
-    Interval interval{static_cast<TimeNs>(std::llround(t.start * 1000)), static_cast<TimeNs>(std::llround(t.end * 1000))};
+    Interval interval{static_cast<TimeNs>(std::llround(t.start * 1000)),
+                      static_cast<TimeNs>(std::llround(t.end * 1000))};
     if (timelines.hta_type[i] == HtaKernelType::kComputation) comp.push_back(interval);
     if (timelines.hta_type[i] == HtaKernelType::kCommunication) comm.push_back(interval);
   }
   IntervalSet comm_set = IntervalSet::FromUnsorted(std::move(comm));
   IntervalSet comp_set = IntervalSet::FromUnsorted(std::move(comp));
   DurationNs total = comm_set.TotalLength();
-  return total > 0 ? 100.0 * static_cast<double>(comm_set.Intersect(comp_set).TotalLength()) / static_cast<double>(total) : 0;
+  return total > 0 ? 100.0 * static_cast<double>(comm_set.Intersect(comp_set).TotalLength()) /
+                         static_cast<double>(total)
+                   : 0;
 }
 
 // Our records restricted to HTA's call names, in µs with HTA's rounding.
@@ -203,32 +210,42 @@ std::optional<Analyzed> Analyze(const fs::path& path, bool drop_last_step) {
 
 TEST(LaunchGoldenTest, LaunchStatsQueueAndOverlapMatchHta) {
   fs::path ref_root = DataRoot() / "reference" / "hta";
-  if (!fs::exists(ref_root)) GTEST_SKIP() << "../shared/data/reference/hta is absent: golden tests skipped";
+  if (!fs::exists(ref_root))
+    GTEST_SKIP() << "../shared/data/reference/hta is absent: golden tests skipped";
   for (const RefFile& f : RefFiles()) {
     SCOPED_TRACE(f.set + " rank " + std::to_string(f.rank));
-    std::optional<Analyzed> a = Analyze(DataRoot() / "kineto" / "hta" / f.file, /*drop_last_step=*/true);
+    std::optional<Analyzed> a =
+        Analyze(DataRoot() / "kineto" / "hta" / f.file, /*drop_last_step=*/true);
     ASSERT_TRUE(a.has_value());
     fs::path dir = ref_root / f.set;
 
-    LaunchAggregates ref = FromReference(ReadSimpleCsv(dir / "cuda_kernel_launch_stats.csv"), f.rank);
+    LaunchAggregates ref =
+        FromReference(ReadSimpleCsv(dir / "cuda_kernel_launch_stats.csv"), f.rank);
     LaunchAggregates ours = FromOurs(a->trace, a->launch);
-    std::cout << f.set << " r" << f.rank << " launches ours/ref: n " << ours.count << "/" << ref.count << " cpu "
-              << ours.cpu_mean << "/" << ref.cpu_mean << " gpu " << ours.gpu_mean << "/" << ref.gpu_mean << " delay "
-              << ours.delay_mean << "/" << ref.delay_mean << " rt_out " << ours.runtime_outliers << "/"
-              << ref.runtime_outliers << " delay_out " << ours.delay_outliers << "/" << ref.delay_outliers << " short "
-              << ours.short_kernels << "/" << ref.short_kernels << "\n";
+    std::cout << f.set << " r" << f.rank << " launches ours/ref: n " << ours.count << "/"
+              << ref.count << " cpu " << ours.cpu_mean << "/" << ref.cpu_mean << " gpu "
+              << ours.gpu_mean << "/" << ref.gpu_mean << " delay " << ours.delay_mean << "/"
+              << ref.delay_mean << " rt_out " << ours.runtime_outliers << "/"
+              << ref.runtime_outliers << " delay_out " << ours.delay_outliers << "/"
+              << ref.delay_outliers << " short " << ours.short_kernels << "/" << ref.short_kernels
+              << "\n";
     EXPECT_TRUE(Close(ours.count, ref.count, 0)) << ours.count << " vs " << ref.count;
     EXPECT_TRUE(Close(ours.cpu_mean, ref.cpu_mean, 0.5)) << ours.cpu_mean << " vs " << ref.cpu_mean;
     EXPECT_TRUE(Close(ours.gpu_mean, ref.gpu_mean, 0.5)) << ours.gpu_mean << " vs " << ref.gpu_mean;
-    EXPECT_TRUE(Close(ours.delay_mean, ref.delay_mean, 0.5)) << ours.delay_mean << " vs " << ref.delay_mean;
-    EXPECT_TRUE(Close(ours.runtime_outliers, ref.runtime_outliers, 0)) << ours.runtime_outliers << " vs " << ref.runtime_outliers;
-    EXPECT_TRUE(Close(ours.delay_outliers, ref.delay_outliers, 0)) << ours.delay_outliers << " vs " << ref.delay_outliers;
-    EXPECT_TRUE(Close(ours.short_kernels, ref.short_kernels, 0)) << ours.short_kernels << " vs " << ref.short_kernels;
+    EXPECT_TRUE(Close(ours.delay_mean, ref.delay_mean, 0.5))
+        << ours.delay_mean << " vs " << ref.delay_mean;
+    EXPECT_TRUE(Close(ours.runtime_outliers, ref.runtime_outliers, 0))
+        << ours.runtime_outliers << " vs " << ref.runtime_outliers;
+    EXPECT_TRUE(Close(ours.delay_outliers, ref.delay_outliers, 0))
+        << ours.delay_outliers << " vs " << ref.delay_outliers;
+    EXPECT_TRUE(Close(ours.short_kernels, ref.short_kernels, 0))
+        << ours.short_kernels << " vs " << ref.short_kernels;
 
     // Queue length summary: one row per stream of this rank.
     std::map<int64_t, Row> ref_queues;
     for (const Row& r : ReadSimpleCsv(dir / "queue_length_summary.csv")) {
-      if (static_cast<int64_t>(Num(r, "rank")) == f.rank) ref_queues[static_cast<int64_t>(Num(r, "stream"))] = r;
+      if (static_cast<int64_t>(Num(r, "rank")) == f.rank)
+        ref_queues[static_cast<int64_t>(Num(r, "stream"))] = r;
     }
     ASSERT_EQ(a->launch.queues.size(), ref_queues.size());
     for (const StreamQueue& q : a->launch.queues) {
@@ -236,8 +253,9 @@ TEST(LaunchGoldenTest, LaunchStatsQueueAndOverlapMatchHta) {
       ASSERT_TRUE(ref_queues.count(q.stream));
       const Row& r = ref_queues[q.stream];
       std::cout << "  stream " << q.stream << " queue ours/ref: n " << q.samples.count << "/"
-                << Num(r, "queue_length.count") << " mean " << q.samples.mean << "/" << Num(r, "queue_length.mean")
-                << " p50 " << q.samples.median << "/" << Num(r, "queue_length.50%") << " max " << q.samples.max << "/"
+                << Num(r, "queue_length.count") << " mean " << q.samples.mean << "/"
+                << Num(r, "queue_length.mean") << " p50 " << q.samples.median << "/"
+                << Num(r, "queue_length.50%") << " max " << q.samples.max << "/"
                 << Num(r, "queue_length.max") << "\n";
       EXPECT_EQ(q.samples.count, static_cast<int64_t>(Num(r, "queue_length.count")));
       EXPECT_TRUE(Close(q.samples.mean, Num(r, "queue_length.mean"), 0.5)) << q.samples.mean;
@@ -257,10 +275,10 @@ TEST(LaunchGoldenTest, LaunchStatsQueueAndOverlapMatchHta) {
         EXPECT_EQ(a->comm.rank.kernel_count, 0);
       } else {
         double rounded = HtaRoundedOverlapPct(a->trace, a->timelines);
-        std::cout << "  overlap ours/hta-rounded/ref " << a->comm.rank.overlap_pct << "/" << rounded << "/" << ref_pct
-                  << "\n";
+        std::cout << "  overlap ours/hta-rounded/ref " << a->comm.rank.overlap_pct << "/" << rounded
+                  << "/" << ref_pct << "\n";
         EXPECT_NEAR(a->comm.rank.overlap_pct, ref_pct, 0.5);  // exact ns: rounding residual only
-        EXPECT_NEAR(rounded, ref_pct, 0.01);                  // HTA's printed value has two decimals
+        EXPECT_NEAR(rounded, ref_pct, 0.01);  // HTA's printed value has two decimals
       }
     }
   }

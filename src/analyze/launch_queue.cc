@@ -5,8 +5,8 @@
 namespace gpuwhy {
 namespace {
 
-StreamQueue SummarizeQueue(const std::vector<QueueEvent>& events, size_t begin, size_t end, int64_t full_length,
-                      DurationNs trace_duration) {
+StreamQueue SummarizeQueue(const std::vector<QueueEvent>& events, size_t begin, size_t end,
+                           int64_t full_length, DurationNs trace_duration) {
   StreamQueue q;
   q.device = events[begin].device;
   q.stream = events[begin].stream;
@@ -29,7 +29,9 @@ StreamQueue SummarizeQueue(const std::vector<QueueEvent>& events, size_t begin, 
   }
   DurationNs extent = q.series.back().ts - q.series.front().ts;
   q.time_weighted_mean = extent > 0 ? weighted / static_cast<double>(extent) : q.samples.mean;
-  q.full_ratio = trace_duration > 0 ? static_cast<double>(q.full_time) / static_cast<double>(trace_duration) : 0;
+  q.full_ratio = trace_duration > 0
+                     ? static_cast<double>(q.full_time) / static_cast<double>(trace_duration)
+                     : 0;
   return q;
 }
 
@@ -46,7 +48,8 @@ std::vector<StreamQueue> BuildStreamQueues(std::vector<QueueEvent> events, int64
   std::vector<StreamQueue> queues;
   size_t begin = 0;
   for (size_t i = 1; i <= events.size(); ++i) {
-    if (i < events.size() && events[i].device == events[begin].device && events[i].stream == events[begin].stream) {
+    if (i < events.size() && events[i].device == events[begin].device &&
+        events[i].stream == events[begin].stream) {
       continue;
     }
     if (i > begin) queues.push_back(SummarizeQueue(events, begin, i, full_length, trace_duration));

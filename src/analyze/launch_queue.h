@@ -25,10 +25,10 @@ struct StreamQueue {
   int32_t device = 0;
   int64_t stream = 0;
   std::vector<QueuePoint> series;  // value after each event (a step function)
-  DistributionSummary samples;           // HTA queue_length_summary: pandas describe() of the event samples
-  double time_weighted_mean = 0;   // averaged over time between the first and last event
-  DurationNs full_time = 0;        // HTA duration_at_max_queue_length
-  double full_ratio = 0;           // HTA relative_duration_at_max_queue_length (of the span)
+  DistributionSummary samples;  // HTA queue_length_summary: pandas describe() of the event samples
+  double time_weighted_mean = 0;  // averaged over time between the first and last event
+  DurationNs full_time = 0;       // HTA duration_at_max_queue_length
+  double full_ratio = 0;          // HTA relative_duration_at_max_queue_length (of the span)
 };
 
 // Builds one StreamQueue per (device, stream), sorted by it. Ties at one timestamp put

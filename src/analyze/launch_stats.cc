@@ -51,7 +51,8 @@ std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<Laun
       out.push_back({"launch_delay", r->device, r->stream, s.end[c], s.end[c] + r->launch_delay,
                      std::string(trace.Str(trace.gpu_ops.name[r->first_op.value]))});
     } else {
-      out.push_back({"runtime_outlier", r->device, r->stream, s.start[c], s.end[c], std::string(trace.Str(s.name[c]))});
+      out.push_back({"runtime_outlier", r->device, r->stream, s.start[c], s.end[c],
+                     std::string(trace.Str(s.name[c]))});
     }
   }
   return out;
@@ -84,14 +85,17 @@ void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
     n.name = std::string(trace.strings.Get(StringId(id)));
     r.by_name.push_back(std::move(n));
   }
-  std::sort(r.by_name.begin(), r.by_name.end(), [](const LaunchCallName& a, const LaunchCallName& b) {
-    return a.count != b.count ? a.count > b.count : a.name < b.name;
-  });
+  std::sort(r.by_name.begin(), r.by_name.end(),
+            [](const LaunchCallName& a, const LaunchCallName& b) {
+              return a.count != b.count ? a.count > b.count : a.name < b.name;
+            });
   size_t n = input.options.top_n;
-  r.top_delays = TopRecords(trace, r.launches, n, input.options.launch_delay_outlier_ns,
-                            [](const LaunchRecord& l) { return l.launch_delay; }, true);
-  r.top_runtime_outliers = TopRecords(trace, r.launches, n, input.options.runtime_outlier_ns,
-                                      [](const LaunchRecord& l) { return l.cpu_duration; }, false);
+  r.top_delays = TopRecords(
+      trace, r.launches, n, input.options.launch_delay_outlier_ns,
+      [](const LaunchRecord& l) { return l.launch_delay; }, true);
+  r.top_runtime_outliers = TopRecords(
+      trace, r.launches, n, input.options.runtime_outlier_ns,
+      [](const LaunchRecord& l) { return l.cpu_duration; }, false);
 }
 
 std::vector<QueueEvent> QueueEvents(const Trace& trace, const std::vector<LaunchRecord>& launches) {
@@ -101,13 +105,16 @@ std::vector<QueueEvent> QueueEvents(const Trace& trace, const std::vector<Launch
     for (const CorrelatedGpuOp& op : trace.FindGpuOps(l.correlation)) {
       size_t o = op.op.value;
       events.push_back({trace.gpu_ops.device[o], trace.gpu_ops.stream[o], call_start, +1});
-      events.push_back({trace.gpu_ops.device[o], trace.gpu_ops.stream[o], trace.gpu_ops.start[o], -1});
+      events.push_back(
+          {trace.gpu_ops.device[o], trace.gpu_ops.stream[o], trace.gpu_ops.start[o], -1});
     }
   }
   return events;
 }
 
-double Pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
+double Pct(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
 
 void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricSet& m) {
   MetricScope rank = MetricScope::Rank();
@@ -168,24 +175,29 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
   const CpuSliceTable& s = trace.cpu_slices;
   for (size_t i = 0; i < s.size(); ++i) {
     bool graph = kinds[i] == RuntimeCallKind::kGraphLaunch;
-    if (kinds[i] == RuntimeCallKind::kOther || !IsQueuedLaunch(kinds[i], trace.Str(s.name[i]))) continue;
+    if (kinds[i] == RuntimeCallKind::kOther || !IsQueuedLaunch(kinds[i], trace.Str(s.name[i])))
+      continue;
     if (s.correlation[i] == kNoValue || !filter.HostKept(s.start[i])) continue;
     if (trace.FindGpuOps(s.correlation[i]).empty()) continue;
     r.launches.push_back(MakeRecord(trace, i, graph));
   }
-  std::sort(r.launches.begin(), r.launches.end(), [&s](const LaunchRecord& a, const LaunchRecord& b) {
-    if (s.start[a.call.value] != s.start[b.call.value]) return s.start[a.call.value] < s.start[b.call.value];
-    return a.call.value < b.call.value;
-  });
+  std::sort(r.launches.begin(), r.launches.end(),
+            [&s](const LaunchRecord& a, const LaunchRecord& b) {
+              if (s.start[a.call.value] != s.start[b.call.value])
+                return s.start[a.call.value] < s.start[b.call.value];
+              return a.call.value < b.call.value;
+            });
   if (r.launches.empty()) {
     r.not_applicable.push_back(
-        "launch: no launch call is joined to a GPU op by correlation (the trace has no cuda_runtime/cuda_driver "
+        "launch: no launch call is joined to a GPU op by correlation (the trace has no "
+        "cuda_runtime/cuda_driver "
         "launch events)");
     return r;
   }
   SummarizeLaunches(input, r);
   Interval span = trace.span();
-  r.queues = BuildStreamQueues(QueueEvents(trace, r.launches), input.options.full_queue_length, span.length());
+  r.queues = BuildStreamQueues(QueueEvents(trace, r.launches), input.options.full_queue_length,
+                               span.length());
   EmitMetrics(input, r, metrics);
   return r;
 }

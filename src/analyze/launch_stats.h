@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "analyze/analysis_input.h"
+#include "analyze/distribution.h"
 #include "analyze/launch_queue.h"
 #include "analyze/metric.h"
-#include "analyze/distribution.h"
 
 namespace gpuwhy {
 
@@ -41,13 +41,13 @@ struct LaunchStatsResult {
   int64_t graph_launches = 0;
   int64_t graph_ops = 0;
   DurationNs call_total = 0;
-  DistributionSummary delay_ns;     // of launch_delay
+  DistributionSummary delay_ns;  // of launch_delay
   DistributionSummary cpu_duration_ns;
-  int64_t runtime_outliers = 0;  // cpu_duration > options.runtime_outlier_ns
-  int64_t delay_outliers = 0;    // launch_delay > options.launch_delay_outlier_ns
-  int64_t short_kernels = 0;     // gpu_duration < cpu_duration
-  std::vector<LaunchCallName> by_name;  // most calls first
-  std::vector<EvidenceRange> top_delays;            // call end -> GPU start, longest first
+  int64_t runtime_outliers = 0;           // cpu_duration > options.runtime_outlier_ns
+  int64_t delay_outliers = 0;             // launch_delay > options.launch_delay_outlier_ns
+  int64_t short_kernels = 0;              // gpu_duration < cpu_duration
+  std::vector<LaunchCallName> by_name;    // most calls first
+  std::vector<EvidenceRange> top_delays;  // call end -> GPU start, longest first
   std::vector<EvidenceRange> top_runtime_outliers;  // the slowest launch calls
   std::vector<StreamQueue> queues;                  // by (device, stream)
   std::vector<std::string> not_applicable;
@@ -57,57 +57,68 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
 
 // What ComputeLaunchStats emits (docs/metrics/launch.md).
 namespace metric {
-inline constexpr MetricDecl kLaunchCalls{"launch.calls", unit::kCount, kRank | kStep,
+inline constexpr MetricDecl kLaunchCalls{
+    "launch.calls", unit::kCount, kRank | kStep,
     "launch calls joined to at least one GPU op (step: the call starts in the step's host extent)"};
 inline constexpr MetricDecl kLaunchGpuOps{"launch.gpu_ops", unit::kCount, kRank,
-    "GPU ops reached by the launches"};
+                                          "GPU ops reached by the launches"};
 inline constexpr MetricDecl kLaunchGraphLaunches{"launch.graph_launches", unit::kCount, kRank,
-    "graph launch calls"};
+                                                 "graph launch calls"};
 inline constexpr MetricDecl kLaunchCallTotalMs{"launch.call_total_ms", unit::kMs, kRank | kStep,
-    "total duration of the launch calls"};
+                                               "total duration of the launch calls"};
 inline constexpr MetricDecl kLaunchCallMeanUs{"launch.call_mean_us", unit::kUs, kRank,
-    "mean launch call duration"};
+                                              "mean launch call duration"};
 inline constexpr MetricDecl kLaunchCallP95Us{"launch.call_p95_us", unit::kUs, kRank,
-    "95th percentile of the launch call duration"};
+                                             "95th percentile of the launch call duration"};
 inline constexpr MetricDecl kLaunchDelayMeanUs{"launch.delay_mean_us", unit::kUs, kRank,
-    "mean of max(0, first GPU op start - call end)"};
+                                               "mean of max(0, first GPU op start - call end)"};
 inline constexpr MetricDecl kLaunchDelayP50Us{"launch.delay_p50_us", unit::kUs, kRank,
-    "median launch delay"};
+                                              "median launch delay"};
 inline constexpr MetricDecl kLaunchDelayP95Us{"launch.delay_p95_us", unit::kUs, kRank,
-    "95th percentile of the launch delay"};
+                                              "95th percentile of the launch delay"};
 inline constexpr MetricDecl kLaunchDelayMaxUs{"launch.delay_max_us", unit::kUs, kRank,
-    "longest launch delay"};
+                                              "longest launch delay"};
 inline constexpr MetricDecl kLaunchRuntimeOutliers{"launch.runtime_outliers", unit::kCount, kRank,
-    "calls longer than options.runtime_outlier_ns"};
-inline constexpr MetricDecl kLaunchRuntimeOutlierPct{"launch.runtime_outlier_pct", unit::kPercent, kRank,
-    "runtime outliers / launch calls"};
-inline constexpr MetricDecl kLaunchDelayOutliers{"launch.delay_outliers", unit::kCount, kRank,
+                                                   "calls longer than options.runtime_outlier_ns"};
+inline constexpr MetricDecl kLaunchRuntimeOutlierPct{"launch.runtime_outlier_pct", unit::kPercent,
+                                                     kRank, "runtime outliers / launch calls"};
+inline constexpr MetricDecl kLaunchDelayOutliers{
+    "launch.delay_outliers", unit::kCount, kRank,
     "launches whose delay exceeds options.launch_delay_outlier_ns"};
-inline constexpr MetricDecl kLaunchDelayOutlierPct{"launch.delay_outlier_pct", unit::kPercent, kRank,
-    "delay outliers / launch calls"};
-inline constexpr MetricDecl kLaunchShortKernels{"launch.short_kernels", unit::kCount, kRank,
+inline constexpr MetricDecl kLaunchDelayOutlierPct{"launch.delay_outlier_pct", unit::kPercent,
+                                                   kRank, "delay outliers / launch calls"};
+inline constexpr MetricDecl kLaunchShortKernels{
+    "launch.short_kernels", unit::kCount, kRank,
     "launches whose GPU time is shorter than the call itself"};
 inline constexpr MetricDecl kLaunchShortKernelPct{"launch.short_kernel_pct", unit::kPercent, kRank,
-    "short-kernel launches / launch calls"};
-inline constexpr MetricDecl kLaunchQueueLengthMean{"launch.queue_length_mean", unit::kCount, kStream,
+                                                  "short-kernel launches / launch calls"};
+inline constexpr MetricDecl kLaunchQueueLengthMean{
+    "launch.queue_length_mean", unit::kCount, kStream,
     "mean of the queue length sampled at each change"};
 inline constexpr MetricDecl kLaunchQueueLengthP50{"launch.queue_length_p50", unit::kCount, kStream,
-    "median of the sampled queue length"};
+                                                  "median of the sampled queue length"};
 inline constexpr MetricDecl kLaunchQueueLengthMax{"launch.queue_length_max", unit::kCount, kStream,
-    "largest sampled queue length"};
-inline constexpr MetricDecl kLaunchQueueLengthTimeMean{"launch.queue_length_time_mean", unit::kCount, kStream,
+                                                  "largest sampled queue length"};
+inline constexpr MetricDecl kLaunchQueueLengthTimeMean{
+    "launch.queue_length_time_mean", unit::kCount, kStream,
     "queue length averaged over time between its first and last change"};
-inline constexpr MetricDecl kLaunchQueueFullMs{"launch.queue_full_ms", unit::kMs, kStream,
+inline constexpr MetricDecl kLaunchQueueFullMs{
+    "launch.queue_full_ms", unit::kMs, kStream,
     "time with the queue length at or above options.full_queue_length"};
 inline constexpr MetricDecl kLaunchQueueFullPct{"launch.queue_full_pct", unit::kPercent, kStream,
-    "full-queue time / trace span"};
+                                                "full-queue time / trace span"};
 inline constexpr const MetricDecl* kLaunchStatsMetrics[] = {
-    &kLaunchCalls, &kLaunchGpuOps, &kLaunchGraphLaunches, &kLaunchCallTotalMs, &kLaunchCallMeanUs,
-    &kLaunchCallP95Us, &kLaunchDelayMeanUs, &kLaunchDelayP50Us, &kLaunchDelayP95Us,
-    &kLaunchDelayMaxUs, &kLaunchRuntimeOutliers, &kLaunchRuntimeOutlierPct, &kLaunchDelayOutliers,
-    &kLaunchDelayOutlierPct, &kLaunchShortKernels, &kLaunchShortKernelPct, &kLaunchQueueLengthMean,
-    &kLaunchQueueLengthP50, &kLaunchQueueLengthMax, &kLaunchQueueLengthTimeMean,
-    &kLaunchQueueFullMs, &kLaunchQueueFullPct};
+    &kLaunchCalls,           &kLaunchGpuOps,
+    &kLaunchGraphLaunches,   &kLaunchCallTotalMs,
+    &kLaunchCallMeanUs,      &kLaunchCallP95Us,
+    &kLaunchDelayMeanUs,     &kLaunchDelayP50Us,
+    &kLaunchDelayP95Us,      &kLaunchDelayMaxUs,
+    &kLaunchRuntimeOutliers, &kLaunchRuntimeOutlierPct,
+    &kLaunchDelayOutliers,   &kLaunchDelayOutlierPct,
+    &kLaunchShortKernels,    &kLaunchShortKernelPct,
+    &kLaunchQueueLengthMean, &kLaunchQueueLengthP50,
+    &kLaunchQueueLengthMax,  &kLaunchQueueLengthTimeMean,
+    &kLaunchQueueFullMs,     &kLaunchQueueFullPct};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -19,7 +19,8 @@ void Build(TinyTrace& t) {
   t.Runtime("cudaLaunchKernel", Us(10), Us(70), 2);
   t.Kernel("k2", Us(70), Us(75), 2);  // delay 0, cpu 60 > 50: runtime outlier; gpu 5 < 60: short
   t.Runtime("cudaMemcpyAsync", Us(80), Us(85), 3);
-  t.Copy(CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice, 64, Us(300), Us(310), 3);  // delay 215
+  t.Copy(CopyDirection::kHostToDevice, MemoryKind::kPinned, MemoryKind::kDevice, 64, Us(300),
+         Us(310), 3);  // delay 215
   t.Runtime("cudaGraphLaunch", Us(90), Us(95), 4);
   t.Kernel("g1", Us(100), Us(110), 4);  // graph: delay 5, gpu 10 + 20
   t.Kernel("g2", Us(110), Us(130), 4);

@@ -24,17 +24,21 @@ class TinyTrace {
     row.correlation = correlation;
     return trace.cpu_slices.Append(row);
   }
-  CpuSliceId Op(const std::string& name, TimeNs start, TimeNs end) { return Slice(CpuSliceKind::kOp, name, start, end); }
-  CpuSliceId Runtime(const std::string& name, TimeNs start, TimeNs end, int64_t correlation = kNoValue) {
+  CpuSliceId Op(const std::string& name, TimeNs start, TimeNs end) {
+    return Slice(CpuSliceKind::kOp, name, start, end);
+  }
+  CpuSliceId Runtime(const std::string& name, TimeNs start, TimeNs end,
+                     int64_t correlation = kNoValue) {
     return Slice(CpuSliceKind::kRuntime, name, start, end, correlation);
   }
   void Step(int64_t number, TimeNs start, TimeNs end) {
     Slice(CpuSliceKind::kUserAnnotation, "ProfilerStep#" + std::to_string(number), start, end);
-    trace.steps.rows.push_back({number, trace.strings.Intern("ProfilerStep#" + std::to_string(number)), start, end,
-                                start, end, 0});
+    trace.steps.rows.push_back({number,
+                                trace.strings.Intern("ProfilerStep#" + std::to_string(number)),
+                                start, end, start, end, 0});
   }
-  GpuOpId Gpu(GpuOpKind kind, const std::string& name, TimeNs start, TimeNs end, int64_t correlation = kNoValue,
-              int64_t stream = 7, int32_t device = 0) {
+  GpuOpId Gpu(GpuOpKind kind, const std::string& name, TimeNs start, TimeNs end,
+              int64_t correlation = kNoValue, int64_t stream = 7, int32_t device = 0) {
     GpuOpTable::Row row;
     row.kind = kind;
     row.name = trace.strings.Intern(name);
@@ -49,8 +53,8 @@ class TinyTrace {
                  int64_t stream = 7) {
     return Gpu(GpuOpKind::kKernel, name, start, end, correlation, stream);
   }
-  GpuOpId Copy(CopyDirection direction, MemoryKind src, MemoryKind dst, int64_t bytes, TimeNs start, TimeNs end,
-               int64_t correlation = kNoValue) {
+  GpuOpId Copy(CopyDirection direction, MemoryKind src, MemoryKind dst, int64_t bytes, TimeNs start,
+               TimeNs end, int64_t correlation = kNoValue) {
     GpuOpTable::Row row;
     row.kind = GpuOpKind::kMemcpy;
     row.name = trace.strings.Intern("Memcpy");

@@ -36,7 +36,8 @@ void CollectPeaks(const Trace& trace, MemoryUsageResult& r) {
       d.peak_reserved_pct = Pct(d.peak_reserved, d.capacity);
     }
     if (d.peak_allocated > 0) {
-      d.reserved_to_allocated = static_cast<double>(d.peak_reserved) / static_cast<double>(d.peak_allocated);
+      d.reserved_to_allocated =
+          static_cast<double>(d.peak_reserved) / static_cast<double>(d.peak_allocated);
     }
     r.devices.push_back(d);
   }
@@ -64,15 +65,17 @@ void CollectChurn(const AnalysisInput& input, MemoryUsageResult& r) {
     r.steady_alloc_time += s.time;
   }
   if (!r.per_step.empty()) {
-    r.alloc_calls_per_step =
-        static_cast<double>(r.steady_alloc_calls + r.steady_free_calls) / static_cast<double>(r.per_step.size());
+    r.alloc_calls_per_step = static_cast<double>(r.steady_alloc_calls + r.steady_free_calls) /
+                             static_cast<double>(r.per_step.size());
   }
   std::sort(calls.begin(), calls.end(), [&c](size_t a, size_t b) {
     DurationNs da = c.end[a] - c.start[a], db = c.end[b] - c.start[b];
     return da != db ? da > db : a < b;
   });
   if (calls.size() > input.options.top_n) calls.resize(input.options.top_n);
-  for (size_t i : calls) r.top_alloc_calls.push_back({"alloc", -1, -1, c.start[i], c.end[i], std::string(trace.Str(c.name[i]))});
+  for (size_t i : calls)
+    r.top_alloc_calls.push_back(
+        {"alloc", -1, -1, c.start[i], c.end[i], std::string(trace.Str(c.name[i]))});
 }
 
 void EmitMetrics(const MemoryUsageResult& r, MetricSet& m) {
@@ -95,7 +98,8 @@ void EmitMetrics(const MemoryUsageResult& r, MetricSet& m) {
   m.Add(metric::kMemorySteadyAllocMs, rank, NsToMs(r.steady_alloc_time));
   m.Add(metric::kMemoryAllocCallsPerStep, rank, r.alloc_calls_per_step);
   for (const AllocStepCount& s : r.per_step) {
-    m.Add(metric::kMemoryAllocCalls, MetricScope::Step(s.step), static_cast<double>(s.alloc_calls + s.free_calls));
+    m.Add(metric::kMemoryAllocCalls, MetricScope::Step(s.step),
+          static_cast<double>(s.alloc_calls + s.free_calls));
   }
 }
 
@@ -106,12 +110,16 @@ MemoryUsageResult ComputeMemoryUsage(const AnalysisInput& input, MetricSet& metr
   CollectPeaks(input.trace, r);
   if (r.devices.empty()) {
     r.not_applicable.push_back(
-        "memory peaks: no device [memory] events (capture with torch.profiler.profile(profile_memory=True))");
-  } else if (std::none_of(r.devices.begin(), r.devices.end(), [](const DeviceMemoryStats& d) { return d.capacity > 0; })) {
-    r.not_applicable.push_back("memory vs capacity: the trace does not record the device's total memory");
+        "memory peaks: no device [memory] events (capture with "
+        "torch.profiler.profile(profile_memory=True))");
+  } else if (std::none_of(r.devices.begin(), r.devices.end(),
+                          [](const DeviceMemoryStats& d) { return d.capacity > 0; })) {
+    r.not_applicable.push_back(
+        "memory vs capacity: the trace does not record the device's total memory");
   }
   if (input.trace.steps.synthesized || input.trace.steps.size() < 2) {
-    r.not_applicable.push_back("allocator churn: needs at least two ProfilerSteps (the first one is warm-up)");
+    r.not_applicable.push_back(
+        "allocator churn: needs at least two ProfilerSteps (the first one is warm-up)");
   } else {
     CollectChurn(input, r);
   }

@@ -17,7 +17,7 @@ struct DeviceMemoryStats {
   int64_t events = 0;
   int64_t peak_allocated = 0;  // bytes, max "Total Allocated"
   TimeNs peak_allocated_ts = 0;
-  int64_t peak_reserved = 0;   // bytes, max "Total Reserved"
+  int64_t peak_reserved = 0;        // bytes, max "Total Reserved"
   int64_t max_unused_reserved = 0;  // max over events of reserved - allocated
   int64_t capacity = kNoValue;      // device total memory, when the trace records it
   double peak_allocated_pct = 0;    // of capacity; 0 when unknown
@@ -39,7 +39,7 @@ struct MemoryUsageResult {
   int64_t steady_alloc_calls = 0;
   int64_t steady_free_calls = 0;
   DurationNs steady_alloc_time = 0;
-  double alloc_calls_per_step = 0;  // (alloc + free) per steady-state step
+  double alloc_calls_per_step = 0;             // (alloc + free) per steady-state step
   std::vector<EvidenceRange> top_alloc_calls;  // the longest steady-state alloc/free calls
   std::vector<std::string> not_applicable;
 };
@@ -48,35 +48,42 @@ MemoryUsageResult ComputeMemoryUsage(const AnalysisInput& input, MetricSet& metr
 
 // What ComputeMemoryUsage emits (docs/metrics/memory.md).
 namespace metric {
-inline constexpr MetricDecl kMemoryPeakAllocatedBytes{"memory.peak_allocated_bytes", unit::kBytes, kDevice,
+inline constexpr MetricDecl kMemoryPeakAllocatedBytes{
+    "memory.peak_allocated_bytes", unit::kBytes, kDevice,
     "max Total Allocated of the allocator's [memory] events"};
-inline constexpr MetricDecl kMemoryPeakReservedBytes{"memory.peak_reserved_bytes", unit::kBytes, kDevice,
-    "max Total Reserved"};
-inline constexpr MetricDecl kMemoryMaxUnusedReservedBytes{"memory.max_unused_reserved_bytes", unit::kBytes, kDevice,
+inline constexpr MetricDecl kMemoryPeakReservedBytes{"memory.peak_reserved_bytes", unit::kBytes,
+                                                     kDevice, "max Total Reserved"};
+inline constexpr MetricDecl kMemoryMaxUnusedReservedBytes{
+    "memory.max_unused_reserved_bytes", unit::kBytes, kDevice,
     "max over events of reserved - allocated"};
-inline constexpr MetricDecl kMemoryReservedToAllocated{"memory.reserved_to_allocated", unit::kRatio, kDevice,
-    "peak reserved / peak allocated"};
-inline constexpr MetricDecl kMemoryCapacityBytes{"memory.capacity_bytes", unit::kBytes, kDevice,
+inline constexpr MetricDecl kMemoryReservedToAllocated{"memory.reserved_to_allocated", unit::kRatio,
+                                                       kDevice, "peak reserved / peak allocated"};
+inline constexpr MetricDecl kMemoryCapacityBytes{
+    "memory.capacity_bytes", unit::kBytes, kDevice,
     "device total memory (only when the trace records it)"};
-inline constexpr MetricDecl kMemoryPeakAllocatedPct{"memory.peak_allocated_pct", unit::kPercent, kDevice,
-    "peak allocated / capacity"};
-inline constexpr MetricDecl kMemoryPeakReservedPct{"memory.peak_reserved_pct", unit::kPercent, kDevice,
-    "peak reserved / capacity"};
-inline constexpr MetricDecl kMemorySteadyAllocCalls{"memory.steady_alloc_calls", unit::kCount, kRank,
+inline constexpr MetricDecl kMemoryPeakAllocatedPct{"memory.peak_allocated_pct", unit::kPercent,
+                                                    kDevice, "peak allocated / capacity"};
+inline constexpr MetricDecl kMemoryPeakReservedPct{"memory.peak_reserved_pct", unit::kPercent,
+                                                   kDevice, "peak reserved / capacity"};
+inline constexpr MetricDecl kMemorySteadyAllocCalls{
+    "memory.steady_alloc_calls", unit::kCount, kRank,
     "allocator alloc calls starting in a step other than the first"};
-inline constexpr MetricDecl kMemorySteadyFreeCalls{"memory.steady_free_calls", unit::kCount, kRank,
+inline constexpr MetricDecl kMemorySteadyFreeCalls{
+    "memory.steady_free_calls", unit::kCount, kRank,
     "allocator free calls starting in a step other than the first"};
-inline constexpr MetricDecl kMemorySteadyAllocMs{"memory.steady_alloc_ms", unit::kMs, kRank,
+inline constexpr MetricDecl kMemorySteadyAllocMs{
+    "memory.steady_alloc_ms", unit::kMs, kRank,
     "total duration of those steady-state allocator calls"};
-inline constexpr MetricDecl kMemoryAllocCallsPerStep{"memory.alloc_calls_per_step", unit::kCount, kRank,
-    "(alloc + free calls) / steady-state steps"};
+inline constexpr MetricDecl kMemoryAllocCallsPerStep{"memory.alloc_calls_per_step", unit::kCount,
+                                                     kRank,
+                                                     "(alloc + free calls) / steady-state steps"};
 inline constexpr MetricDecl kMemoryAllocCalls{"memory.alloc_calls", unit::kCount, kStep,
-    "alloc + free calls in that steady-state step"};
+                                              "alloc + free calls in that steady-state step"};
 inline constexpr const MetricDecl* kMemoryUsageMetrics[] = {
-    &kMemoryPeakAllocatedBytes, &kMemoryPeakReservedBytes, &kMemoryMaxUnusedReservedBytes,
-    &kMemoryReservedToAllocated, &kMemoryCapacityBytes, &kMemoryPeakAllocatedPct,
-    &kMemoryPeakReservedPct, &kMemorySteadyAllocCalls, &kMemorySteadyFreeCalls,
-    &kMemorySteadyAllocMs, &kMemoryAllocCallsPerStep, &kMemoryAllocCalls};
+    &kMemoryPeakAllocatedBytes,  &kMemoryPeakReservedBytes, &kMemoryMaxUnusedReservedBytes,
+    &kMemoryReservedToAllocated, &kMemoryCapacityBytes,     &kMemoryPeakAllocatedPct,
+    &kMemoryPeakReservedPct,     &kMemorySteadyAllocCalls,  &kMemorySteadyFreeCalls,
+    &kMemorySteadyAllocMs,       &kMemoryAllocCallsPerStep, &kMemoryAllocCalls};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -33,7 +33,7 @@ TEST(MemoryUsageTest, PeaksVsCapacityAndChurn) {
   t.Step(1, Us(0), Us(100));
   t.Step(2, Us(100), Us(200));
   t.Step(3, Us(200), Us(300));
-  t.Runtime("cudaMalloc", Us(10), Us(20));   // warm-up step: not churn
+  t.Runtime("cudaMalloc", Us(10), Us(20));  // warm-up step: not churn
   t.Runtime("cudaMalloc", Us(110), Us(115));
   t.Runtime("cudaFree", Us(120), Us(121));
   t.Runtime("hipFree", Us(250), Us(252));

@@ -27,7 +27,8 @@ bool MetricDecl::Matches(std::string_view metric_id) const {
   std::string_view suffix = id.substr(id.find('}', open) + 1);
   if (metric_id.size() <= prefix.size() + suffix.size()) return false;
   if (!metric_id.starts_with(prefix) || !metric_id.ends_with(suffix)) return false;
-  std::string_view part = metric_id.substr(prefix.size(), metric_id.size() - prefix.size() - suffix.size());
+  std::string_view part =
+      metric_id.substr(prefix.size(), metric_id.size() - prefix.size() - suffix.size());
   for (char c : part) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
   }
@@ -39,7 +40,8 @@ void MetricSet::Add(const MetricDecl& decl, MetricScope scope, double value) {
   metrics_.push_back({std::string(decl.id), scope, value, std::string(decl.unit)});
 }
 
-void MetricSet::Add(const MetricDecl& decl, std::string_view part, MetricScope scope, double value) {
+void MetricSet::Add(const MetricDecl& decl, std::string_view part, MetricScope scope,
+                    double value) {
   metrics_.push_back({decl.Id(part), scope, value, std::string(decl.unit)});
 }
 

@@ -37,7 +37,8 @@ std::vector<IdUse> ScanMetricIds(const std::string& text, const std::string& fil
       R"re((?:AddMetricEvidence|SignalRuleContext::Evidence)\(\s*[\w.]+\s*,\s*"([^"]+)"|)re"
       R"re((?:metrics\s*(?:\.|->)\s*(?:Find|ValueOr)|MetricValue)\(\s*(?:fmt::format\(\s*)?"([^"]+)")re");
   std::vector<IdUse> uses;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kUse); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kUse); it != std::sregex_iterator();
+       ++it) {
     const std::smatch& m = *it;
     std::string id = m[1].matched ? m[1].str() : m[2].str();
     auto line = 1 + std::count(text.begin(), text.begin() + m.position(0), '\n');
@@ -49,9 +50,8 @@ std::vector<IdUse> ScanMetricIds(const std::string& text, const std::string& fil
 bool Declared(const std::string& id) {
   if (id.find("{}") == std::string::npos) return FindMetricDecl(id) != nullptr;
   // A formatted family: the literal is the declaration's id with its placeholder emptied.
-  return std::any_of(AllMetricDecls().begin(), AllMetricDecls().end(), [&](const MetricDecl* d) {
-    return d->IsFamily() && d->Id("{}") == id;
-  });
+  return std::any_of(AllMetricDecls().begin(), AllMetricDecls().end(),
+                     [&](const MetricDecl* d) { return d->IsFamily() && d->Id("{}") == id; });
 }
 
 TEST(MetricConsumersTest, ScannerFindsEveryLookupForm) {
@@ -65,8 +65,9 @@ TEST(MetricConsumersTest, ScannerFindsEveryLookupForm) {
   std::vector<IdUse> uses = ScanMetricIds(text, "snippet");
   std::vector<std::string> ids;
   for (const IdUse& u : uses) ids.push_back(u.id);
-  EXPECT_EQ(ids, (std::vector<std::string>{"idle.input_wait_pct", "step.dataloader_pct", "util.kernel_pct",
-                                           "step.{}_pct", "signals.util_mean_pct"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"idle.input_wait_pct", "step.dataloader_pct",
+                                      "util.kernel_pct", "step.{}_pct", "signals.util_mean_pct"}));
   EXPECT_EQ(uses[0].where, "snippet:1");  // where the call starts
   for (const std::string& id : ids) EXPECT_TRUE(Declared(id)) << id;
   EXPECT_FALSE(Declared("step.no_such_metric"));
@@ -93,8 +94,10 @@ TEST(MetricConsumersTest, ConsumerLiteralsAreDeclared) {
   // patterns no longer match how consumers call the lookups.
   EXPECT_GE(uses.size(), 20u) << "the scan found too few metric lookups";
   for (const IdUse& u : uses) {
-    bool evidence_only = std::find(kEvidenceOnly.begin(), kEvidenceOnly.end(), u.id) != kEvidenceOnly.end();
-    EXPECT_TRUE(evidence_only || Declared(u.id)) << u.where << ": \"" << u.id << "\" is not a declared metric";
+    bool evidence_only =
+        std::find(kEvidenceOnly.begin(), kEvidenceOnly.end(), u.id) != kEvidenceOnly.end();
+    EXPECT_TRUE(evidence_only || Declared(u.id))
+        << u.where << ": \"" << u.id << "\" is not a declared metric";
   }
 }
 

@@ -135,8 +135,8 @@ const char* ScopeWord(MetricScopeKinds kind) {
 
 // Every emitted metric: declared, with the declaration's unit, at a declared scope, and
 // documented. `ids` collects what was seen, for the coverage check below.
-void ExpectDeclared(const MetricSet& metrics, const std::vector<DocRow>& docs, const std::string& where,
-                    std::set<const MetricDecl*>& seen) {
+void ExpectDeclared(const MetricSet& metrics, const std::vector<DocRow>& docs,
+                    const std::string& where, std::set<const MetricDecl*>& seen) {
   for (const Metric& m : metrics.all()) {
     const MetricDecl* decl = FindMetricDecl(m.id);
     if (decl == nullptr) {
@@ -146,9 +146,11 @@ void ExpectDeclared(const MetricSet& metrics, const std::vector<DocRow>& docs, c
     seen.insert(decl);
     EXPECT_EQ(m.unit, decl->unit) << where << ": " << m.id;
     EXPECT_NE(ScopeKindOf(m.scope) & decl->scopes, 0)
-        << where << ": " << m.id << " emitted at " << ScopeWord(ScopeKindOf(m.scope)) << " scope, not declared";
+        << where << ": " << m.id << " emitted at " << ScopeWord(ScopeKindOf(m.scope))
+        << " scope, not declared";
     bool documented = std::any_of(docs.begin(), docs.end(), [&](const DocRow& row) {
-      return std::any_of(row.ids.begin(), row.ids.end(), [&](const std::string& id) { return DocMatches(id, m.id); });
+      return std::any_of(row.ids.begin(), row.ids.end(),
+                         [&](const std::string& id) { return DocMatches(id, m.id); });
     });
     EXPECT_TRUE(documented) << where << ": " << m.id << " has no row in docs/metrics/*.md";
   }
@@ -161,7 +163,8 @@ TEST(MetricRegistryTest, DeclarationsAreWellFormedAndUnique) {
     EXPECT_FALSE(d->unit.empty()) << d->id;
     EXPECT_FALSE(d->definition.empty()) << d->id;
     EXPECT_NE(d->scopes, 0) << d->id;
-    EXPECT_LE(std::count(d->id.begin(), d->id.end(), '{'), 1) << d->id << ": one placeholder at most";
+    EXPECT_LE(std::count(d->id.begin(), d->id.end(), '{'), 1)
+        << d->id << ": one placeholder at most";
     if (d->IsFamily()) {
       EXPECT_TRUE(d->Matches(d->Id("some_word"))) << d->id;
       EXPECT_FALSE(d->Matches(d->Id(""))) << d->id;
@@ -187,7 +190,8 @@ TEST(MetricRegistryTest, EveryDeclarationIsDocumented) {
     }
     if (rows.empty() && d->IsFamily()) {
       for (const DocRow& row : docs) {
-        if (std::any_of(row.ids.begin(), row.ids.end(), [&](const std::string& doc_id) { return d->Matches(doc_id); })) {
+        if (std::any_of(row.ids.begin(), row.ids.end(),
+                        [&](const std::string& doc_id) { return d->Matches(doc_id); })) {
           rows.push_back(&row);
         }
       }
@@ -199,7 +203,8 @@ TEST(MetricRegistryTest, EveryDeclarationIsDocumented) {
     for (const DocRow* row : rows) {
       EXPECT_NE(std::find(row->units.begin(), row->units.end(), d->unit), row->units.end())
           << d->id << ": unit " << d->unit << " is not in its row of " << row->file;
-      for (MetricScopeKinds kind : {metric::kRank, metric::kDevice, metric::kStream, metric::kStep}) {
+      for (MetricScopeKinds kind :
+           {metric::kRank, metric::kDevice, metric::kStream, metric::kStep}) {
         if ((d->scopes & kind) == 0) continue;
         EXPECT_NE(row->scope.find(ScopeWord(kind)), std::string::npos)
             << d->id << ": scope " << ScopeWord(kind) << " is not in its row of " << row->file;
@@ -211,7 +216,8 @@ TEST(MetricRegistryTest, EveryDeclarationIsDocumented) {
 TEST(MetricRegistryTest, SyntheticScenariosEmitOnlyDeclaredMetrics) {
   std::vector<DocRow> docs = ReadDocRows();
   std::set<const MetricDecl*> seen;
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_metric_registry_" + std::to_string(getpid()));
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("gpuwhy_metric_registry_" + std::to_string(getpid()));
   fs::create_directories(dir);
   for (const std::string& scenario : ScenarioNames()) {
     std::string out = (dir / (scenario + ".json")).string();
@@ -229,7 +235,8 @@ TEST(MetricRegistryTest, SyntheticScenariosEmitOnlyDeclaredMetrics) {
 
 TEST(MetricRegistryTest, RealTracesEmitOnlyDeclaredMetrics) {
   fs::path root = fs::path(GPUWHY_SHARED_DATA) / "kineto";
-  if (!fs::exists(root)) GTEST_SKIP() << root << " is absent: real-trace metric declaration test skipped";
+  if (!fs::exists(root))
+    GTEST_SKIP() << root << " is absent: real-trace metric declaration test skipped";
   std::vector<DocRow> docs = ReadDocRows();
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
@@ -283,7 +290,8 @@ TEST(MetricRegistryTest, SignalsEmitEveryDeclaredSignalMetric) {
   std::vector<DocRow> docs = ReadDocRows();
   std::set<const MetricDecl*> seen;
   ExpectDeclared(AnalyzeSignals(EverySignal()).metrics, docs, "signals", seen);
-  for (const MetricDecl* d : metric::kSignalMetrics) EXPECT_TRUE(seen.contains(d)) << d->id << " was not emitted";
+  for (const MetricDecl* d : metric::kSignalMetrics)
+    EXPECT_TRUE(seen.contains(d)) << d->id << " was not emitted";
 }
 
 }  // namespace

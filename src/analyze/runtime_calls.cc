@@ -7,8 +7,12 @@
 namespace gpuwhy {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
 
 // Strips the runtime prefix: "cudaMemcpyAsync" -> "MemcpyAsync", "cuMemcpyHtoD_v2" ->
 // "MemcpyHtoD_v2". Returns false for names from no GPU runtime.
@@ -32,8 +36,8 @@ RuntimeCallKind ClassifyRuntimeCall(std::string_view name) {
     return RuntimeCallKind::kOther;
   }
   if (StartsWith(rest, "GraphLaunch")) return RuntimeCallKind::kGraphLaunch;
-  if (StartsWith(rest, "Launch") || StartsWith(rest, "ModuleLaunch") || StartsWith(rest, "ExtModuleLaunch") ||
-      StartsWith(rest, "ExtLaunch")) {
+  if (StartsWith(rest, "Launch") || StartsWith(rest, "ModuleLaunch") ||
+      StartsWith(rest, "ExtModuleLaunch") || StartsWith(rest, "ExtLaunch")) {
     return RuntimeCallKind::kLaunch;
   }
   if (rest == "DeviceSynchronize" || rest == "CtxSynchronize" || rest == "ThreadSynchronize") {
@@ -80,7 +84,8 @@ bool IsBlockingCallKind(RuntimeCallKind kind) {
 }
 
 bool IsQueuedLaunch(RuntimeCallKind kind, std::string_view name) {
-  return kind == RuntimeCallKind::kLaunch || kind == RuntimeCallKind::kGraphLaunch || name == "hipMemcpyWithStream";
+  return kind == RuntimeCallKind::kLaunch || kind == RuntimeCallKind::kGraphLaunch ||
+         name == "hipMemcpyWithStream";
 }
 
 bool IsHtaLaunchStatsCall(std::string_view name) {
@@ -95,7 +100,8 @@ std::vector<RuntimeCallKind> ClassifyRuntimeCalls(const Trace& trace) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != CpuSliceKind::kRuntime && s.kind[i] != CpuSliceKind::kDriver) continue;
     auto it = cache.find(s.name[i].value);
-    if (it == cache.end()) it = cache.emplace(s.name[i].value, ClassifyRuntimeCall(trace.Str(s.name[i]))).first;
+    if (it == cache.end())
+      it = cache.emplace(s.name[i].value, ClassifyRuntimeCall(trace.Str(s.name[i]))).first;
     kinds[i] = it->second;
   }
   return kinds;
@@ -109,8 +115,9 @@ HtaFilter MakeHtaFilter(const AnalysisInput& input) {
   if (!steps.synthesized && steps.size() >= 2) filter.cutoff = steps.rows.back().host_start;
   const CpuSliceTable& s = input.trace.cpu_slices;
   for (size_t i = 0; i < s.size() && !filter.has_launches; ++i) {
-    filter.has_launches = (s.kind[i] == CpuSliceKind::kRuntime || s.kind[i] == CpuSliceKind::kDriver) &&
-                          s.correlation[i] != kNoValue;
+    filter.has_launches =
+        (s.kind[i] == CpuSliceKind::kRuntime || s.kind[i] == CpuSliceKind::kDriver) &&
+        s.correlation[i] != kNoValue;
   }
   return filter;
 }
@@ -123,8 +130,9 @@ bool HtaFilter::GpuOpKept(const Trace& trace, size_t row) const {
 
 int64_t StepIndexAt(const StepTable& steps, TimeNs t) {
   if (steps.synthesized) return -1;
-  auto it = std::upper_bound(steps.rows.begin(), steps.rows.end(), t,
-                             [](TimeNs v, const StepTable::Row& row) { return v < row.host_start; });
+  auto it =
+      std::upper_bound(steps.rows.begin(), steps.rows.end(), t,
+                       [](TimeNs v, const StepTable::Row& row) { return v < row.host_start; });
   if (it == steps.rows.begin() || t >= (it - 1)->host_end) return -1;
   return it - 1 - steps.rows.begin();
 }

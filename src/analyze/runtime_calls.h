@@ -13,14 +13,14 @@ namespace gpuwhy {
 
 enum class RuntimeCallKind : uint8_t {
   kOther,
-  kLaunch,        // enqueues kernels or copies asynchronously (cudaLaunchKernel, cudaMemcpyAsync)
-  kGraphLaunch,   // one call, many GPU ops (cudaGraphLaunch, hipGraphLaunch)
-  kDeviceSync,    // cudaDeviceSynchronize, cudaCtxSynchronize
-  kStreamSync,    // cudaStreamSynchronize
-  kEventSync,     // cudaEventSynchronize
-  kSyncMemcpy,    // cudaMemcpy and other non-Async copies: the host waits for the copy
-  kAlloc,         // cudaMalloc, hipMalloc, cudaMallocHost, ...
-  kFree,          // cudaFree, hipFree, ...
+  kLaunch,       // enqueues kernels or copies asynchronously (cudaLaunchKernel, cudaMemcpyAsync)
+  kGraphLaunch,  // one call, many GPU ops (cudaGraphLaunch, hipGraphLaunch)
+  kDeviceSync,   // cudaDeviceSynchronize, cudaCtxSynchronize
+  kStreamSync,   // cudaStreamSynchronize
+  kEventSync,    // cudaEventSynchronize
+  kSyncMemcpy,   // cudaMemcpy and other non-Async copies: the host waits for the copy
+  kAlloc,        // cudaMalloc, hipMalloc, cudaMallocHost, ...
+  kFree,         // cudaFree, hipFree, ...
 };
 
 RuntimeCallKind ClassifyRuntimeCall(std::string_view name);

@@ -28,7 +28,8 @@ std::optional<double> MeanOf(const MetricSeries* s) {
 
 void Throttling(const MetricSeriesSet& set, GpuSignals& g) {
   g.throttle_pct.assign(std::size(kThrottleReasons), 0);
-  if (const MetricSeries* bits = set.Find("gpu.throttle_reasons", g.device); bits && !bits->empty()) {
+  if (const MetricSeries* bits = set.Find("gpu.throttle_reasons", g.device);
+      bits && !bits->empty()) {
     g.throttle_recorded = true;
     for (size_t r = 0; r < std::size(kThrottleReasons); ++r) {
       size_t on = 0;
@@ -56,8 +57,8 @@ void Processes(const MetricSeriesSet& set, GpuSignals& g) {
   for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
     if (seen->Max() < 1) continue;  // graphics only
     const MetricSeries* any = set.Find("gpu.util_pct", g.device);
-    double samples = any && !any->empty() ? static_cast<double>(any->size())
-                                          : static_cast<double>(seen->size());
+    double samples =
+        any && !any->empty() ? static_cast<double>(any->size()) : static_cast<double>(seen->size());
     g.compute_processes.push_back(
         {seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)});
   }
@@ -158,11 +159,13 @@ void EmitMetrics(SignalAnalysis& a) {
     add(metric::kSignalsUtilLowPct, device, g.util_low_pct);
     add(metric::kSignalsSmActiveMeanPct, device, g.sm_active_mean_pct);
     add(metric::kSignalsTensorActiveMeanPct, device, g.tensor_active_mean_pct);
-    if (g.sawtooth.found) a.metrics.Add(metric::kSignalsSawtoothPeriodS, device, g.sawtooth.period_s);
+    if (g.sawtooth.found)
+      a.metrics.Add(metric::kSignalsSawtoothPeriodS, device, g.sawtooth.period_s);
     add(metric::kSignalsSmClockVsMaxPct, device, g.sm_clock_vs_max_pct);
     add(metric::kSignalsPcieDowngradedPct, device, g.pcie_downgraded_pct);
     add(metric::kSignalsMemUsedMaxPct, device, g.mem_used_max_pct);
-    a.metrics.Add(metric::kSignalsComputeProcesses, device, static_cast<double>(g.compute_processes.size()));
+    a.metrics.Add(metric::kSignalsComputeProcesses, device,
+                  static_cast<double>(g.compute_processes.size()));
   }
   const HostSignals& h = a.host;
   MetricScope rank = MetricScope::Rank();

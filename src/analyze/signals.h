@@ -32,10 +32,10 @@ inline constexpr ThrottleReason kThrottleReasons[] = {
 // Periodic collapse of utilization: high, then under the low threshold, then high again.
 struct Sawtooth {
   bool found = false;
-  int collapses = 0;          // high -> low transitions
-  double period_s = 0;        // median time between collapses
-  double period_cv = 0;       // coefficient of variation of those intervals (regularity)
-  double low_time_pct = 0;    // share of samples under the low threshold
+  int collapses = 0;        // high -> low transitions
+  double period_s = 0;      // median time between collapses
+  double period_cv = 0;     // coefficient of variation of those intervals (regularity)
+  double low_time_pct = 0;  // share of samples under the low threshold
 };
 
 struct GpuProcess {
@@ -48,8 +48,8 @@ struct GpuSignals {
   int32_t device = 0;
   std::string name;
   size_t samples = 0;
-  std::optional<double> util_mean_pct;      // gpu.util_pct (NVML/nvidia-smi "utilization")
-  std::optional<double> util_low_pct;       // share of samples < low threshold
+  std::optional<double> util_mean_pct;       // gpu.util_pct (NVML/nvidia-smi "utilization")
+  std::optional<double> util_low_pct;        // share of samples < low threshold
   std::optional<double> sm_active_mean_pct;  // DCGM SM activity, when recorded
   std::optional<double> tensor_active_mean_pct;
   Sawtooth sawtooth;
@@ -57,7 +57,7 @@ struct GpuSignals {
   // reasons were not recorded), plus dmon's power/thermal violation columns.
   std::vector<double> throttle_pct;
   bool throttle_recorded = false;
-  std::optional<double> power_violation_pct;   // dmon pviol mean
+  std::optional<double> power_violation_pct;    // dmon pviol mean
   std::optional<double> thermal_violation_pct;  // dmon tviol: share of samples flagged
   std::optional<double> sm_clock_vs_max_pct;    // mean SM clock / max SM clock
   std::optional<double> temp_max_c;
@@ -71,8 +71,8 @@ struct GpuSignals {
 
 struct HostSignals {
   size_t samples = 0;
-  std::optional<double> cpu_busy_mean_pct;    // all cores
-  std::optional<double> cpu_saturated_pct;    // share of samples with all cores >= 95% busy
+  std::optional<double> cpu_busy_mean_pct;  // all cores
+  std::optional<double> cpu_saturated_pct;  // share of samples with all cores >= 95% busy
   std::optional<double> iowait_mean_pct;
   std::optional<double> io_wait_gpu_idle_pct;  // share of samples: iowait/disk high, GPU low
   std::optional<double> disk_util_max_pct;
@@ -110,41 +110,49 @@ SignalAnalysis AnalyzeSignals(const MetricSeriesSet& set, const SignalOptions& o
 // What AnalyzeSignals emits (docs/metrics/signals.md).
 namespace metric {
 inline constexpr MetricDecl kSignalsUtilMeanPct{"signals.util_mean_pct", unit::kPercent, kDevice,
-    "mean of the gpu.util_pct samples"};
-inline constexpr MetricDecl kSignalsUtilLowPct{"signals.util_low_pct", unit::kPercent, kDevice,
+                                                "mean of the gpu.util_pct samples"};
+inline constexpr MetricDecl kSignalsUtilLowPct{
+    "signals.util_low_pct", unit::kPercent, kDevice,
     "share of gpu.util_pct samples below SignalOptions.low_util_pct"};
-inline constexpr MetricDecl kSignalsSmActiveMeanPct{"signals.sm_active_mean_pct", unit::kPercent, kDevice,
+inline constexpr MetricDecl kSignalsSmActiveMeanPct{
+    "signals.sm_active_mean_pct", unit::kPercent, kDevice,
     "mean gpu.sm_active_pct (MIG: mean over instances)"};
-inline constexpr MetricDecl kSignalsTensorActiveMeanPct{"signals.tensor_active_mean_pct", unit::kPercent, kDevice,
-    "mean gpu.tensor_active_pct"};
-inline constexpr MetricDecl kSignalsSawtoothPeriodS{"signals.sawtooth_period_s", unit::kSeconds, kDevice,
+inline constexpr MetricDecl kSignalsTensorActiveMeanPct{
+    "signals.tensor_active_mean_pct", unit::kPercent, kDevice, "mean gpu.tensor_active_pct"};
+inline constexpr MetricDecl kSignalsSawtoothPeriodS{
+    "signals.sawtooth_period_s", unit::kSeconds, kDevice,
     "median time between utilization collapses, when regular"};
-inline constexpr MetricDecl kSignalsSmClockVsMaxPct{"signals.sm_clock_vs_max_pct", unit::kPercent, kDevice,
-    "mean SM clock / max SM clock"};
-inline constexpr MetricDecl kSignalsPcieDowngradedPct{"signals.pcie_downgraded_pct", unit::kPercent, kDevice,
+inline constexpr MetricDecl kSignalsSmClockVsMaxPct{"signals.sm_clock_vs_max_pct", unit::kPercent,
+                                                    kDevice, "mean SM clock / max SM clock"};
+inline constexpr MetricDecl kSignalsPcieDowngradedPct{
+    "signals.pcie_downgraded_pct", unit::kPercent, kDevice,
     "share of busy samples with the PCIe link below its max gen or width"};
-inline constexpr MetricDecl kSignalsMemUsedMaxPct{"signals.mem_used_max_pct", unit::kPercent, kDevice,
-    "peak used memory / total memory"};
-inline constexpr MetricDecl kSignalsComputeProcesses{"signals.compute_processes", unit::kCount, kDevice,
+inline constexpr MetricDecl kSignalsMemUsedMaxPct{"signals.mem_used_max_pct", unit::kPercent,
+                                                  kDevice, "peak used memory / total memory"};
+inline constexpr MetricDecl kSignalsComputeProcesses{
+    "signals.compute_processes", unit::kCount, kDevice,
     "processes seen with a compute context on the GPU"};
-inline constexpr MetricDecl kSignalsCpuBusyMeanPct{"signals.cpu_busy_mean_pct", unit::kPercent, kRank,
-    "mean host.cpu_busy_pct over all cores"};
-inline constexpr MetricDecl kSignalsCpuSaturatedPct{"signals.cpu_saturated_pct", unit::kPercent, kRank,
+inline constexpr MetricDecl kSignalsCpuBusyMeanPct{"signals.cpu_busy_mean_pct", unit::kPercent,
+                                                   kRank, "mean host.cpu_busy_pct over all cores"};
+inline constexpr MetricDecl kSignalsCpuSaturatedPct{
+    "signals.cpu_saturated_pct", unit::kPercent, kRank,
     "share of samples with all cores at least saturated_cpu_pct busy"};
 inline constexpr MetricDecl kSignalsIowaitMeanPct{"signals.iowait_mean_pct", unit::kPercent, kRank,
-    "mean host.cpu_iowait_pct"};
-inline constexpr MetricDecl kSignalsIoWaitGpuIdlePct{"signals.io_wait_gpu_idle_pct", unit::kPercent, kRank,
+                                                  "mean host.cpu_iowait_pct"};
+inline constexpr MetricDecl kSignalsIoWaitGpuIdlePct{
+    "signals.io_wait_gpu_idle_pct", unit::kPercent, kRank,
     "share of samples with high iowait or a busy disk while the GPUs are under low_util_pct"};
-inline constexpr MetricDecl kSignalsBusiestThreadMeanPct{"signals.busiest_thread_mean_pct", unit::kPercent, kRank,
-    "mean CPU use of the busiest thread"};
-inline constexpr MetricDecl kSignalsThreadPinnedGpuIdlePct{"signals.thread_pinned_gpu_idle_pct", unit::kPercent, kRank,
+inline constexpr MetricDecl kSignalsBusiestThreadMeanPct{
+    "signals.busiest_thread_mean_pct", unit::kPercent, kRank, "mean CPU use of the busiest thread"};
+inline constexpr MetricDecl kSignalsThreadPinnedGpuIdlePct{
+    "signals.thread_pinned_gpu_idle_pct", unit::kPercent, kRank,
     "share of samples with the busiest thread pinned while the GPUs are under low_util_pct"};
 inline constexpr const MetricDecl* kSignalMetrics[] = {
-    &kSignalsUtilMeanPct, &kSignalsUtilLowPct, &kSignalsSmActiveMeanPct,
-    &kSignalsTensorActiveMeanPct, &kSignalsSawtoothPeriodS, &kSignalsSmClockVsMaxPct,
-    &kSignalsPcieDowngradedPct, &kSignalsMemUsedMaxPct, &kSignalsComputeProcesses,
-    &kSignalsCpuBusyMeanPct, &kSignalsCpuSaturatedPct, &kSignalsIowaitMeanPct,
-    &kSignalsIoWaitGpuIdlePct, &kSignalsBusiestThreadMeanPct, &kSignalsThreadPinnedGpuIdlePct};
+    &kSignalsUtilMeanPct,         &kSignalsUtilLowPct,           &kSignalsSmActiveMeanPct,
+    &kSignalsTensorActiveMeanPct, &kSignalsSawtoothPeriodS,      &kSignalsSmClockVsMaxPct,
+    &kSignalsPcieDowngradedPct,   &kSignalsMemUsedMaxPct,        &kSignalsComputeProcesses,
+    &kSignalsCpuBusyMeanPct,      &kSignalsCpuSaturatedPct,      &kSignalsIowaitMeanPct,
+    &kSignalsIoWaitGpuIdlePct,    &kSignalsBusiestThreadMeanPct, &kSignalsThreadPinnedGpuIdlePct};
 }  // namespace metric
 
 // Exposed for tests.

@@ -45,9 +45,7 @@ std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const Analys
     uint8_t r = host.roles[i];
     switch (t.kind[i]) {
       case CpuSliceKind::kRuntime:
-      case CpuSliceKind::kDriver:
-        roles[Index(Category::kRuntime)].push_back(iv);
-        break;
+      case CpuSliceKind::kDriver: roles[Index(Category::kRuntime)].push_back(iv); break;
       case CpuSliceKind::kOp:
       case CpuSliceKind::kUserAnnotation:
         if (r & kRoleProfilerStep) break;
@@ -60,8 +58,7 @@ std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const Analys
         }
         break;
       case CpuSliceKind::kPython:  // python_function frames: not CPU Exec in the plugin
-      case CpuSliceKind::kOther:
-        break;
+      case CpuSliceKind::kOther: break;
     }
   }
   return roles;
@@ -75,7 +72,8 @@ DurationNs Median(std::vector<DurationNs> v) {
 
 void EmitMetrics(const StepBreakdownResult& r, MetricSet& metrics) {
   metrics.Add(metric::kStepCount, MetricScope::Rank(), static_cast<double>(r.steps.size()));
-  metrics.Add(metric::kStepExcludedCount, MetricScope::Rank(), static_cast<double>(r.extents.excluded.size()));
+  metrics.Add(metric::kStepExcludedCount, MetricScope::Rank(),
+              static_cast<double>(r.extents.excluded.size()));
   for (const StepCosts& s : r.steps) {
     MetricScope scope = MetricScope::Step(s.number);
     metrics.Add(metric::kStepTimeMs, scope, NsToMs(s.total_ns));
@@ -119,7 +117,8 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
   StepBreakdownResult r;
   r.extents = ComputeStepExtents(input.trace, input.options);
   if (r.extents.steps.empty() || r.extents.Window().length() <= 0) {
-    r.not_applicable.push_back("step breakdown: the trace has no timed events, no step to break down");
+    r.not_applicable.push_back(
+        "step breakdown: the trace has no timed events, no step to break down");
     return r;
   }
   HostActivity host = ClassifyHostActivity(input.trace);
@@ -139,7 +138,8 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
   std::vector<DurationNs> totals;
   for (const StepExtent& s : r.extents.steps) {
     StepCosts costs{s.number, s.window, s.window.length(), {}};
-    for (size_t c = 0; c < kStepCategoryCount; ++c) costs.ns[c] = claimed[c].CoveredLength(s.window);
+    for (size_t c = 0; c < kStepCategoryCount; ++c)
+      costs.ns[c] = claimed[c].CoveredLength(s.window);
     r.steps.push_back(costs);
     totals.push_back(costs.total_ns);
     r.mean_total_ns += costs.total_ns;
@@ -154,14 +154,17 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
 
   std::vector<const StepCosts*> by_time;
   for (const StepCosts& s : r.steps) by_time.push_back(&s);
-  std::stable_sort(by_time.begin(), by_time.end(),
-                   [](const StepCosts* a, const StepCosts* b) { return a->total_ns > b->total_ns; });
+  std::stable_sort(by_time.begin(), by_time.end(), [](const StepCosts* a, const StepCosts* b) {
+    return a->total_ns > b->total_ns;
+  });
   if (by_time.size() > input.options.top_n) by_time.resize(input.options.top_n);
   for (const StepCosts* s : by_time) {
-    r.slowest_steps.push_back({"step", -1, -1, s->window.start, s->window.end,
-                               fmt::format("ProfilerStep#{}: {:.3f} ms", s->number, NsToMs(s->total_ns))});
+    r.slowest_steps.push_back(
+        {"step", -1, -1, s->window.start, s->window.end,
+         fmt::format("ProfilerStep#{}: {:.3f} ms", s->number, NsToMs(s->total_ns))});
   }
-  if (r.extents.synthesized) r.not_applicable.push_back("no ProfilerStep: per-step numbers describe the whole trace");
+  if (r.extents.synthesized)
+    r.not_applicable.push_back("no ProfilerStep: per-step numbers describe the whole trace");
   EmitMetrics(r, metrics);
   return r;
 }

@@ -73,25 +73,27 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
 
 // What ComputeStepBreakdown emits (docs/metrics/steps.md).
 namespace metric {
-inline constexpr MetricDecl kStepCount{"step.count", unit::kCount, kRank,
-    "steps analysed"};
-inline constexpr MetricDecl kStepExcludedCount{"step.excluded_count", unit::kCount, kRank,
+inline constexpr MetricDecl kStepCount{"step.count", unit::kCount, kRank, "steps analysed"};
+inline constexpr MetricDecl kStepExcludedCount{
+    "step.excluded_count", unit::kCount, kRank,
     "tail steps left out (no GPU op, cut last step, drop_last_step)"};
 inline constexpr MetricDecl kStepTimeMs{"step.time_ms", unit::kMs, kRank | kStep,
-    "step extent end - start (rank: mean over steps)"};
-inline constexpr MetricDecl kStepCategoryMs{"step.{category}_ms", unit::kMs, kRank | kStep,
+                                        "step extent end - start (rank: mean over steps)"};
+inline constexpr MetricDecl kStepCategoryMs{
+    "step.{category}_ms", unit::kMs, kRank | kStep,
     "time claimed by that exclusive category (rank: mean over steps)"};
-inline constexpr MetricDecl kStepCategoryPct{"step.{category}_pct", unit::kPercent, kRank | kStep,
+inline constexpr MetricDecl kStepCategoryPct{
+    "step.{category}_pct", unit::kPercent, kRank | kStep,
     "category time / step time (rank: mean category / mean step time)"};
 inline constexpr MetricDecl kStepTimeMinMs{"step.time_min_ms", unit::kMs, kRank,
-    "shortest analysed step"};
+                                           "shortest analysed step"};
 inline constexpr MetricDecl kStepTimeMedianMs{"step.time_median_ms", unit::kMs, kRank,
-    "median analysed step time"};
+                                              "median analysed step time"};
 inline constexpr MetricDecl kStepTimeMaxMs{"step.time_max_ms", unit::kMs, kRank,
-    "longest analysed step"};
+                                           "longest analysed step"};
 inline constexpr const MetricDecl* kStepBreakdownMetrics[] = {
-    &kStepCount, &kStepExcludedCount, &kStepTimeMs, &kStepCategoryMs, &kStepCategoryPct,
-    &kStepTimeMinMs, &kStepTimeMedianMs, &kStepTimeMaxMs};
+    &kStepCount,       &kStepExcludedCount, &kStepTimeMs,       &kStepCategoryMs,
+    &kStepCategoryPct, &kStepTimeMinMs,     &kStepTimeMedianMs, &kStepTimeMaxMs};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -22,18 +22,21 @@ StepBreakdownResult Analyse(const Trace& trace, MetricSet& metrics, AnalysisOpti
 TinyTrace TwoSteps() {
   TinyTrace t;
   t.Step(1, 0, 100);
-  t.Slice(t.main(), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", CpuSliceKind::kUserAnnotation, 0, 30);
+  t.Slice(t.main(), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+          CpuSliceKind::kUserAnnotation, 0, 30);
   t.Slice(t.main(), "train.py(12): main", CpuSliceKind::kPython, 0, 100);  // never CPU Exec
   t.Op("aten::conv2d", 30, 60);
   t.Kernel(40, 45, 50, 80);
-  t.Launch(t.main(), "cudaMemcpyAsync", 60, 65, GpuOpKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", 80, 90);
+  t.Launch(t.main(), "cudaMemcpyAsync", 60, 65, GpuOpKind::kMemcpy,
+           "Memcpy HtoD (Pinned -> Device)", 80, 90);
   t.Op("aten::foo", 70, 75);
   // Step 1: DL [0,30) 30, CPU [30,40)+[45,50) 15, runtime [40,45) 5, kernel [50,80) 30,
   // memcpy [80,90) 10, other [90,100) 10.
   t.Step(2, 100, 200);
   t.Kernel(110, 115, 190, 250);  // runs past the host end: the step ends at 250
   t.Slice(t.main(), "nccl:all_reduce", CpuSliceKind::kUserAnnotation, 120, 130);
-  t.Launch(t.main(), "cudaLaunchKernel", 122, 124, GpuOpKind::kKernel, "my_reduce_kernel", 130, 140);
+  t.Launch(t.main(), "cudaLaunchKernel", 122, 124, GpuOpKind::kKernel, "my_reduce_kernel", 130,
+           140);
   t.Launch(t.main(), "cudaMemsetAsync", 150, 151, GpuOpKind::kMemset, "Memset (Device)", 150, 160);
   // Step 2 [100,250): kernel 60, comm [120,140) 20, memset 10, runtime [110,115) 5, other 55.
   return t;

@@ -18,7 +18,8 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
   out.synthesized = trace.steps.synthesized;
   if (rows.empty()) return out;
   for (const auto& r : rows) {
-    out.steps.push_back({r.number, {r.host_start, r.host_end}, {r.host_start, r.host_end}, r.gpu_op_count});
+    out.steps.push_back(
+        {r.number, {r.host_start, r.host_end}, {r.host_start, r.host_end}, r.gpu_op_count});
     out.device_extended = out.device_extended || r.gpu_op_count > 0;
   }
   if (out.synthesized) {
@@ -49,7 +50,8 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
     if (out.steps.size() > 1) {
       size_t keep = out.steps.size();
       while (keep > 0 && out.steps[keep - 1].gpu_op_count == 0) --keep;
-      if (keep > 1 && out.steps[keep - 2].gpu_op_count * 0.8 > out.steps[keep - 1].gpu_op_count) --keep;
+      if (keep > 1 && out.steps[keep - 2].gpu_op_count * 0.8 > out.steps[keep - 1].gpu_op_count)
+        --keep;
       if (keep == 0) keep = out.steps.size();
       for (size_t i = keep; i < out.steps.size(); ++i) out.excluded.push_back(out.steps[i].number);
       if (keep < out.steps.size()) {

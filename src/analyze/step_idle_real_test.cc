@@ -46,13 +46,15 @@ void ExpectInvariants(const Analysed& a, const std::string& what) {
   for (const StepCosts& s : a.steps.steps) {
     EXPECT_EQ(std::accumulate(s.ns.begin(), s.ns.end(), DurationNs{0}), s.total_ns) << what;
   }
-  EXPECT_EQ(std::accumulate(a.idle.rank.ns.begin(), a.idle.rank.ns.end(), DurationNs{0}), a.idle.rank.idle_ns)
+  EXPECT_EQ(std::accumulate(a.idle.rank.ns.begin(), a.idle.rank.ns.end(), DurationNs{0}),
+            a.idle.rank.idle_ns)
       << what;
   EXPECT_LE(a.idle.rank.idle_ns, a.idle.rank.window_ns) << what;
 }
 
 TEST(StepIdleRealTest, ResnetWithoutWorkersIsInputBound) {
-  if (!fs::exists(kResnetWorkers0)) GTEST_SKIP() << kResnetWorkers0 << " is absent: real-trace test skipped";
+  if (!fs::exists(kResnetWorkers0))
+    GTEST_SKIP() << kResnetWorkers0 << " is absent: real-trace test skipped";
   Analysed a = AnalyseFile(kResnetWorkers0);
   ExpectInvariants(a, "num_workers=0");
   ASSERT_EQ(a.steps.steps.size(), 6u);
@@ -62,7 +64,8 @@ TEST(StepIdleRealTest, ResnetWithoutWorkersIsInputBound) {
   EXPECT_LT(dataloader_pct, 30);
   // Idle is ~51% of the step: ~44% of it is input wait (the DataLoader time exactly), ~47%
   // is framework dispatch between kernels (V100, 2020 PyTorch with profiler overhead).
-  EXPECT_NEAR(a.metrics.ValueOr("idle.input_wait_ms_per_step", -1), a.metrics.ValueOr("step.dataloader_ms", -1),
+  EXPECT_NEAR(a.metrics.ValueOr("idle.input_wait_ms_per_step", -1),
+              a.metrics.ValueOr("step.dataloader_ms", -1),
               0.01 * a.metrics.ValueOr("step.time_ms", -1));
   EXPECT_GT(a.metrics.ValueOr("idle.input_wait_share_pct", -1), 40);
   EXPECT_GT(a.metrics.ValueOr("idle.input_wait_pct", -1), 20);
@@ -70,7 +73,8 @@ TEST(StepIdleRealTest, ResnetWithoutWorkersIsInputBound) {
                    a.metrics.ValueOr("idle.launch_bound_share_pct", 0) +
                    a.metrics.ValueOr("idle.host_busy_share_pct", 0);
   EXPECT_GT(covered, 95);
-  // Every long gap is a DataLoader wait: the six longest, one per step, over 20 ms each (the first step starts late).
+  // Every long gap is a DataLoader wait: the six longest, one per step, over 20 ms each (the first
+  // step starts late).
   ASSERT_GE(a.idle.top_gaps.size(), 6u);
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(a.idle.top_gaps[i].dominant, IdleCause::kInputWait);

@@ -33,10 +33,13 @@ class TinyTrace {
     row.correlation = correlation;
     trace_.cpu_slices.Append(row);
   }
-  void Op(const std::string& name, TimeNs start, TimeNs end) { Slice(main_, name, CpuSliceKind::kOp, start, end); }
+  void Op(const std::string& name, TimeNs start, TimeNs end) {
+    Slice(main_, name, CpuSliceKind::kOp, start, end);
+  }
   // A runtime call on |thread| that runs one GPU op.
-  void Launch(ThreadId thread, const std::string& call, TimeNs call_start, TimeNs call_end, GpuOpKind kind,
-              const std::string& op_name, TimeNs op_start, TimeNs op_end, int32_t device = 0) {
+  void Launch(ThreadId thread, const std::string& call, TimeNs call_start, TimeNs call_end,
+              GpuOpKind kind, const std::string& op_name, TimeNs op_start, TimeNs op_end,
+              int32_t device = 0) {
     int64_t correlation = next_correlation_++;
     Slice(thread, call, CpuSliceKind::kRuntime, call_start, call_end, correlation);
     GpuOpTable::Row row;
@@ -49,9 +52,10 @@ class TinyTrace {
     row.correlation = correlation;
     trace_.gpu_ops.Append(row);
   }
-  void Kernel(TimeNs call_start, TimeNs call_end, TimeNs op_start, TimeNs op_end, int32_t device = 0) {
-    Launch(main_, "cudaLaunchKernel", call_start, call_end, GpuOpKind::kKernel, "void gemm_kernel<float>",
-           op_start, op_end, device);
+  void Kernel(TimeNs call_start, TimeNs call_end, TimeNs op_start, TimeNs op_end,
+              int32_t device = 0) {
+    Launch(main_, "cudaLaunchKernel", call_start, call_end, GpuOpKind::kKernel,
+           "void gemm_kernel<float>", op_start, op_end, device);
   }
   Trace& trace() { return trace_; }
   const Trace& Finish() {

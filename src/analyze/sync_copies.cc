@@ -8,7 +8,9 @@
 namespace gpuwhy {
 namespace {
 
-bool IsScalarRead(std::string_view name) { return name == "aten::item" || name == "aten::_local_scalar_dense"; }
+bool IsScalarRead(std::string_view name) {
+  return name == "aten::item" || name == "aten::_local_scalar_dense";
+}
 
 // The CPU op that issued |call| (nearest enclosing op, else the nearest annotation that is
 // not a ProfilerStep) and whether a scalar read (.item()) encloses it.
@@ -101,9 +103,10 @@ void SummarizeBlocking(const AnalysisInput& input, SyncCopiesResult& r) {
     issuer.name = name;
     r.issuers.push_back(issuer);
   }
-  std::sort(r.issuers.begin(), r.issuers.end(), [](const BlockingIssuer& a, const BlockingIssuer& b) {
-    return a.total != b.total ? a.total > b.total : a.name < b.name;
-  });
+  std::sort(r.issuers.begin(), r.issuers.end(),
+            [](const BlockingIssuer& a, const BlockingIssuer& b) {
+              return a.total != b.total ? a.total > b.total : a.name < b.name;
+            });
   for (const auto& [step, count] : steps) r.per_step.push_back(count);
   std::vector<const BlockingCall*> longest;
   for (const BlockingCall& b : r.blocking) longest.push_back(&b);
@@ -153,14 +156,16 @@ void CollectCopies(const Trace& trace, SyncCopiesResult& r) {
   }
   for (auto& [key, c] : by_key) {
     // bytes per ns is GB/s (1e9 bytes per second).
-    if (c.sized_duration > 0) c.gbps = static_cast<double>(c.bytes) / static_cast<double>(c.sized_duration);
+    if (c.sized_duration > 0)
+      c.gbps = static_cast<double>(c.bytes) / static_cast<double>(c.sized_duration);
     r.copies.push_back(c);
   }
 }
 
 std::string DirectionKey(CopyDirection d) {
   std::string key(CopyDirectionName(d));
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
   return key;
 }
 
@@ -176,7 +181,9 @@ void EmitMetrics(const Trace& trace, const SyncCopiesResult& r, MetricSet& m) {
   m.Add(metric::kSyncBlockingMs, rank, NsToMs(r.blocking_total));
   DurationNs step_total = StepTimeTotal(trace);
   m.Add(metric::kSyncBlockingPct, rank,
-        step_total > 0 ? 100.0 * static_cast<double>(r.blocking_total) / static_cast<double>(step_total) : 0);
+        step_total > 0
+            ? 100.0 * static_cast<double>(r.blocking_total) / static_cast<double>(step_total)
+            : 0);
   m.Add(metric::kSyncScalarReads, rank, static_cast<double>(r.scalar_reads));
   for (size_t k = 0; k < kBlockingKindCount; ++k) {
     std::string name(BlockingKindName(static_cast<BlockingKind>(k)));
@@ -230,17 +237,19 @@ SyncCopiesResult ComputeSyncCopies(const AnalysisInput& input, MetricSet& metric
   SummarizeBlocking(input, r);
   CollectGpuWaits(trace, r);
   CollectCopies(trace, r);
-  bool has_runtime = std::any_of(trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(), [](CpuSliceKind k) {
-    return k == CpuSliceKind::kRuntime || k == CpuSliceKind::kDriver;
-  });
+  bool has_runtime = std::any_of(
+      trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(),
+      [](CpuSliceKind k) { return k == CpuSliceKind::kRuntime || k == CpuSliceKind::kDriver; });
   if (!has_runtime) r.not_applicable.push_back("sync: the trace records no CUDA/HIP runtime calls");
   if (trace.gpu_syncs.size() == 0) {
-    r.not_applicable.push_back("sync.gpu_wait: no cuda_sync records (profile with a PyTorch 2.x Kineto build)");
+    r.not_applicable.push_back(
+        "sync.gpu_wait: no cuda_sync records (profile with a PyTorch 2.x Kineto build)");
   }
   if (r.copies.empty()) {
     r.not_applicable.push_back("copy: the trace has no memcpy ops");
   } else {
-    r.not_applicable.push_back("copy bandwidth vs link: the trace does not record the PCIe/NVLink peak");
+    r.not_applicable.push_back(
+        "copy bandwidth vs link: the trace does not record the PCIe/NVLink peak");
   }
   EmitMetrics(trace, r, metrics);
   return r;

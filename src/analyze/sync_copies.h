@@ -29,7 +29,7 @@ struct BlockingCall {
   BlockingKind kind = BlockingKind::kStreamSync;
   TimeNs start = 0;
   TimeNs end = 0;
-  std::string issuer;       // nearest enclosing CPU op (or annotation), "" when none
+  std::string issuer;        // nearest enclosing CPU op (or annotation), "" when none
   bool scalar_read = false;  // under aten::item / aten::_local_scalar_dense
   int64_t step = -1;         // step number, -1 outside steps
 };
@@ -56,12 +56,12 @@ struct CopyStats {
   int32_t device = 0;
   CopyDirection direction = CopyDirection::kUnknown;
   int64_t count = 0;
-  int64_t bytes = 0;            // over copies that record their size
-  DurationNs duration = 0;      // all copies
+  int64_t bytes = 0;              // over copies that record their size
+  DurationNs duration = 0;        // all copies
   DurationNs sized_duration = 0;  // copies that record their size (bandwidth denominator)
-  int64_t pageable_count = 0;   // source or destination is pageable host memory
+  int64_t pageable_count = 0;     // source or destination is pageable host memory
   int64_t pageable_bytes = 0;
-  double gbps = 0;              // bytes / sized_duration; 0 when unknown
+  double gbps = 0;  // bytes / sized_duration; 0 when unknown
 };
 
 struct SyncCopiesResult {
@@ -83,43 +83,47 @@ SyncCopiesResult ComputeSyncCopies(const AnalysisInput& input, MetricSet& metric
 
 // What ComputeSyncCopies emits (docs/metrics/sync_copies.md).
 namespace metric {
-inline constexpr MetricDecl kSyncBlockingCalls{"sync.blocking_calls", unit::kCount, kRank | kStep,
+inline constexpr MetricDecl kSyncBlockingCalls{
+    "sync.blocking_calls", unit::kCount, kRank | kStep,
     "host calls that wait for the GPU (step: the call starts in the step's host extent)"};
 inline constexpr MetricDecl kSyncBlockingMs{"sync.blocking_ms", unit::kMs, kRank | kStep,
-    "total duration of the blocking calls"};
+                                            "total duration of the blocking calls"};
 inline constexpr MetricDecl kSyncBlockingPct{"sync.blocking_pct", unit::kPercent, kRank,
-    "blocking time / sum of step host durations"};
-inline constexpr MetricDecl kSyncScalarReads{"sync.scalar_reads", unit::kCount, kRank,
+                                             "blocking time / sum of step host durations"};
+inline constexpr MetricDecl kSyncScalarReads{
+    "sync.scalar_reads", unit::kCount, kRank,
     "blocking calls under aten::item / aten::_local_scalar_dense"};
 inline constexpr MetricDecl kSyncKindCalls{"sync.{kind}_calls", unit::kCount, kRank,
-    "blocking calls of that kind"};
+                                           "blocking calls of that kind"};
 inline constexpr MetricDecl kSyncKindMs{"sync.{kind}_ms", unit::kMs, kRank,
-    "total duration of the blocking calls of that kind"};
+                                        "total duration of the blocking calls of that kind"};
 inline constexpr MetricDecl kSyncGpuWaitCount{"sync.gpu_wait_count", unit::kCount, kDevice,
-    "Kineto cuda_sync records (GPU-side waits)"};
+                                              "Kineto cuda_sync records (GPU-side waits)"};
 inline constexpr MetricDecl kSyncGpuWaitMs{"sync.gpu_wait_ms", unit::kMs, kDevice,
-    "summed duration of the cuda_sync records"};
+                                           "summed duration of the cuda_sync records"};
 inline constexpr MetricDecl kCopyDirCount{"copy.{dir}_count", unit::kCount, kDevice,
-    "memcpy ops in that direction"};
-inline constexpr MetricDecl kCopyDirBytes{"copy.{dir}_bytes", unit::kBytes, kDevice,
+                                          "memcpy ops in that direction"};
+inline constexpr MetricDecl kCopyDirBytes{
+    "copy.{dir}_bytes", unit::kBytes, kDevice,
     "bytes copied in that direction (copies that record bytes)"};
 inline constexpr MetricDecl kCopyDirMs{"copy.{dir}_ms", unit::kMs, kDevice,
-    "summed copy durations in that direction"};
+                                       "summed copy durations in that direction"};
 inline constexpr MetricDecl kCopyDirGbps{"copy.{dir}_gbps", unit::kGBps, kDevice,
-    "bytes / duration over the copies that record their size"};
-inline constexpr MetricDecl kCopyDirPageableCount{"copy.{dir}_pageable_count", unit::kCount, kDevice,
+                                         "bytes / duration over the copies that record their size"};
+inline constexpr MetricDecl kCopyDirPageableCount{
+    "copy.{dir}_pageable_count", unit::kCount, kDevice,
     "copies in that direction from or to pageable host memory"};
-inline constexpr MetricDecl kCopyDirPageableBytes{"copy.{dir}_pageable_bytes", unit::kBytes, kDevice,
-    "bytes of those pageable copies"};
+inline constexpr MetricDecl kCopyDirPageableBytes{"copy.{dir}_pageable_bytes", unit::kBytes,
+                                                  kDevice, "bytes of those pageable copies"};
 inline constexpr MetricDecl kCopyPageableCount{"copy.pageable_count", unit::kCount, kRank,
-    "all pageable copies"};
+                                               "all pageable copies"};
 inline constexpr MetricDecl kCopyPageableBytes{"copy.pageable_bytes", unit::kBytes, kRank,
-    "bytes of all pageable copies"};
+                                               "bytes of all pageable copies"};
 inline constexpr const MetricDecl* kSyncCopiesMetrics[] = {
-    &kSyncBlockingCalls, &kSyncBlockingMs, &kSyncBlockingPct, &kSyncScalarReads, &kSyncKindCalls,
-    &kSyncKindMs, &kSyncGpuWaitCount, &kSyncGpuWaitMs, &kCopyDirCount, &kCopyDirBytes, &kCopyDirMs,
-    &kCopyDirGbps, &kCopyDirPageableCount, &kCopyDirPageableBytes, &kCopyPageableCount,
-    &kCopyPageableBytes};
+    &kSyncBlockingCalls,    &kSyncBlockingMs,       &kSyncBlockingPct,   &kSyncScalarReads,
+    &kSyncKindCalls,        &kSyncKindMs,           &kSyncGpuWaitCount,  &kSyncGpuWaitMs,
+    &kCopyDirCount,         &kCopyDirBytes,         &kCopyDirMs,         &kCopyDirGbps,
+    &kCopyDirPageableCount, &kCopyDirPageableBytes, &kCopyPageableCount, &kCopyPageableBytes};
 }  // namespace metric
 
 }  // namespace gpuwhy

@@ -16,7 +16,8 @@ void Build(TinyTrace& t) {
   t.Op("aten::item", Us(0), Us(100));
   t.Op("aten::_local_scalar_dense", Us(1), Us(99));
   t.Runtime("cudaMemcpyAsync", Us(2), Us(10), 1);
-  t.Copy(CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPinned, 4, Us(5), Us(8), 1);
+  t.Copy(CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPinned, 4, Us(5), Us(8),
+         1);
   t.Runtime("cudaStreamSynchronize", Us(10), Us(90));
   // torch.cuda.synchronize() inside a record_function range.
   t.Slice(CpuSliceKind::kUserAnnotation, "my_region", Us(190), Us(260));
@@ -24,10 +25,12 @@ void Build(TinyTrace& t) {
   // .cpu() into pageable memory: a synchronous cudaMemcpy.
   t.Op("aten::to", Us(300), Us(400));
   t.Runtime("cudaMemcpy", Us(301), Us(390), 3);
-  t.Copy(CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPageable, 1000, Us(310), Us(380), 3);
+  t.Copy(CopyDirection::kDeviceToHost, MemoryKind::kDevice, MemoryKind::kPageable, 1000, Us(310),
+         Us(380), 3);
   // A pageable host-to-device async copy: pageable, but the host does not wait for a result.
   t.Runtime("cudaMemcpyAsync", Us(500), Us(510), 4);
-  t.Copy(CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice, 2000, Us(505), Us(515), 4);
+  t.Copy(CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice, 2000, Us(505),
+         Us(515), 4);
   t.trace.gpu_syncs.rows.push_back({0, 7, Us(600), Us(650), t.trace.strings.Intern("Stream Sync")});
 }
 

@@ -1,8 +1,8 @@
 // Ground truth from the scenario generator: the step breakdown and the idle-gap attribution
 // recover each injected stall within 2% of step time.
-#include <unistd.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,7 +38,8 @@ int64_t TruthInt(const std::string& truth, const std::string& key) {
 }
 
 void Synthesize(const std::string& scenario, SynthRun& run) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_step_idle_" + scenario + "_" + std::to_string(getpid()));
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("gpuwhy_step_idle_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string out = (dir / "trace.json").string();
   SynthOptions options;

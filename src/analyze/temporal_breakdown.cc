@@ -28,7 +28,8 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
     if (device >= 0 && op.device != device) continue;
     all.push_back({op.start, op.end});
     // HTA types cuda_sync rows by name only for the span; they never count as compute.
-    if (op.type == HtaKernelType::kComputation && !op.is_sync) compute.push_back({op.start, op.end});
+    if (op.type == HtaKernelType::kComputation && !op.is_sync)
+      compute.push_back({op.start, op.end});
   }
   TemporalBreakdown b;
   b.device = device;
@@ -52,7 +53,8 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
   HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
   result.cutoff = view.cutoff;
   if (view.ops.empty()) {
-    result.not_applicable.push_back("temporal breakdown: the trace has no GPU kernels, memcpy or memset");
+    result.not_applicable.push_back(
+        "temporal breakdown: the trace has no GPU kernels, memcpy or memset");
     return result;
   }
   result.valid = true;
@@ -77,12 +79,13 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
   IntervalSet gaps = IntervalSet::FromUnsorted(std::move(all)).Complement(result.rank.span);
   std::vector<Interval> longest = gaps.intervals();
   size_t keep = std::min(longest.size(), input.options.top_n);
-  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(keep), longest.end(),
-                    [](const Interval& a, const Interval& b) {
+  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(keep),
+                    longest.end(), [](const Interval& a, const Interval& b) {
                       return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
                     });
   for (size_t i = 0; i < keep; ++i) {
-    result.longest_idle.push_back({"idle_gap", -1, -1, longest[i].start, longest[i].end, "no GPU op running"});
+    result.longest_idle.push_back(
+        {"idle_gap", -1, -1, longest[i].start, longest[i].end, "no GPU op running"});
   }
   return result;
 }

@@ -16,8 +16,8 @@
 namespace gpuwhy {
 
 struct TemporalBreakdown {
-  int32_t device = -1;  // -1: the whole rank (all devices' ops together, as HTA does)
-  Interval span;        // first GPU op start to last GPU op end
+  int32_t device = -1;            // -1: the whole rank (all devices' ops together, as HTA does)
+  Interval span;                  // first GPU op start to last GPU op end
   DurationNs span_ns = 0;         // HTA kernel_time
   DurationNs idle_ns = 0;         // span − |∪ GPU ops|; HTA idle_time
   DurationNs compute_ns = 0;      // |∪ computation kernels|; HTA compute_time
@@ -44,22 +44,26 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
 
 // What ComputeTemporalBreakdown emits (docs/metrics/temporal.md).
 namespace metric {
-inline constexpr MetricDecl kTemporalSpanUs{"temporal.span_us", unit::kUs, kRank | kDevice,
+inline constexpr MetricDecl kTemporalSpanUs{
+    "temporal.span_us", unit::kUs, kRank | kDevice,
     "first GPU op start to last GPU op end (HTA kernel_time)"};
 inline constexpr MetricDecl kTemporalIdleUs{"temporal.idle_us", unit::kUs, kRank | kDevice,
-    "span - |union of GPU ops| (HTA idle_time)"};
+                                            "span - |union of GPU ops| (HTA idle_time)"};
 inline constexpr MetricDecl kTemporalComputeUs{"temporal.compute_us", unit::kUs, kRank | kDevice,
-    "|union of computation kernels| (HTA compute_time)"};
-inline constexpr MetricDecl kTemporalNonComputeUs{"temporal.non_compute_us", unit::kUs, kRank | kDevice,
-    "span - idle - compute (HTA non_compute_time)"};
+                                               "|union of computation kernels| (HTA compute_time)"};
+inline constexpr MetricDecl kTemporalNonComputeUs{"temporal.non_compute_us", unit::kUs,
+                                                  kRank | kDevice,
+                                                  "span - idle - compute (HTA non_compute_time)"};
 inline constexpr MetricDecl kTemporalIdlePct{"temporal.idle_pct", unit::kPercent, kRank | kDevice,
-    "idle / span (HTA idle_time_pctg)"};
-inline constexpr MetricDecl kTemporalComputePct{"temporal.compute_pct", unit::kPercent, kRank | kDevice,
-    "compute / span (HTA compute_time_pctg)"};
-inline constexpr MetricDecl kTemporalNonComputePct{"temporal.non_compute_pct", unit::kPercent, kRank | kDevice,
+                                             "idle / span (HTA idle_time_pctg)"};
+inline constexpr MetricDecl kTemporalComputePct{"temporal.compute_pct", unit::kPercent,
+                                                kRank | kDevice,
+                                                "compute / span (HTA compute_time_pctg)"};
+inline constexpr MetricDecl kTemporalNonComputePct{
+    "temporal.non_compute_pct", unit::kPercent, kRank | kDevice,
     "non-compute / span (HTA non_compute_time_pctg)"};
 inline constexpr const MetricDecl* kTemporalMetrics[] = {
-    &kTemporalSpanUs, &kTemporalIdleUs, &kTemporalComputeUs, &kTemporalNonComputeUs,
+    &kTemporalSpanUs,  &kTemporalIdleUs,     &kTemporalComputeUs,    &kTemporalNonComputeUs,
     &kTemporalIdlePct, &kTemporalComputePct, &kTemporalNonComputePct};
 }  // namespace metric
 

@@ -24,7 +24,8 @@ class TemporalTest : public ::testing::Test {
     Op(GpuOpKind::kKernel, "volta_sgemm_128x64_nn", 0, 10 * kUs);
     Op(GpuOpKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", 5 * kUs, 20 * kUs);
     Op(GpuOpKind::kMemcpy, "Memcpy HtoD (Pinned -> Device)", 30 * kUs, 40 * kUs);
-    trace_.gpu_syncs.rows.push_back({0, 7, 20 * kUs, 30 * kUs, trace_.strings.Intern("Stream Sync"), -1, -1, -1});
+    trace_.gpu_syncs.rows.push_back(
+        {0, 7, 20 * kUs, 30 * kUs, trace_.strings.Intern("Stream Sync"), -1, -1, -1});
   }
   void Finalize() {
     trace_.Finalize();

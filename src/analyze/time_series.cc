@@ -39,7 +39,8 @@ std::vector<DeviceMemorySeries> MemorySeries(const Trace& trace, const TimeSerie
     // Device allocator events only (device_type 0 is the CPU allocator).
     if (rows[i].device_type != 0 && rows[i].device_id >= 0) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return rows[a].ts < rows[b].ts; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return rows[a].ts < rows[b].ts; });
   std::vector<DeviceMemorySeries> out;
   auto series_for = [&](int32_t device) -> DeviceMemorySeries& {
     for (DeviceMemorySeries& s : out) {
@@ -56,10 +57,14 @@ std::vector<DeviceMemorySeries> MemorySeries(const Trace& trace, const TimeSerie
     DeviceMemorySeries& s = series_for(row.device_id);
     size_t b = BucketOf(row.ts, r);
     if (row.total_allocated != kNoValue) {
-      s.allocated_bytes[b] = row.ts < r.window.start ? row.total_allocated : std::max(s.allocated_bytes[b], row.total_allocated);
+      s.allocated_bytes[b] = row.ts < r.window.start
+                                 ? row.total_allocated
+                                 : std::max(s.allocated_bytes[b], row.total_allocated);
     }
     if (row.total_reserved != kNoValue) {
-      s.reserved_bytes[b] = row.ts < r.window.start ? row.total_reserved : std::max(s.reserved_bytes[b], row.total_reserved);
+      s.reserved_bytes[b] = row.ts < r.window.start
+                                ? row.total_reserved
+                                : std::max(s.reserved_bytes[b], row.total_reserved);
     }
   }
   // Carry the last value into buckets without events. The carried value is the bucket's
@@ -71,7 +76,9 @@ std::vector<DeviceMemorySeries> MemorySeries(const Trace& trace, const TimeSerie
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const DeviceMemorySeries& a, const DeviceMemorySeries& b) { return a.device < b.device; });
+  std::sort(out.begin(), out.end(), [](const DeviceMemorySeries& a, const DeviceMemorySeries& b) {
+    return a.device < b.device;
+  });
   return out;
 }
 
@@ -87,12 +94,14 @@ TimeSeriesResult ComputeTimeSeries(const AnalysisInput& input, const Utilization
                                    const IdleGapsResult& idle, size_t buckets) {
   TimeSeriesResult r;
   if (!utilization.valid || utilization.window.length() <= 0 || buckets == 0) {
-    r.not_applicable.push_back("time series: no utilization window (no GPU op in the analysed steps)");
+    r.not_applicable.push_back(
+        "time series: no utilization window (no GPU op in the analysed steps)");
     return r;
   }
   r.window = utilization.window;
   DurationNs length = r.window.length();
-  r.bucket_count = static_cast<size_t>(std::min<DurationNs>(static_cast<DurationNs>(buckets), length));
+  r.bucket_count =
+      static_cast<size_t>(std::min<DurationNs>(static_cast<DurationNs>(buckets), length));
   r.bucket_ns = length / static_cast<DurationNs>(r.bucket_count);
   for (const auto& [device, timeline] : input.timelines.by_device) {
     DeviceBusySeries s;
@@ -109,7 +118,9 @@ TimeSeriesResult ComputeTimeSeries(const AnalysisInput& input, const Utilization
     r.devices.push_back(std::move(s));
   }
   r.memory = MemorySeries(input.trace, r);
-  if (r.memory.empty()) r.not_applicable.push_back("memory over time: no allocator events (profile_memory=True records them)");
+  if (r.memory.empty())
+    r.not_applicable.push_back(
+        "memory over time: no allocator events (profile_memory=True records them)");
   return r;
 }
 

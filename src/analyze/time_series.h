@@ -33,11 +33,11 @@ struct DeviceMemorySeries {
 };
 
 struct TimeSeriesResult {
-  Interval window;          // the utilization window (analysed steps)
+  Interval window;           // the utilization window (analysed steps)
   DurationNs bucket_ns = 0;  // every bucket but the last has this length
   size_t bucket_count = 0;
-  std::vector<DeviceBusySeries> devices;    // by device id
-  std::vector<DeviceMemorySeries> memory;   // devices with allocator events only
+  std::vector<DeviceBusySeries> devices;   // by device id
+  std::vector<DeviceMemorySeries> memory;  // devices with allocator events only
   std::vector<std::string> not_applicable;
 
   Interval Bucket(size_t i) const;
@@ -46,6 +46,7 @@ struct TimeSeriesResult {
 // |buckets| equal buckets over the utilization window (fewer when the window is shorter
 // than |buckets| ns).
 TimeSeriesResult ComputeTimeSeries(const AnalysisInput& input, const UtilizationResult& utilization,
-                                   const IdleGapsResult& idle, size_t buckets = kDefaultSeriesBuckets);
+                                   const IdleGapsResult& idle,
+                                   size_t buckets = kDefaultSeriesBuckets);
 
 }  // namespace gpuwhy

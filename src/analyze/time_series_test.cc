@@ -34,7 +34,8 @@ Trace SynthTrace(const std::string& scenario) {
 // Sum over buckets of pct × bucket length: the covered time in ns.
 double Covered(const std::vector<double>& pct, const TimeSeriesResult& r) {
   double ns = 0;
-  for (size_t b = 0; b < pct.size(); ++b) ns += pct[b] / 100.0 * static_cast<double>(r.Bucket(b).length());
+  for (size_t b = 0; b < pct.size(); ++b)
+    ns += pct[b] / 100.0 * static_cast<double>(r.Bucket(b).length());
   return ns;
 }
 
@@ -53,8 +54,10 @@ TEST_P(TimeSeriesScenarioTest, BucketsAddUpToTheWholeWindowAnalyses) {
   for (size_t d = 0; d < r.devices.size(); ++d) {
     const DeviceBusySeries& s = r.devices[d];
     ASSERT_EQ(s.device, a.utilization.per_device[d].device);
-    EXPECT_NEAR(Covered(s.kernel_pct, r) / window * 100, a.utilization.per_device[d].share.kernel_pct, 1e-6);
-    EXPECT_NEAR(Covered(s.gpu_op_pct, r) / window * 100, a.utilization.per_device[d].share.gpu_op_pct, 1e-6);
+    EXPECT_NEAR(Covered(s.kernel_pct, r) / window * 100,
+                a.utilization.per_device[d].share.kernel_pct, 1e-6);
+    EXPECT_NEAR(Covered(s.gpu_op_pct, r) / window * 100,
+                a.utilization.per_device[d].share.gpu_op_pct, 1e-6);
     const DeviceIdleGaps& idle = a.idle_gaps.devices[d];
     for (size_t c = 0; c < kIdleCauseCount; ++c) {
       EXPECT_NEAR(Covered(s.idle_pct[c], r), static_cast<double>(idle.totals.ns[c]), 1.0) << c;
@@ -93,7 +96,7 @@ TEST(TimeSeriesTest, MemoryCarriesTheLastValueAndKeepsEachBucketsPeak) {
     row.total_reserved = reserved;
     trace.memory_events.rows.push_back(row);
   };
-  alloc(-50, 10, 20);   // before the window: carried into bucket 0
+  alloc(-50, 10, 20);  // before the window: carried into bucket 0
   alloc(420, 300, 400);
   alloc(405, 100, 400);  // out of order: sorted by time
   alloc(460, 50, 400);

@@ -29,7 +29,9 @@ void Emit(const UtilizationShare& s, MetricScope scope, MetricSet& metrics) {
   metrics.Add(metric::kUtilGpuOpBusyMs, scope, NsToMs(s.gpu_op_busy_ns));
 }
 
-Interval StepWindow(const StepTable::Row& r) { return {r.host_start, std::max(r.host_end, r.device_end)}; }
+Interval StepWindow(const StepTable::Row& r) {
+  return {r.host_start, std::max(r.host_end, r.device_end)};
+}
 
 }  // namespace
 
@@ -41,14 +43,17 @@ UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metr
     return result;
   }
   std::vector<StepTable::Row> steps = trace.steps.rows;  // sorted by host start
-  if (input.options.drop_last_step && !trace.steps.synthesized && steps.size() >= 2) steps.pop_back();
+  if (input.options.drop_last_step && !trace.steps.synthesized && steps.size() >= 2)
+    steps.pop_back();
   result.window_from_steps = !trace.steps.synthesized && !steps.empty();
   if (result.window_from_steps) {
     result.window = {steps.front().host_start, steps.front().host_start};
-    for (const StepTable::Row& r : steps) result.window.end = std::max(result.window.end, StepWindow(r).end);
+    for (const StepTable::Row& r : steps)
+      result.window.end = std::max(result.window.end, StepWindow(r).end);
   } else {
     result.window = trace.span();
-    result.not_applicable.push_back("utilization per step: the trace has no ProfilerStep; window = trace span");
+    result.not_applicable.push_back(
+        "utilization per step: the trace has no ProfilerStep; window = trace span");
   }
   if (result.window.length() <= 0) {
     result.not_applicable.push_back("utilization: empty window");

@@ -25,8 +25,8 @@ struct DeviceUtilization {
 };
 
 struct StepUtilization {
-  int64_t step = 0;  // ProfilerStep number
-  Interval window;   // host start to max(host end, device end)
+  int64_t step = 0;        // ProfilerStep number
+  Interval window;         // host start to max(host end, device end)
   UtilizationShare share;  // averaged over the active devices
 };
 
@@ -46,15 +46,21 @@ UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metr
 
 // What ComputeUtilization emits (docs/metrics/utilization.md).
 namespace metric {
-inline constexpr MetricDecl kUtilWindowMs{"util.window_ms", unit::kMs, kRank,
+inline constexpr MetricDecl kUtilWindowMs{
+    "util.window_ms", unit::kMs, kRank,
     "first kept step host start to the last kept step end (the trace span without ProfilerStep)"};
-inline constexpr MetricDecl kUtilKernelPct{"util.kernel_pct", unit::kPercent, kRank | kDevice | kStep,
+inline constexpr MetricDecl kUtilKernelPct{
+    "util.kernel_pct", unit::kPercent, kRank | kDevice | kStep,
     "|union of kernels within the window| / window (rank, step: / window x devices)"};
-inline constexpr MetricDecl kUtilGpuOpPct{"util.gpu_op_pct", unit::kPercent, kRank | kDevice | kStep,
-    "|union of kernels, memcpy and memset within the window| / window (rank, step: / window x devices)"};
-inline constexpr MetricDecl kUtilKernelBusyMs{"util.kernel_busy_ms", unit::kMs, kRank | kDevice,
+inline constexpr MetricDecl kUtilGpuOpPct{"util.gpu_op_pct", unit::kPercent,
+                                          kRank | kDevice | kStep,
+                                          "|union of kernels, memcpy and memset within the window| "
+                                          "/ window (rank, step: / window x devices)"};
+inline constexpr MetricDecl kUtilKernelBusyMs{
+    "util.kernel_busy_ms", unit::kMs, kRank | kDevice,
     "kernel-covered time in the window (rank: summed over devices)"};
-inline constexpr MetricDecl kUtilGpuOpBusyMs{"util.gpu_op_busy_ms", unit::kMs, kRank | kDevice,
+inline constexpr MetricDecl kUtilGpuOpBusyMs{
+    "util.gpu_op_busy_ms", unit::kMs, kRank | kDevice,
     "GPU-op-covered time in the window (rank: summed over devices)"};
 inline constexpr const MetricDecl* kUtilizationMetrics[] = {
     &kUtilWindowMs, &kUtilKernelPct, &kUtilGpuOpPct, &kUtilKernelBusyMs, &kUtilGpuOpBusyMs};

@@ -31,8 +31,9 @@ class UtilizationTest : public ::testing::Test {
     trace_.gpu_ops.Append(row);
   }
   void Step(int64_t number, TimeNs start, TimeNs end) {
-    trace_.steps.rows.push_back({number, trace_.strings.Intern("ProfilerStep#" + std::to_string(number)), start,
-                                 end, start, end, 0});
+    trace_.steps.rows.push_back({number,
+                                 trace_.strings.Intern("ProfilerStep#" + std::to_string(number)),
+                                 start, end, start, end, 0});
   }
   // Two steps; a cuda_sync wait that must never count as busy.
   void BuildTwoSteps() {
@@ -46,7 +47,8 @@ class UtilizationTest : public ::testing::Test {
     Op(GpuOpKind::kMemcpy, 30 * kUs, 40 * kUs, 2);
     Op(GpuOpKind::kKernel, 60 * kUs, 70 * kUs, 3);
     Op(GpuOpKind::kKernel, 95 * kUs, 120 * kUs, 4);
-    trace_.gpu_syncs.rows.push_back({0, 7, 70 * kUs, 90 * kUs, trace_.strings.Intern("Stream Sync"), 9, -1, -1});
+    trace_.gpu_syncs.rows.push_back(
+        {0, 7, 70 * kUs, 90 * kUs, trace_.strings.Intern("Stream Sync"), 9, -1, -1});
   }
   UtilizationResult Run() {
     trace_.Finalize();
@@ -79,7 +81,8 @@ TEST_F(UtilizationTest, BothConventionsOverTheSteps) {
   EXPECT_DOUBLE_EQ(r.per_step[1].share.kernel_pct, 50.0);
   EXPECT_DOUBLE_EQ(metrics_.ValueOr("util.kernel_pct", -1, MetricScope::Step(2)), 50.0);
   EXPECT_DOUBLE_EQ(metrics_.ValueOr("util.window_ms", -1), 0.12);
-  EXPECT_DOUBLE_EQ(metrics_.ValueOr("util.gpu_op_pct", -1, MetricScope::Device(0)), 100.0 * 65 / 120);
+  EXPECT_DOUBLE_EQ(metrics_.ValueOr("util.gpu_op_pct", -1, MetricScope::Device(0)),
+                   100.0 * 65 / 120);
 }
 
 TEST_F(UtilizationTest, DropLastStepShrinksTheWindow) {

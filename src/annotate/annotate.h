@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "annotate/rank_rewrite.h"
 #include "base/status.h"
 #include "diagnose/diagnose.h"
-#include "annotate/rank_rewrite.h"
 #include "ranks/cross_rank.h"
 
 namespace gpuwhy {
@@ -53,7 +53,8 @@ void AssignLanes(std::vector<AddedEvent>& events);
 
 // Copies |input| (Kineto / Chrome JSON, plain or gzip) into |output| (gzip when it ends in
 // .gz) with |tracks| appended to its traceEvents; the other top-level members are kept.
-Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tracks, const std::string& output);
+Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tracks,
+                           const std::string& output);
 
 // The job-wide tracks of a merged trace (aligned time): every matched collective from its
 // first arrival to the end of its transfer, and per rank the time it waited for the last one.
@@ -92,6 +93,7 @@ struct MergedTraceResult {
 // |job_tracks| as they are. Fails when a trace cannot be opened or written; a truncated
 // trace contributes what it holds and is flagged in its outcome.
 StatusOr<MergedTraceResult> WriteMergedTrace(const std::vector<MergedRankInput>& ranks,
-                                            const AnnotationTracks& job_tracks, const std::string& output);
+                                             const AnnotationTracks& job_tracks,
+                                             const std::string& output);
 
 }  // namespace gpuwhy

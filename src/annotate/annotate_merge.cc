@@ -19,8 +19,8 @@ constexpr int64_t kRankPidBase = 1000;
 
 std::string ClockLabel(const RankClock& clock) {
   if (!clock.aligned) return "clock not aligned: no collective shared with the reference rank";
-  return fmt::format("clock offset {:+.3f} ms ± {:.1f} µs ({} collectives)", NsToMs(clock.offset_ns),
-                     NsToUs(clock.uncertainty_ns), clock.matched);
+  return fmt::format("clock offset {:+.3f} ms ± {:.1f} µs ({} collectives)",
+                     NsToMs(clock.offset_ns), NsToUs(clock.uncertainty_ns), clock.matched);
 }
 
 struct StreamedInput {
@@ -29,8 +29,8 @@ struct StreamedInput {
 };
 
 // One input's events, placed by |rewriter|, into |out|.
-StatusOr<StreamedInput> StreamPlaced(const std::string& path, RankEventRewriter& rewriter, BufferedTraceOutput& out,
-                                     bool& first) {
+StatusOr<StreamedInput> StreamPlaced(const std::string& path, RankEventRewriter& rewriter,
+                                     BufferedTraceOutput& out, bool& first) {
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
   EventCopySink copy(out, first, &rewriter);
   JsonEventSplitter splitter(*source, kChunkBytes);
@@ -41,17 +41,21 @@ StatusOr<StreamedInput> StreamPlaced(const std::string& path, RankEventRewriter&
   return streamed;
 }
 
-void WriteRankNames(const MergedRankInput& rank, const RankEventRewriter& rewriter, std::string& b, bool& first) {
+void WriteRankNames(const MergedRankInput& rank, const RankEventRewriter& rewriter, std::string& b,
+                    bool& first) {
   int64_t pid = rewriter.placement().pid;
   std::string file = std::filesystem::path(rank.path).filename().string();
-  AppendMetadataEvent(b, first, "process_name", pid, 0, NameArgs(fmt::format("rank {} ({})", rank.rank, file)));
-  AppendMetadataEvent(b, first, "process_sort_index", pid, 0, fmt::format("{{\"sort_index\":{}}}", rank.rank));
+  AppendMetadataEvent(b, first, "process_name", pid, 0,
+                      NameArgs(fmt::format("rank {} ({})", rank.rank, file)));
+  AppendMetadataEvent(b, first, "process_sort_index", pid, 0,
+                      fmt::format("{{\"sort_index\":{}}}", rank.rank));
   std::string labels = "{\"labels\":";
   AppendJsonString(labels, ClockLabel(rank.clock));
   AppendMetadataEvent(b, first, "process_labels", pid, 0, labels + "}");
   for (const MergedThread& t : rewriter.Threads()) {
     AppendMetadataEvent(b, first, "thread_name", pid, t.tid, "{\"name\":\"" + t.json_name + "\"}");
-    AppendMetadataEvent(b, first, "thread_sort_index", pid, t.tid, fmt::format("{{\"sort_index\":{}}}", t.sort_index));
+    AppendMetadataEvent(b, first, "thread_sort_index", pid, t.tid,
+                        fmt::format("{{\"sort_index\":{}}}", t.sort_index));
   }
 }
 
@@ -85,7 +89,8 @@ void AppendRankRecord(std::string& b, const MergedRankInput& rank, const MergedR
 }  // namespace
 
 StatusOr<MergedTraceResult> WriteMergedTrace(const std::vector<MergedRankInput>& ranks,
-                                            const AnnotationTracks& job_tracks, const std::string& output) {
+                                             const AnnotationTracks& job_tracks,
+                                             const std::string& output) {
   ASSIGN_OR_RETURN(std::unique_ptr<OutputSink> sink, OpenOutputSink(output));
   BufferedTraceOutput out(*sink);
   out.buffer() = "{\"traceEvents\":[";

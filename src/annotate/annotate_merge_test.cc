@@ -50,7 +50,8 @@ RankPlacement Placement(int64_t rank, DurationNs offset, int64_t index, int64_t 
 TEST(RankRewriteTest, SplitsTopLevelMembersOnly) {
   std::vector<JsonMember> m;
   ASSERT_TRUE(SplitTopLevelMembers(
-      R"( {"name": "a}\"b", "args": {"ts": 1, "x": [1, {"pid": 2}]}, "ts" : 12.5 , "pid":"Spans"} )", m));
+      R"( {"name": "a}\"b", "args": {"ts": 1, "x": [1, {"pid": 2}]}, "ts" : 12.5 , "pid":"Spans"} )",
+      m));
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].key, "name");
   EXPECT_EQ(m[0].value, R"("a}\"b")");
@@ -68,8 +69,11 @@ TEST(RankRewriteTest, SplitsTopLevelMembersOnly) {
 TEST(RankRewriteTest, ChangesOnlyPidTidTsAndFlowIds) {
   RankEventRewriter r(Placement(3, 2'500, 1, 4));
   // Offset 2.5 µs: ts moves back by 2.5 µs; the nested "ts" in args stays; id 7 -> 7*4+1.
-  std::string out = Rewritten(r, R"({"ph": "s", "id": 7, "pid": 0, "tid": 7, "ts": 100.000, "args": {"ts": 1}})");
-  EXPECT_EQ(out, R"({"ph": "s", "id": 29, "pid": 1003, "tid": 100300001, "ts": 97.500, "args": {"ts": 1}})");
+  std::string out =
+      Rewritten(r, R"({"ph": "s", "id": 7, "pid": 0, "tid": 7, "ts": 100.000, "args": {"ts": 1}})");
+  EXPECT_EQ(
+      out,
+      R"({"ph": "s", "id": 29, "pid": 1003, "tid": 100300001, "ts": 97.500, "args": {"ts": 1}})");
   // Same (pid, tid): same thread; another tid: the next thread. Nanosecond timestamps stay exact.
   EXPECT_EQ(Rewritten(r, R"({"ph":"X","pid":0,"tid":7,"ts":1694128201545123.456,"dur":3})"),
             R"({"ph":"X","pid":1003,"tid":100300001,"ts":1694128201545120.956,"dur":3})");
@@ -91,9 +95,12 @@ TEST(RankRewriteTest, ChangesOnlyPidTidTsAndFlowIds) {
 TEST(RankRewriteTest, NamingMetadataIsAbsorbedAndNamesTheMergedThreads) {
   RankEventRewriter r(Placement(0, 0, 0, 2));
   std::string out;
-  EXPECT_FALSE(r.Rewrite(R"({"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"GPU 0"}})", out));
-  EXPECT_FALSE(r.Rewrite(R"({"name":"thread_name","ph":"M","pid":0,"tid":7,"args":{"name":"stream 7"}})", out));
-  EXPECT_FALSE(r.Rewrite(R"({"name":"process_sort_index","ph":"M","pid":0,"args":{"sort_index":5}})", out));
+  EXPECT_FALSE(r.Rewrite(
+      R"({"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"GPU 0"}})", out));
+  EXPECT_FALSE(r.Rewrite(
+      R"({"name":"thread_name","ph":"M","pid":0,"tid":7,"args":{"name":"stream 7"}})", out));
+  EXPECT_FALSE(
+      r.Rewrite(R"({"name":"process_sort_index","ph":"M","pid":0,"args":{"sort_index":5}})", out));
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(r.stats().naming_absorbed, 3u);
   // Another metadata event is an event like any other.
@@ -152,7 +159,8 @@ TEST(RankRewriteTest, MutatedEventsNeverBreakIt) {
 // The output parsed back: per pid, every complete event's (name, ts, end) in µs.
 struct ParsedMerge {
   std::map<int64_t, int64_t> events_by_pid;
-  std::map<int64_t, std::vector<std::pair<double, double>>> nccl_by_pid;  // NCCL kernels (start, end) µs
+  std::map<int64_t, std::vector<std::pair<double, double>>>
+      nccl_by_pid;  // NCCL kernels (start, end) µs
   std::set<int64_t> tids_of_rank_pids;
   std::map<int64_t, std::set<int64_t>> tids_by_pid;
   std::map<int64_t, int64_t> flow_ids;  // id -> times seen
@@ -175,14 +183,17 @@ ParsedMerge ParseMerged(const std::string& path) {
     if (ph == "M") continue;
     ++p.events_by_pid[pid];
     // Counters are per process (tid 0); every other event sits on a thread.
-    if (ph != "C" && e["tid"].get_int64().get(tid) == simdjson::SUCCESS) p.tids_by_pid[pid].insert(tid);
+    if (ph != "C" && e["tid"].get_int64().get(tid) == simdjson::SUCCESS)
+      p.tids_by_pid[pid].insert(tid);
     int64_t id = 0;
-    if ((ph == "s" || ph == "f") && e["id"].get_int64().get(id) == simdjson::SUCCESS) ++p.flow_ids[id];
+    if ((ph == "s" || ph == "f") && e["id"].get_int64().get(id) == simdjson::SUCCESS)
+      ++p.flow_ids[id];
     std::string_view name, cat;
     double ts = 0, dur = 0;
     if (ph == "X" && e["cat"].get_string().get(cat) == simdjson::SUCCESS && cat == "kernel" &&
         e["name"].get_string().get(name) == simdjson::SUCCESS && name.find("nccl") != name.npos &&
-        e["ts"].get_double().get(ts) == simdjson::SUCCESS && e["dur"].get_double().get(dur) == simdjson::SUCCESS) {
+        e["ts"].get_double().get(ts) == simdjson::SUCCESS &&
+        e["dur"].get_double().get(dur) == simdjson::SUCCESS) {
       p.nccl_by_pid[pid].push_back({ts, ts + dur});
     }
   }
@@ -203,7 +214,8 @@ StatusOr<MergedTraceResult> Merge(const std::vector<std::string>& paths, const s
     if (!trace.ok()) return trace.status();
     TraceAnalysis analysis = AnalyzeTrace(*trace);
     tracks[path] = out + "." + std::to_string(tracks.size()) + ".tracks.json.gz";
-    Status written = WriteTracksFragment(BuildAnnotationTracks(analysis, Diagnose(*trace, analysis)), tracks[path]);
+    Status written = WriteTracksFragment(
+        BuildAnnotationTracks(analysis, Diagnose(*trace, analysis)), tracks[path]);
     if (!written.ok()) return written;
     summaries.push_back(SummarizeRank(*trace, analysis));
   }
@@ -225,7 +237,8 @@ StatusOr<MergedTraceResult> Merge(const std::vector<std::string>& paths, const s
 }
 
 // `gpuwhy synth --scenario comm-exposed --ranks N …` into |dir|; the rank files' paths.
-SynthSummary SynthJob(const std::string& dir, int ranks, int steps, int slow_rank, double slow_by_pct) {
+SynthSummary SynthJob(const std::string& dir, int ranks, int steps, int slow_rank,
+                      double slow_by_pct) {
   SynthOptions options;
   options.scenario = "comm-exposed";
   options.ranks = ranks;
@@ -249,7 +262,8 @@ TEST(MergedTraceTest, SyntheticJobsCollectivesEndTogetherOnceAligned) {
     ASSERT_TRUE(t.ok());
     for (size_t i = 0; i < t->gpu_ops.size(); ++i) {
       if (t->Str(t->gpu_ops.name[i]).find("nccl") != std::string_view::npos) {
-        before[static_cast<int64_t>(r)].push_back({NsToUs(t->gpu_ops.start[i]), NsToUs(t->gpu_ops.end[i])});
+        before[static_cast<int64_t>(r)].push_back(
+            {NsToUs(t->gpu_ops.start[i]), NsToUs(t->gpu_ops.end[i])});
       }
     }
     std::sort(before[static_cast<int64_t>(r)].begin(), before[static_cast<int64_t>(r)].end());
@@ -305,7 +319,8 @@ TEST(MergedTraceTest, TruncatedRankContributesWhatItHolds) {
   ASSERT_TRUE(whole.ok());
   std::string cut = dir + "/cut.rank1.json";
   ASSERT_TRUE(WriteWholeFile(cut, whole->substr(0, whole->size() * 2 / 3)).ok());
-  StatusOr<MergedTraceResult> merged = Merge({summary.trace_paths[0], cut}, dir + "/merged.json.gz");
+  StatusOr<MergedTraceResult> merged =
+      Merge({summary.trace_paths[0], cut}, dir + "/merged.json.gz");
   ASSERT_TRUE(merged.ok()) << merged.status().message();
   ASSERT_EQ(merged->ranks.size(), 2u);
   EXPECT_FALSE(merged->ranks[0].truncated);

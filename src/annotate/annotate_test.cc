@@ -58,7 +58,8 @@ Annotated AnnotateScenario(const std::string& scenario) {
   EXPECT_TRUE(trace.ok());
   TraceAnalysis analysis = AnalyzeTrace(*trace);
   a.diagnosis = Diagnose(*trace, analysis);
-  Status written = WriteAnnotatedTrace(a.input, BuildAnnotationTracks(analysis, a.diagnosis), a.output);
+  Status written =
+      WriteAnnotatedTrace(a.input, BuildAnnotationTracks(analysis, a.diagnosis), a.output);
   EXPECT_TRUE(written.ok()) << written.message();
   a.original = std::move(*trace);
   return a;
@@ -111,14 +112,16 @@ TEST(AnnotateTest, AddedCompleteEventsNestOnEveryTrack) {
     for (const auto& [start, end] : events) {
       while (!open_ends.empty() && open_ends.back() <= start) open_ends.pop_back();
       EXPECT_TRUE(open_ends.empty() || end <= open_ends.back())
-          << "pid " << track.first << " tid " << track.second << " [" << start << ", " << end << ")";
+          << "pid " << track.first << " tid " << track.second << " [" << start << ", " << end
+          << ")";
       open_ends.push_back(end);
     }
   }
   EXPECT_GT(by_category["gpuwhy_idle"], 0u);
   EXPECT_GT(by_category["gpuwhy_step"], 0u);
   EXPECT_GT(by_category["gpuwhy_counter"], 0u);
-  EXPECT_TRUE(finding_names.count(ScenarioExpectedFinding("input-bound"))) << "no marker for the injected finding";
+  EXPECT_TRUE(finding_names.count(ScenarioExpectedFinding("input-bound")))
+      << "no marker for the injected finding";
 }
 
 TEST(AnnotateTest, LanesSeparateOverlappingEvents) {

@@ -18,7 +18,8 @@ constexpr int64_t kFindingsPid = kAnnotatePidBase + 4;
 constexpr int64_t kCollectivesPid = kAnnotatePidBase + 5;
 constexpr int64_t kLaneStride = 1000;  // lane N of track T is tid T * kLaneStride + N
 
-AddedEvent Complete(int64_t pid, int64_t tid, Interval range, std::string name, std::string category) {
+AddedEvent Complete(int64_t pid, int64_t tid, Interval range, std::string name,
+                    std::string category) {
   AddedEvent e;
   e.pid = pid;
   e.tid = tid;
@@ -48,16 +49,19 @@ void AddSteps(const TraceAnalysis& a, AnnotationTracks& t) {
   int64_t tid = kLaneStride;
   t.thread_names.push_back({{kStepsPid, tid}, "analysed steps (breakdown in args, ms)"});
   for (const StepCosts& s : a.steps.steps) {
-    AddedEvent e = Complete(kStepsPid, tid, s.window, fmt::format("step {}: {:.3f} ms", s.number, NsToMs(s.total_ns)),
-                            "gpuwhy_step");
+    AddedEvent e =
+        Complete(kStepsPid, tid, s.window,
+                 fmt::format("step {}: {:.3f} ms", s.number, NsToMs(s.total_ns)), "gpuwhy_step");
     for (size_t c = 0; c < kStepCategoryCount; ++c) {
-      e.number_args.push_back({std::string(StepCategoryName(static_cast<StepCategory>(c))) + "_ms", NsToMs(s.ns[c])});
+      e.number_args.push_back(
+          {std::string(StepCategoryName(static_cast<StepCategory>(c))) + "_ms", NsToMs(s.ns[c])});
     }
     t.events.push_back(std::move(e));
   }
 }
 
-void Counter(AnnotationTracks& t, std::string name, TimeNs ts, std::vector<std::pair<std::string, double>> values) {
+void Counter(AnnotationTracks& t, std::string name, TimeNs ts,
+             std::vector<std::pair<std::string, double>> values) {
   AddedEvent e;
   e.phase = 'C';
   e.pid = kCountersPid;
@@ -75,7 +79,8 @@ void AddCounters(const TraceAnalysis& a, AnnotationTracks& t, size_t max_points)
   for (const DeviceBusySeries& d : s.devices) {
     std::string name = fmt::format("GPU {} utilization %", d.device);
     for (size_t b = 0; b < s.bucket_count; ++b) {
-      Counter(t, name, s.Bucket(b).start, {{"kernel", d.kernel_pct[b]}, {"gpu_op", d.gpu_op_pct[b]}});
+      Counter(t, name, s.Bucket(b).start,
+              {{"kernel", d.kernel_pct[b]}, {"gpu_op", d.gpu_op_pct[b]}});
     }
     if (s.bucket_count > 0) Counter(t, name, s.window.end, {{"kernel", 0}, {"gpu_op", 0}});
   }
@@ -86,7 +91,8 @@ void AddCounters(const TraceAnalysis& a, AnnotationTracks& t, size_t max_points)
     size_t stride = std::max<size_t>(1, q.series.size() / std::max<size_t>(1, max_points));
     for (size_t i = 0; i < q.series.size(); i += stride) {
       int64_t peak = 0;
-      for (size_t j = i; j < q.series.size() && j < i + stride; ++j) peak = std::max(peak, q.series[j].length);
+      for (size_t j = i; j < q.series.size() && j < i + stride; ++j)
+        peak = std::max(peak, q.series[j].length);
       Counter(t, name, q.series[i].ts, {{"length", static_cast<double>(peak)}});
     }
   }
@@ -97,7 +103,8 @@ void AddFindings(const Diagnosis& d, AnnotationTracks& t) {
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];
     int64_t tid = static_cast<int64_t>(i + 1) * kLaneStride;
-    t.thread_names.push_back({{kFindingsPid, tid}, fmt::format("#{} {} ({})", i + 1, f.id, SeverityName(f.severity))});
+    t.thread_names.push_back(
+        {{kFindingsPid, tid}, fmt::format("#{} {} ({})", i + 1, f.id, SeverityName(f.severity))});
     for (const EvidenceRange& r : f.ranges) {
       if (r.end <= r.start) continue;
       AddedEvent e = Complete(kFindingsPid, tid, {r.start, r.end}, f.id, "gpuwhy_finding");
@@ -111,7 +118,8 @@ void AddFindings(const Diagnosis& d, AnnotationTracks& t) {
 
 // Lanes past the first show as "<track> · lane N" rather than a bare tid.
 void NameExtraLanes(AnnotationTracks& t) {
-  std::map<std::pair<int64_t, int64_t>, std::string> names(t.thread_names.begin(), t.thread_names.end());
+  std::map<std::pair<int64_t, int64_t>, std::string> names(t.thread_names.begin(),
+                                                           t.thread_names.end());
   std::set<std::pair<int64_t, int64_t>> extra;
   for (const AddedEvent& e : t.events) {
     if (e.phase == 'X' && e.tid % kLaneStride != 0) extra.insert({e.pid, e.tid});
@@ -119,7 +127,8 @@ void NameExtraLanes(AnnotationTracks& t) {
   for (const auto& [pid, tid] : extra) {
     auto base = names.find({pid, tid - tid % kLaneStride});
     if (base == names.end()) continue;
-    t.thread_names.push_back({{pid, tid}, fmt::format("{} · lane {}", base->second, tid % kLaneStride + 1)});
+    t.thread_names.push_back(
+        {{pid, tid}, fmt::format("{} · lane {}", base->second, tid % kLaneStride + 1)});
   }
 }
 
@@ -152,18 +161,22 @@ AnnotationTracks BuildCrossRankTracks(const CrossRankResult& result) {
   AnnotationTracks t;
   t.process_names.push_back({kCollectivesPid, "gpuwhy: collectives across ranks (aligned clock)"});
   const int64_t matched_tid = kLaneStride;
-  t.thread_names.push_back({{kCollectivesPid, matched_tid}, "matched collectives (first arrival to end of transfer)"});
+  t.thread_names.push_back(
+      {{kCollectivesPid, matched_tid}, "matched collectives (first arrival to end of transfer)"});
   std::map<int64_t, int64_t> wait_tid;  // rank -> its waiting track
   for (const CrossRankRow& row : result.ranks) {
     int64_t tid = static_cast<int64_t>(wait_tid.size() + 2) * kLaneStride;
     wait_tid[row.rank] = tid;
-    t.thread_names.push_back({{kCollectivesPid, tid}, fmt::format("rank {} waiting for the last rank", row.rank)});
+    t.thread_names.push_back(
+        {{kCollectivesPid, tid}, fmt::format("rank {} waiting for the last rank", row.rank)});
   }
   for (const MatchedCollective& c : result.collectives) {
-    std::string label = c.step == kNoValue ? fmt::format("{} #{}", c.kind, c.ordinal)
-                                           : fmt::format("{} step {} #{}", c.kind, c.step, c.ordinal);
-    AddedEvent e = Complete(kCollectivesPid, matched_tid, {c.first_arrival, c.last_arrival + c.transfer_ns}, label,
-                            "gpuwhy_collective");
+    std::string label = c.step == kNoValue
+                            ? fmt::format("{} #{}", c.kind, c.ordinal)
+                            : fmt::format("{} step {} #{}", c.kind, c.step, c.ordinal);
+    AddedEvent e =
+        Complete(kCollectivesPid, matched_tid, {c.first_arrival, c.last_arrival + c.transfer_ns},
+                 label, "gpuwhy_collective");
     e.string_args = {{"process_group", c.process_group}};
     e.number_args = {{"ranks", static_cast<double>(c.arrivals.size())},
                      {"late_rank", static_cast<double>(c.late_rank)},

@@ -14,7 +14,8 @@ namespace {
 constexpr size_t kChunkBytes = 4 << 20;
 }  // namespace
 
-Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tracks, const std::string& output) {
+Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tracks,
+                           const std::string& output) {
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(input));
   ASSIGN_OR_RETURN(std::unique_ptr<OutputSink> sink, OpenOutputSink(output));
   BufferedTraceOutput out(*sink);
@@ -38,7 +39,8 @@ Status WriteAnnotatedTrace(const std::string& input, const AnnotationTracks& tra
   RETURN_IF_ERROR(sink->Close());
   if (result.truncated) {
     return Status(StatusCode::kDataLoss,
-                  fmt::format("{}: byte {}: truncated: the events read before it were annotated", input, result.truncated_at));
+                  fmt::format("{}: byte {}: truncated: the events read before it were annotated",
+                              input, result.truncated_at));
   }
   return Status::Ok();
 }

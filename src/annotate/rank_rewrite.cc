@@ -62,7 +62,8 @@ size_t SkipValue(std::string_view s, size_t i) {
 }
 
 std::string_view Unquoted(std::string_view value) {
-  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') return value.substr(1, value.size() - 2);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    return value.substr(1, value.size() - 2);
   return value;
 }
 
@@ -154,7 +155,8 @@ void RankEventRewriter::NameProcess(std::string_view pid_json, std::string_view 
   process_names_[std::string(pid_json)] = std::string(json_name);
 }
 
-void RankEventRewriter::NameThread(std::string_view pid_json, std::string_view tid_json, std::string_view json_name) {
+void RankEventRewriter::NameThread(std::string_view pid_json, std::string_view tid_json,
+                                   std::string_view json_name) {
   thread_names_[{std::string(pid_json), std::string(tid_json)}] = std::string(json_name);
 }
 
@@ -223,12 +225,16 @@ std::vector<MergedThread> RankEventRewriter::Threads() const {
   std::vector<std::pair<std::pair<int64_t, int64_t>, MergedThread>> sorted;
   for (const auto& [key, t] : threads_) {
     auto process = process_names_.find(key.first);
-    std::string process_name = process != process_names_.end() ? process->second : Fallback("pid", key.first);
+    std::string process_name =
+        process != process_names_.end() ? process->second : Fallback("pid", key.first);
     auto thread = thread_names_.find(key);
-    std::string thread_name = thread != thread_names_.end() ? thread->second : Fallback("tid", key.second);
-    sorted.push_back({{t.process_order, t.order}, MergedThread{t.tid, process_name + " / " + thread_name, 0}});
+    std::string thread_name =
+        thread != thread_names_.end() ? thread->second : Fallback("tid", key.second);
+    sorted.push_back(
+        {{t.process_order, t.order}, MergedThread{t.tid, process_name + " / " + thread_name, 0}});
   }
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<MergedThread> out;
   for (auto& [order, thread] : sorted) {
     thread.sort_index = static_cast<int64_t>(out.size());

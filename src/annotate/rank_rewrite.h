@@ -26,18 +26,18 @@ bool SplitTopLevelMembers(std::string_view object, std::vector<JsonMember>& memb
 
 struct RankPlacement {
   int64_t rank = 0;
-  int64_t pid = 0;             // the rank's process in the merged trace
-  DurationNs offset_ns = 0;    // aligned time = own time - offset
-  int64_t rank_index = 0;      // 0 … rank_count-1: flow id i becomes i * rank_count + rank_index
+  int64_t pid = 0;           // the rank's process in the merged trace
+  DurationNs offset_ns = 0;  // aligned time = own time - offset
+  int64_t rank_index = 0;    // 0 … rank_count-1: flow id i becomes i * rank_count + rank_index
   int64_t rank_count = 1;
 };
 
 struct RankRewriteStats {
-  uint64_t events = 0;            // events written
-  uint64_t naming_absorbed = 0;   // process/thread name and sort-index metadata, re-emitted merged
-  uint64_t unshifted = 0;         // events whose "ts" is not a number: copied unshifted
-  uint64_t flow_ids_kept = 0;     // flow ids too large or not numbers to remap: kept as read
-  uint64_t malformed = 0;         // events that are not one JSON object: copied as read
+  uint64_t events = 0;           // events written
+  uint64_t naming_absorbed = 0;  // process/thread name and sort-index metadata, re-emitted merged
+  uint64_t unshifted = 0;        // events whose "ts" is not a number: copied unshifted
+  uint64_t flow_ids_kept = 0;    // flow ids too large or not numbers to remap: kept as read
+  uint64_t malformed = 0;        // events that are not one JSON object: copied as read
 };
 
 // A thread of the rank's process and the name it is shown with.

@@ -47,12 +47,14 @@ void EventCopySink::OnTopLevelMember(std::string_view key, std::string_view valu
 }
 
 std::string FormatMicros(int64_t ns) {
-  return fmt::format("{}{}.{:03d}", ns < 0 ? "-" : "", std::llabs(ns) / 1000, static_cast<int>(std::llabs(ns) % 1000));
+  return fmt::format("{}{}.{:03d}", ns < 0 ? "-" : "", std::llabs(ns) / 1000,
+                     static_cast<int>(std::llabs(ns) % 1000));
 }
 
 void AppendAddedEvent(std::string& b, bool& first, const AddedEvent& e) {
   Separate(b, first);
-  b += fmt::format("{{\"ph\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{}", e.phase, e.pid, e.tid, FormatMicros(e.ts));
+  b += fmt::format("{{\"ph\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{}", e.phase, e.pid, e.tid,
+                   FormatMicros(e.ts));
   if (e.phase == 'X') b += ",\"dur\":" + FormatMicros(e.dur);
   b += ",\"cat\":";
   AppendJsonString(b, e.category);
@@ -76,10 +78,11 @@ void AppendAddedEvent(std::string& b, bool& first, const AddedEvent& e) {
   b += "}}";
 }
 
-void AppendMetadataEvent(std::string& b, bool& first, std::string_view what, int64_t pid, int64_t tid,
-                         std::string_view args_json) {
+void AppendMetadataEvent(std::string& b, bool& first, std::string_view what, int64_t pid,
+                         int64_t tid, std::string_view args_json) {
   Separate(b, first);
-  b += fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{}}}", what, pid, tid, args_json);
+  b += fmt::format("{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{}}}", what, pid,
+                   tid, args_json);
 }
 
 void AppendTracks(BufferedTraceOutput& out, bool& first, const AnnotationTracks& tracks) {

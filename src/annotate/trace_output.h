@@ -11,9 +11,9 @@
 
 #include "annotate/annotate.h"
 #include "annotate/rank_rewrite.h"
+#include "base/output_sink.h"
 #include "base/status.h"
 #include "ingest/kineto/json_event_splitter.h"
-#include "base/output_sink.h"
 
 namespace gpuwhy {
 
@@ -39,7 +39,8 @@ class EventCopySink : public JsonEventSplitter::Sink {
   EventCopySink(BufferedTraceOutput& out, bool& first, RankEventRewriter* rewriter)
       : out_(out), first_(first), rewriter_(rewriter) {}
   void OnEvent(std::string_view element_json, uint64_t offset) override;
-  void OnTopLevelMember(std::string_view key, std::string_view value_json, uint64_t offset) override;
+  void OnTopLevelMember(std::string_view key, std::string_view value_json,
+                        uint64_t offset) override;
   // Small: metadata, device properties, distributed info.
   const std::vector<std::pair<std::string, std::string>>& members() const { return members_; }
 
@@ -56,8 +57,8 @@ std::string FormatMicros(int64_t ns);
 // Appends ",\n" (or "\n" before the first element) and then the element.
 void AppendAddedEvent(std::string& b, bool& first, const AddedEvent& e);
 // A metadata ("M") event: {"ph":"M","name":what,"pid":…,"tid":…,"args":args_json}.
-void AppendMetadataEvent(std::string& b, bool& first, std::string_view what, int64_t pid, int64_t tid,
-                         std::string_view args_json);
+void AppendMetadataEvent(std::string& b, bool& first, std::string_view what, int64_t pid,
+                         int64_t tid, std::string_view args_json);
 // Every added event, then the names of the added processes and threads.
 void AppendTracks(BufferedTraceOutput& out, bool& first, const AnnotationTracks& tracks);
 // args {"name": name} with |name| escaped.

@@ -155,7 +155,8 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   if (raw < 0) return IoError("{}: cannot open: {}", path, std::strerror(errno));
   auto fd = std::make_unique<FileDescriptor>(raw);
   struct stat st {};
-  if (::fstat(fd->get(), &st) != 0) return IoError("{}: cannot stat: {}", path, std::strerror(errno));
+  if (::fstat(fd->get(), &st) != 0)
+    return IoError("{}: cannot stat: {}", path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return InvalidArgument("{}: is a directory", path);
   std::string prefix(2, '\0');
   size_t have = 0;

@@ -14,7 +14,7 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // the caller's input is unusable (bad file, bad flag)
   kNotFound,
-  kDataLoss,         // input partly read (truncated)
+  kDataLoss,  // input partly read (truncated)
   kUnimplemented,
   kInternal,
   kIoError,
@@ -61,7 +61,7 @@ Status Internal(fmt::format_string<Args...> format, Args&&... args) {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   StatusOr(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return status_.ok(); }
@@ -84,9 +84,9 @@ class [[nodiscard]] StatusOr {
 #define GPUWHY_CONCAT_INNER(a, b) a##b
 #define GPUWHY_CONCAT(a, b) GPUWHY_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    ::gpuwhy::Status status_macro_ = (expr);   \
+#define RETURN_IF_ERROR(expr)                      \
+  do {                                             \
+    ::gpuwhy::Status status_macro_ = (expr);       \
     if (!status_macro_.ok()) return status_macro_; \
   } while (0)
 

@@ -11,7 +11,9 @@ namespace gpuwhy {
 
 inline constexpr std::string_view kEllipsis = "…";
 
-inline bool IsUtf8ContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+inline bool IsUtf8ContinuationByte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 // Number of terminal columns |text| takes, counting each UTF-8 code point as one.
 size_t DisplayWidth(std::string_view text);

@@ -24,19 +24,25 @@ void AddRankOptions(CLI::App& command, AnalyzeOptions& options) {
                    "gpuwhy analyze *.summary.json");
   command.add_option("--baseline-single", options.baseline_single,
                      "A one-GPU trace of the same model and per-GPU batch: scaling efficiency");
-  command.add_option("--jobs", options.jobs, "Traces imported at once (memory grows with it); default: cores")
+  command
+      .add_option("--jobs", options.jobs,
+                  "Traces imported at once (memory grows with it); default: cores")
       ->check(CLI::Range(0, 1024));
-  command.add_option("--link-peak-gbps", options.link_peak_gbps,
-                     "Per-GPU bus bandwidth peak of the fabric, GB/s (collectives are compared with it)")
+  command
+      .add_option(
+          "--link-peak-gbps", options.link_peak_gbps,
+          "Per-GPU bus bandwidth peak of the fabric, GB/s (collectives are compared with it)")
       ->check(CLI::Range(0.0, 1e6));
 }
 
 // --summary: the one rank's summary JSON to -o or stdout; exit code.
-int WriteRankSummary(const Report& report, const AnalyzeOptions& options, const CliContext& context) {
+int WriteRankSummary(const Report& report, const AnalyzeOptions& options,
+                     const CliContext& context) {
   if (!report.failures.empty()) return kExitUnusable;
   if (report.summaries.size() != 1) {
-    PrintError(context, fmt::format("--summary reduces one rank: got {} inputs (run it once per rank)",
-                                    report.summaries.size()));
+    PrintError(context,
+               fmt::format("--summary reduces one rank: got {} inputs (run it once per rank)",
+                           report.summaries.size()));
     return kExitUnusable;
   }
   std::string json = RenderRankSummaryJson(report.summaries.front());
@@ -79,7 +85,8 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   Report report = RunPipeline(options.inputs, pipeline);
   PrintFailures(report, context);
   if (options.summary) return WriteRankSummary(report, options, context);
-  return RenderAndExit(report, {options.format, options.output, pipeline.analysis.top_n, options.fail_on}, context);
+  return RenderAndExit(
+      report, {options.format, options.output, pipeline.analysis.top_n, options.fail_on}, context);
 }
 
 }  // namespace gpuwhy

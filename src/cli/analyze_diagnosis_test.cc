@@ -36,8 +36,7 @@ class AnalyzeDiagnosisTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = MakeScratchDir("gpuwhy_diagnosis");
     for (const char* scenario : {"healthy", "input-bound"}) {
-      Result r =
-          RunGpuwhy({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
+      Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", "6", "-o", Path(scenario)});
       ASSERT_EQ(r.code, kExitOk) << r.err;
     }
   }
@@ -65,8 +64,7 @@ TEST_F(AnalyzeDiagnosisTest, DiagnosisComesBeforeTheTables) {
 
 TEST_F(AnalyzeDiagnosisTest, FailOnExitCodes) {
   EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "high", Path("healthy")}).code, kExitOk);
-  EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "high", Path("input-bound")}).code,
-            kExitFindings);
+  EXPECT_EQ(RunGpuwhy({"analyze", "--fail-on", "high", Path("input-bound")}).code, kExitFindings);
   EXPECT_EQ(RunGpuwhy({"analyze", Path("input-bound")}).code, kExitOk);
   // Unusable input wins over findings.
   Result r = RunGpuwhy({"analyze", "--fail-on", "low", Path("input-bound"), Path("missing")});
@@ -84,8 +82,8 @@ TEST_F(AnalyzeDiagnosisTest, ResNetWithoutWorkers) {
 
 TEST_F(AnalyzeDiagnosisTest, OverridesAndConfigFile) {
   // Raising the DataLoader threshold above any share silences the rule.
-  Result quiet = RunGpuwhy({"analyze", "--set", "input.dataloader_wait.min_step_pct=100",
-                               "--set", "input.dataloader_wait.high_pct=100", Path("input-bound")});
+  Result quiet = RunGpuwhy({"analyze", "--set", "input.dataloader_wait.min_step_pct=100", "--set",
+                            "input.dataloader_wait.high_pct=100", Path("input-bound")});
   ASSERT_EQ(quiet.code, kExitOk) << quiet.err;
   EXPECT_EQ(FirstFindingLine(quiet.out).find("input.dataloader_wait"), std::string::npos);
   std::string config = (fs::path(dir_) / "rules.conf").string();
@@ -96,7 +94,7 @@ TEST_F(AnalyzeDiagnosisTest, OverridesAndConfigFile) {
   EXPECT_EQ(FirstFindingLine(from_file.out).find("input.dataloader_wait"), std::string::npos);
   // --set wins over the file.
   Result both = RunGpuwhy({"analyze", "--config", config, "--set",
-                              "input.dataloader_wait.min_step_pct=5", Path("input-bound")});
+                           "input.dataloader_wait.min_step_pct=5", Path("input-bound")});
   EXPECT_NE(FirstFindingLine(both.out).find("input.dataloader_wait"), std::string::npos);
 }
 

@@ -16,8 +16,8 @@ class AnalyzeRanksTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = MakeScratchDir("gpuwhy_analyze_ranks");
-    Result synth = RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "4", "--steps", "4", "--slow-rank",
-                              "2", "--slow-by", "30", "-o", dir_ + "/job.json"});
+    Result synth = RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "4", "--steps", "4",
+                              "--slow-rank", "2", "--slow-by", "30", "-o", dir_ + "/job.json"});
     ASSERT_EQ(synth.code, 0) << synth.err;
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -31,7 +31,8 @@ class AnalyzeRanksTest : public ::testing::Test {
     simdjson::dom::array findings;
     if (doc["cross_rank"]["diagnosis"]["findings"].get(findings) != simdjson::SUCCESS) return "";
     for (simdjson::dom::element f : findings) {
-      if (std::string_view(f["id"].get_string().value()) == "comm.straggler") return std::string(f["title"].get_string().value());
+      if (std::string_view(f["id"].get_string().value()) == "comm.straggler")
+        return std::string(f["title"].get_string().value());
     }
     return "";
   }
@@ -40,7 +41,8 @@ class AnalyzeRanksTest : public ::testing::Test {
 };
 
 TEST_F(AnalyzeRanksTest, FolderOfRanksNamesTheStraggler) {
-  Result r = RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3), "--format", "json", "--jobs", "2"});
+  Result r =
+      RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3), "--format", "json", "--jobs", "2"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(StragglerTitle(r.out).rfind("rank 2 arrives last", 0), 0u) << StragglerTitle(r.out);
   Result text = RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3)});
@@ -73,7 +75,8 @@ TEST_F(AnalyzeRanksTest, SummaryOfTwoRanksIsAUsageError) {
 
 TEST_F(AnalyzeRanksTest, MissingAndDuplicatedRanksAreReportedNotFatal) {
   fs::copy_file(Rank(1), dir_ + "/copy_of_rank1.json");
-  Result r = RunGpuwhy({"analyze", Rank(0), Rank(1), dir_ + "/copy_of_rank1.json", "--format", "json"});
+  Result r =
+      RunGpuwhy({"analyze", Rank(0), Rank(1), dir_ + "/copy_of_rank1.json", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("rank 1 appears twice"), std::string::npos);
   EXPECT_NE(r.out.find("2 of 4 ranks present; missing: 2-3"), std::string::npos);

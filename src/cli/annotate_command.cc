@@ -21,8 +21,8 @@
 namespace gpuwhy {
 namespace {
 
-int AnnotateOneTrace(const std::string& input, const AnnotateOptions& options, PipelineOptions pipeline,
-                     const CliContext& context) {
+int AnnotateOneTrace(const std::string& input, const AnnotateOptions& options,
+                     PipelineOptions pipeline, const CliContext& context) {
   // The tracks are built while the trace's analyses are alive; the trace is written from its file.
   std::optional<AnnotationTracks> tracks;
   size_t findings = 0;
@@ -74,7 +74,8 @@ std::vector<MergedRankInput> PlaceRanks(const CrossRankResult& job, const RankTr
     MergedRankInput rank;
     rank.path = row.path;
     rank.rank = row.rank;
-    auto clock = std::find_if(job.clocks.begin(), job.clocks.end(), [&](const RankClock& c) { return c.rank == row.rank; });
+    auto clock = std::find_if(job.clocks.begin(), job.clocks.end(),
+                              [&](const RankClock& c) { return c.rank == row.rank; });
     if (clock != job.clocks.end()) rank.clock = *clock;
     auto own = tracks.fragment_by_path.find(row.path);
     if (own != tracks.fragment_by_path.end()) rank.tracks_path = own->second;
@@ -83,9 +84,11 @@ std::vector<MergedRankInput> PlaceRanks(const CrossRankResult& job, const RankTr
   return ranks;
 }
 
-int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, const CliContext& context) {
+int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline,
+                  const CliContext& context) {
   RankTracks tracks;
-  std::string pattern = (std::filesystem::temp_directory_path() / "gpuwhy_annotate_XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "gpuwhy_annotate_XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     PrintError(context, pattern + ": cannot create a temporary folder for the ranks' tracks");
     return kExitUnusable;
@@ -93,8 +96,8 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, cons
   tracks.dir = pattern;
   pipeline.jobs = options.jobs;
   pipeline.max_reports = 0;  // only summaries stay in memory: bounded by --jobs
-  pipeline.on_trace = [&tracks](const std::string& path, const Trace& trace, const TraceAnalysis& analysis,
-                                     const Diagnosis& diagnosis) {
+  pipeline.on_trace = [&tracks](const std::string& path, const Trace& trace,
+                                const TraceAnalysis& analysis, const Diagnosis& diagnosis) {
     if (trace.metadata.format != "kineto") {
       std::lock_guard<std::mutex> lock(tracks.mutex);
       tracks.refused.push_back(path);
@@ -103,7 +106,8 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, cons
     std::string fragment;
     {
       std::lock_guard<std::mutex> lock(tracks.mutex);
-      fragment = fmt::format("{}/rank{}.tracks.json.gz", tracks.dir, tracks.fragment_by_path.size());
+      fragment =
+          fmt::format("{}/rank{}.tracks.json.gz", tracks.dir, tracks.fragment_by_path.size());
       tracks.fragment_by_path[path] = fragment;
     }
     Status written = WriteTracksFragment(BuildAnnotationTracks(analysis, diagnosis), fragment);
@@ -122,19 +126,23 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, cons
       PrintError(context, path + ": annotate merges Kineto / Chrome JSON traces only");
     }
     if (inputs.trace_count != inputs.summaries.size() && tracks.refused.empty()) {
-      PrintError(context, "annotate needs the ranks' traces: summary files (--summary) hold no events to merge");
+      PrintError(
+          context,
+          "annotate needs the ranks' traces: summary files (--summary) hold no events to merge");
     }
     return kExitUnusable;
   }
   if (inputs.summaries.size() < 2) {
-    PrintError(context, fmt::format("annotate: {} readable trace(s): merging needs at least two ranks",
-                                    inputs.summaries.size()));
+    PrintError(context,
+               fmt::format("annotate: {} readable trace(s): merging needs at least two ranks",
+                           inputs.summaries.size()));
     return kExitUnusable;
   }
   CrossRankResult job = AnalyzeCrossRank(std::move(inputs.summaries), CrossRankOptions{});
   for (const std::string& warning : job.warnings) context.err << "warning: " << warning << "\n";
   AnnotationTracks job_tracks = BuildCrossRankTracks(job);
-  StatusOr<MergedTraceResult> merged = WriteMergedTrace(PlaceRanks(job, tracks), job_tracks, options.output);
+  StatusOr<MergedTraceResult> merged =
+      WriteMergedTrace(PlaceRanks(job, tracks), job_tracks, options.output);
   if (!merged.ok()) {
     PrintError(context, merged.status());
     return kExitUnusable;
@@ -144,14 +152,16 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, cons
   for (const MergedRankOutcome& rank : merged->ranks) {
     added += rank.added_events;
     if (rank.truncated) {
-      PrintError(context, fmt::format("{}: byte {}: truncated: rank {} holds the events read before it",
-                                      rank.path, rank.truncated_at, rank.rank));
+      PrintError(context,
+                 fmt::format("{}: byte {}: truncated: rank {} holds the events read before it",
+                             rank.path, rank.truncated_at, rank.rank));
       partial = true;
     }
   }
   for (const RankClock& clock : job.clocks) aligned += clock.aligned;
   context.out << fmt::format(
-      "{}: {} ranks merged, one process per rank; {} of them aligned to rank {}'s clock from {} matched "
+      "{}: {} ranks merged, one process per rank; {} of them aligned to rank {}'s clock from {} "
+      "matched "
       "collectives (largest offset {:.3f} ms, uncertainty up to {:.1f} µs); {} events added\n",
       options.output, merged->ranks.size(), aligned, job.reference_rank, job.collectives.size(),
       NsToMs(job.max_skew_ns), NsToUs(job.max_uncertainty_ns), added);
@@ -162,13 +172,19 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline, cons
 
 void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "annotate", "Write the trace with added tracks for Perfetto: idle gaps by cause, steps, queue length and "
-                  "utilization counters, one marker per finding. Several ranks' traces (or a folder): one "
-                  "merged trace, a process per rank, clocks aligned from the collectives");
-  command->add_option("traces", options.inputs, "Kineto / Chrome JSON traces (.json or .json.gz) or a folder")
+      "annotate",
+      "Write the trace with added tracks for Perfetto: idle gaps by cause, steps, queue length and "
+      "utilization counters, one marker per finding. Several ranks' traces (or a folder): one "
+      "merged trace, a process per rank, clocks aligned from the collectives");
+  command
+      ->add_option("traces", options.inputs,
+                   "Kineto / Chrome JSON traces (.json or .json.gz) or a folder")
       ->required();
-  command->add_option("-o,--output", options.output, "The annotated trace (.json or .json.gz)")->required();
-  command->add_option("--jobs", options.jobs, "Traces analysed at once when merging ranks; default: cores")
+  command->add_option("-o,--output", options.output, "The annotated trace (.json or .json.gz)")
+      ->required();
+  command
+      ->add_option("--jobs", options.jobs,
+                   "Traces analysed at once when merging ranks; default: cores")
       ->check(CLI::Range(0, 1024));
   AddPipelineFlags(*command, options.pipeline);
 }
@@ -180,10 +196,12 @@ int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context
     return kExitUnusable;
   }
   // Traces and the rank summaries annotate explains it cannot merge; nothing else.
-  pipeline.accept = InputPolicy{.traces = true, .rank_summaries = true, .metric_logs = false, .node_logs = false};
+  pipeline.accept =
+      InputPolicy{.traces = true, .rank_summaries = true, .metric_logs = false, .node_logs = false};
   pipeline.cross_rank = false;
   StatusOr<std::vector<std::string>> files = ExpandInputPaths(options.inputs);
-  if (files.ok() && files->size() == 1) return AnnotateOneTrace(files->front(), options, pipeline, context);
+  if (files.ok() && files->size() == 1)
+    return AnnotateOneTrace(files->front(), options, pipeline, context);
   return AnnotateRanks(options, pipeline, context);
 }
 

@@ -20,9 +20,7 @@ namespace fs = std::filesystem;
 
 class CliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = MakeScratchDir("gpuwhy_cli");
-  }
+  void SetUp() override { dir_ = MakeScratchDir("gpuwhy_cli"); }
   void TearDown() override {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -170,7 +168,8 @@ TEST_F(CliTest, NeedsKinetoDemoSaysSynthetic) {
 // that is not a regex is a usage error before anything is read.
 TEST_F(CliTest, StepRangeSelectsNsysSteps) {
   std::string sqlite = Path("job.sqlite");
-  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "input-bound", "--steps", "8", "--format", "nsys-sqlite", "-o", sqlite})
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "input-bound", "--steps", "8", "--format",
+                       "nsys-sqlite", "-o", sqlite})
                 .code,
             kExitOk);
   Result all = RunGpuwhy({"info", sqlite});
@@ -179,7 +178,8 @@ TEST_F(CliTest, StepRangeSelectsNsysSteps) {
   Result some = RunGpuwhy({"info", sqlite, "--step-range", "ProfilerStep#[2-4]"});
   ASSERT_EQ(some.code, kExitOk) << some.err;
   EXPECT_NE(some.out.find("3 ProfilerStep (#2 to #4)"), std::string::npos) << some.out;
-  Result analyzed = RunGpuwhy({"analyze", sqlite, "--step-range", "ProfilerStep#[2-4]", "--format", "json"});
+  Result analyzed =
+      RunGpuwhy({"analyze", sqlite, "--step-range", "ProfilerStep#[2-4]", "--format", "json"});
   ASSERT_EQ(analyzed.code, kExitOk) << analyzed.err;
   Result bad = RunGpuwhy({"analyze", sqlite, "--step-range", "(unclosed"});
   EXPECT_EQ(bad.code, kExitUnusable);

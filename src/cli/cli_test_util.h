@@ -36,17 +36,21 @@ inline std::string MakeScratchDir(const std::string& prefix) {
 // A test with a folder of its own (removed afterwards) and synthetic traces written into it.
 class CliFolderTest : public ::testing::Test {
  protected:
-  CliFolderTest(std::string prefix, int synth_steps) : prefix_(std::move(prefix)), synth_steps_(synth_steps) {}
+  CliFolderTest(std::string prefix, int synth_steps)
+      : prefix_(std::move(prefix)), synth_steps_(synth_steps) {}
   void SetUp() override { dir_ = MakeScratchDir(prefix_); }
   void TearDown() override {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
-  std::string Path(const std::string& name) const { return (std::filesystem::path(dir_) / name).string(); }
+  std::string Path(const std::string& name) const {
+    return (std::filesystem::path(dir_) / name).string();
+  }
   // `gpuwhy synth --scenario S --steps N -o DIR/S.json`; the trace's path.
   std::string Synth(const std::string& scenario) const {
     std::string path = Path(scenario + ".json");
-    Result r = RunGpuwhy({"synth", "--scenario", scenario, "--steps", std::to_string(synth_steps_), "-o", path});
+    Result r = RunGpuwhy(
+        {"synth", "--scenario", scenario, "--steps", std::to_string(synth_steps_), "-o", path});
     EXPECT_EQ(r.code, kExitOk) << r.err;
     return path;
   }

@@ -49,20 +49,20 @@ struct AnalyzeOptions {
   std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
   PipelineFlags pipeline;           // --set, --config, --step-range
   // Multi-rank (cli/analyze_ranks.h, docs/cross-rank.md).
-  bool summary = false;             // write the one rank's summary JSON instead of a report
-  std::string baseline_single;      // one-GPU trace of the same model: scaling efficiency
-  int jobs = 0;                     // ranks imported at once; 0: one per core
-  double link_peak_gbps = 0;        // per-GPU bus bandwidth peak, when known
+  bool summary = false;         // write the one rank's summary JSON instead of a report
+  std::string baseline_single;  // one-GPU trace of the same model: scaling efficiency
+  int jobs = 0;                 // ranks imported at once; 0: one per core
+  double link_peak_gbps = 0;    // per-GPU bus bandwidth peak, when known
 };
 void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options);
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context);
 
 struct DoctorOptions {
-  std::vector<std::string> from;    // bundle directories or files; empty: this machine
-  std::string format = "text";      // text | json | md
-  std::string output;               // empty: the context's out stream
-  std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
-  PipelineFlags pipeline;           // --set, --config
+  std::vector<std::string> from;  // bundle directories or files; empty: this machine
+  std::string format = "text";    // text | json | md
+  std::string output;             // empty: the context's out stream
+  std::string fail_on;            // empty, or a severity: exit 1 when a finding reaches it
+  PipelineFlags pipeline;         // --set, --config
 };
 void AddDoctorCommand(CLI::App& app, DoctorOptions& options);
 int RunDoctorCommand(const DoctorOptions& options, const CliContext& context);
@@ -73,7 +73,7 @@ struct DiffCommandOptions {
   std::string format = "text";  // text | json | md | html
   std::string output;
   double max_regression_pct = NAN;  // NaN: no gate
-  PipelineFlags pipeline;            // --set, --config, --step-range (traces are diagnosed)
+  PipelineFlags pipeline;           // --set, --config, --step-range (traces are diagnosed)
 };
 void AddDiffCommand(CLI::App& app, DiffCommandOptions& options);
 int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context);
@@ -117,7 +117,7 @@ int RunExportCsvCommand(const ExportCsvOptions& options, const CliContext& conte
 
 struct WatchOptions {
   int interval_ms = 100;
-  int64_t count = 0;   // 0: until Ctrl-C
+  int64_t count = 0;  // 0: until Ctrl-C
   int pid = 0;
   bool screen = true;  // full-screen view when stdout is a terminal
 };
@@ -126,10 +126,10 @@ int RunWatchCommand(const WatchOptions& options, const CliContext& context);
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:9400";  // any other address only when given explicitly
-  std::string auth_token_file;           // empty: no bearer token
-  int interval_ms = 100;                 // sampling (10 Hz)
-  int refresh_ms = 1000;                 // served bodies rebuilt this often
-  int window_s = 60;                     // idle ratio and live findings over this window
+  std::string auth_token_file;            // empty: no bearer token
+  int interval_ms = 100;                  // sampling (10 Hz)
+  int refresh_ms = 1000;                  // served bodies rebuilt this often
+  int window_s = 60;                      // idle ratio and live findings over this window
   bool per_process = false;
   int top_processes = 5;
   int threads = 16;

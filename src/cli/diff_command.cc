@@ -25,9 +25,10 @@ StatusOr<RunSummary> LoadRun(const std::string& path, const PipelineOptions& opt
   Report report = RunPipeline({path}, options);
   if (!report.failures.empty()) return InvalidArgument("{}", report.failures.front().message);
   if (report.ranks.size() != 1 || !HasTraceAnalysis(report.ranks.front())) {
-    return InvalidArgument("{}: holds {} traces (one per profiled process); diff compares one trace or "
-                           "gpuwhy JSON report with another",
-                           path, report.ranks.size());
+    return InvalidArgument(
+        "{}: holds {} traces (one per profiled process); diff compares one trace or "
+        "gpuwhy JSON report with another",
+        path, report.ranks.size());
   }
   return SummarizeRun(report.ranks.front());
 }
@@ -36,16 +37,20 @@ StatusOr<RunSummary> LoadRun(const std::string& path, const PipelineOptions& opt
 
 void AddDiffCommand(CLI::App& app, DiffCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "diff", "Compare two runs (traces or --format json reports): step time, breakdown, utilization, idle "
-              "causes, findings and kernels; a verdict line and a regression gate for CI");
-  command->add_option("base", options.base, "The reference run: trace or gpuwhy JSON report")->required();
-  command->add_option("test", options.test, "The run to judge: trace or gpuwhy JSON report")->required();
+      "diff",
+      "Compare two runs (traces or --format json reports): step time, breakdown, utilization, idle "
+      "causes, findings and kernels; a verdict line and a regression gate for CI");
+  command->add_option("base", options.base, "The reference run: trace or gpuwhy JSON report")
+      ->required();
+  command->add_option("test", options.test, "The run to judge: trace or gpuwhy JSON report")
+      ->required();
   command->add_option("--format", options.format, "Output format: text, json, md or html")
       ->check(CLI::IsMember({"text", "json", "md", "html"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
-  command->add_option("--max-regression", options.max_regression_pct,
-                      "Exit 1 when the median step time grows by more than PCT % and by more than the "
-                      "step-to-step noise")
+  command
+      ->add_option("--max-regression", options.max_regression_pct,
+                   "Exit 1 when the median step time grows by more than PCT % and by more than the "
+                   "step-to-step noise")
       ->check(CLI::Range(0.0, 1e9));
   AddPipelineFlags(*command, options.pipeline);
 }
@@ -56,7 +61,8 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
     PrintError(context, status);
     return kExitUnusable;
   }
-  pipeline.accept = InputPolicy{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  pipeline.accept = InputPolicy{
+      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   pipeline.cross_rank = false;
   StatusOr<RunSummary> base = LoadRun(options.base, pipeline);
   StatusOr<RunSummary> test = LoadRun(options.test, pipeline);
@@ -73,8 +79,8 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
   RunDiff diff = DiffRuns(*base, *test, diff_options);
   std::string rendered = options.format == "json"   ? RenderDiffJson(diff)
                          : options.format == "md"   ? RenderDiffMarkdown(diff)
-                                                    : options.format == "html" ? RenderDiffHtml(diff)
-                                                                               : RenderDiffText(diff);
+                         : options.format == "html" ? RenderDiffHtml(diff)
+                                                    : RenderDiffText(diff);
   if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return diff.regressed ? kExitFindings : kExitOk;
 }

@@ -50,7 +50,8 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     ProbeLocalSystem(ProbeOptions{}, facts);
     report.ranks.push_back(ReportNodeFacts(facts, "doctor: this machine", pipeline.diagnose));
   } else {
-    pipeline.accept = InputPolicy{.traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+    pipeline.accept = InputPolicy{
+        .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
     pipeline.cross_rank = false;
     for (const std::string& input : options.from) {
       pipeline.node_source += (pipeline.node_source.empty() ? "doctor: " : ", ") + input;

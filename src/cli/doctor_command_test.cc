@@ -101,7 +101,7 @@ TEST_F(DoctorCommandTest, AnalyzeMergesABundleIntoTheTraceDiagnosis) {
     ids.insert(std::string(std::string_view(f["id"].get_string())));
   }
   EXPECT_TRUE(ids.contains("input.dataloader_wait"));  // from the trace
-  EXPECT_TRUE(ids.contains("platform.xid_errors"));     // from the bundle
+  EXPECT_TRUE(ids.contains("platform.xid_errors"));    // from the bundle
   EXPECT_TRUE(ids.contains("platform.nccl_socket_fallback"));
   fs::remove_all(fs::path(trace).parent_path());
 }

@@ -18,8 +18,9 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
       app.add_subcommand("info",
                          "Describe traces: format, size, rank, devices, span, steps, event counts, "
                          "import problems");
-  command->add_option("inputs", options.inputs,
-                      "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
+  command
+      ->add_option("inputs", options.inputs,
+                   "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
       ->required();
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -36,7 +37,8 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   };
   // The pipeline's own input table and importers (pipeline/pipeline_inputs.h): info reads
   // traces only, and names what any other input is. One bad path does not hide the others.
-  const InputPolicy traces_only{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  const InputPolicy traces_only{
+      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   const ImportOptions import{options.pipeline.step_range};
   for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
     if (input.role != InputRole::kTrace) {

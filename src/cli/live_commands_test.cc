@@ -2,11 +2,11 @@
 // absent and reported as a note), and `gpuwhy analyze` on real metric logs.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <regex>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
 #include "ingest/metrics/metric_log.h"

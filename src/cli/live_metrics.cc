@@ -87,7 +87,8 @@ Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, T
   Report report;
   if (!trace_path.empty()) {
     PipelineOptions traces = options;
-    traces.accept = InputPolicy{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+    traces.accept = InputPolicy{
+        .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
     traces.cross_rank = false;
     Report traced = RunPipeline({trace_path}, traces);
     for (const ReportFailure& failure : traced.failures) {

@@ -15,8 +15,8 @@
 namespace gpuwhy {
 
 struct LiveOptions {
-  int interval_ms = 100;   // 10 Hz default; 10 ms (100 Hz) at most
-  pid_t target = 0;        // the job's root process (0: none)
+  int interval_ms = 100;  // 10 Hz default; 10 ms (100 Hz) at most
+  pid_t target = 0;       // the job's root process (0: none)
   std::string proc_root = "/";
 };
 

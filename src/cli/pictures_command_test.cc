@@ -13,7 +13,6 @@
 namespace gpuwhy {
 namespace {
 
-
 class PicturesCommandTest : public CliFolderTest {
  protected:
   PicturesCommandTest() : CliFolderTest("gpuwhy_pictures", 8) {}
@@ -58,15 +57,18 @@ TEST_F(PicturesCommandTest, DiffReadsAJsonReport) {
 
 TEST_F(PicturesCommandTest, AnnotateMergesRanksAndSaysWhatItCouldNot) {
   std::string job = Path("job.json");
-  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "3", "--steps", "4", "--slow-rank", "1",
-                       "--slow-by", "40", "-o", job})
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "comm-exposed", "--ranks", "3", "--steps", "4",
+                       "--slow-rank", "1", "--slow-by", "40", "-o", job})
                 .code,
             kExitOk);
-  std::vector<std::string> ranks = {Path("job.rank0.json"), Path("job.rank1.json"), Path("job.rank2.json")};
+  std::vector<std::string> ranks = {Path("job.rank0.json"), Path("job.rank1.json"),
+                                    Path("job.rank2.json")};
   std::string out = Path("merged.json.gz");
   Result r = RunGpuwhy({"annotate", ranks[0], ranks[1], ranks[2], "-o", out});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_NE(r.out.find("3 ranks merged, one process per rank; 3 of them aligned"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 ranks merged, one process per rank; 3 of them aligned"),
+            std::string::npos)
+      << r.out;
   EXPECT_EQ(RunGpuwhy({"info", out}).code, kExitOk);
   // A missing rank: the others are merged, the exit code says the result is partial.
   Result partial = RunGpuwhy({"annotate", ranks[0], ranks[2], Path("absent.json"), "-o", out});

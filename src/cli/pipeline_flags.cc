@@ -39,9 +39,10 @@ void AddRuleFlags(CLI::App& command, PipelineFlags& flags) {
 
 void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags) {
   command
-      .add_option("--step-range", flags.step_range,
-                  "Nsight Systems exports: regex (ECMAScript, whole name) of the NVTX ranges that are "
-                  "training steps; default ProfilerStep#N, then step, train_step, iteration")
+      .add_option(
+          "--step-range", flags.step_range,
+          "Nsight Systems exports: regex (ECMAScript, whole name) of the NVTX ranges that are "
+          "training steps; default ProfilerStep#N, then step, train_step, iteration")
       ->check(CLI::Validator(
           [](const std::string& pattern) -> std::string {
             try {
@@ -70,7 +71,8 @@ void AddFailOnFlag(CLI::App& command, std::string& fail_on) {
 Status ApplyPipelineFlags(const PipelineFlags& flags, PipelineOptions& options) {
   Catalog& catalog = options.diagnose.catalog;
   if (!flags.config.empty()) RETURN_IF_ERROR(catalog.ApplyConfigFile(flags.config));
-  for (const std::string& assignment : flags.overrides) RETURN_IF_ERROR(catalog.ApplyOverride(assignment));
+  for (const std::string& assignment : flags.overrides)
+    RETURN_IF_ERROR(catalog.ApplyOverride(assignment));
   options.import.step_range = flags.step_range;
   return Status::Ok();
 }

@@ -16,8 +16,9 @@ namespace gpuwhy {
 namespace {
 
 // Silences the DataLoader rule whatever the share (docs/findings.md).
-const std::vector<std::string> kQuietDataLoader = {"--set", "input.dataloader_wait.min_step_pct=100", "--set",
-                                                   "input.dataloader_wait.high_pct=100"};
+const std::vector<std::string> kQuietDataLoader = {"--set",
+                                                   "input.dataloader_wait.min_step_pct=100",
+                                                   "--set", "input.dataloader_wait.high_pct=100"};
 
 std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.begin() + 1, more.begin(), more.end());
@@ -83,7 +84,8 @@ TEST_F(PipelineFlagsTest, DiffDiagnosesTracesWithTheSameCatalog) {
   EXPECT_FALSE(Has(FindingIds(quiet.out), "input.dataloader_wait")) << quiet.out;
   // The config file the same way.
   std::string config = Path("quiet.conf");
-  std::ofstream(config) << "input.dataloader_wait.min_step_pct = 100\ninput.dataloader_wait.high_pct = 100\n";
+  std::ofstream(config)
+      << "input.dataloader_wait.min_step_pct = 100\ninput.dataloader_wait.high_pct = 100\n";
   Result from_file = RunGpuwhy({"diff", "--config", config, "--format", "json", trace, trace});
   ASSERT_EQ(from_file.code, kExitOk) << from_file.err;
   EXPECT_FALSE(Has(FindingIds(from_file.out), "input.dataloader_wait"));
@@ -104,8 +106,9 @@ TEST_F(PipelineFlagsTest, RunDiagnosesTheTraceTheJobWroteWithTheSameCatalog) {
   for (bool quiet : {false, true}) {
     std::string dir = Path(quiet ? "quiet" : "plain");
     std::filesystem::create_directories(dir);
-    std::vector<std::string> args = {"run", "--interval", "20", "--trace-dir", dir, "--format", "json",
-                                     "--report", dir + "/report.json", "--", "cp", trace, dir + "/job.json"};
+    std::vector<std::string> args = {
+        "run",      "--interval",         "20", "--trace-dir", dir,   "--format",       "json",
+        "--report", dir + "/report.json", "--", "cp",          trace, dir + "/job.json"};
     Result r = RunGpuwhy(quiet ? With(args, kQuietDataLoader) : args);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(Has(FindingIds(ReadAll(dir + "/report.json")), "input.dataloader_wait"), !quiet);
@@ -114,17 +117,21 @@ TEST_F(PipelineFlagsTest, RunDiagnosesTheTraceTheJobWroteWithTheSameCatalog) {
 
 TEST_F(PipelineFlagsTest, StepRangeChoosesTheStepsDiffCompares) {
   std::string sqlite = Path("job.sqlite");
-  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "healthy", "--steps", "8", "--format", "nsys-sqlite", "-o", sqlite}).code,
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "healthy", "--steps", "8", "--format", "nsys-sqlite",
+                       "-o", sqlite})
+                .code,
             kExitOk);
   Result all = RunGpuwhy({"diff", "--format", "json", sqlite, sqlite});
-  Result none = RunGpuwhy({"diff", "--format", "json", "--step-range", "NoSuchRange", sqlite, sqlite});
+  Result none =
+      RunGpuwhy({"diff", "--format", "json", "--step-range", "NoSuchRange", sqlite, sqlite});
   ASSERT_EQ(all.code, kExitOk) << all.err;
   ASSERT_EQ(none.code, kExitOk) << none.err;
   // Without step ranges the whole capture is one step: the median step grows.
   auto median = [](const std::string& json) {
     simdjson::dom::parser parser;
     double v = -1;
-    if (parser.parse(json)["step"]["base_median_ms"].get_double().get(v) != simdjson::SUCCESS) return -1.0;
+    if (parser.parse(json)["step"]["base_median_ms"].get_double().get(v) != simdjson::SUCCESS)
+      return -1.0;
     return v;
   };
   EXPECT_GT(median(none.out), 4 * median(all.out)) << all.out << "\n" << none.out;
@@ -142,19 +149,22 @@ TEST_F(PipelineFlagsTest, BadFlagsAreOneLineErrorsEverywhere) {
       {"doctor", "--from", trace}};
   for (const std::vector<std::string>& command : commands) {
     for (const std::vector<std::string>& bad :
-         {std::vector<std::string>{"--set", "no.such_rule.x=1"}, std::vector<std::string>{"--config", Path("missing.conf")}}) {
+         {std::vector<std::string>{"--set", "no.such_rule.x=1"},
+          std::vector<std::string>{"--config", Path("missing.conf")}}) {
       Result r = RunGpuwhy(With(command, bad));
       EXPECT_EQ(r.code, kExitUnusable) << command[0] << " " << bad[0];
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << command[0] << ": " << r.err;
     }
   }
-  EXPECT_FALSE(std::filesystem::exists(Path("ran"))) << "run started the command despite a bad --set";
+  EXPECT_FALSE(std::filesystem::exists(Path("ran")))
+      << "run started the command despite a bad --set";
   for (const std::string command : {"analyze", "diff", "annotate", "run", "info"}) {
     std::vector<std::string> args = {command, "--step-range", "(unclosed", trace};
     if (command == "run") args = {"run", "--step-range", "(unclosed", "--", "true"};
     Result r = RunGpuwhy(args);
     EXPECT_EQ(r.code, kExitUnusable) << command;
-    EXPECT_NE(r.err.find("not a regular expression"), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("not a regular expression"), std::string::npos)
+        << command << ": " << r.err;
   }
 }
 

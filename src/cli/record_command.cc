@@ -45,15 +45,15 @@ int RunRecordCommand(const RecordOptions& options, const CliContext& context) {
     PrintError(context, status);
     return kExitUnusable;
   }
-  context.err << "gpuwhy: recorded " << DescribeRecording(set) << " to " << options.output
-              << '\n';
+  context.err << "gpuwhy: recorded " << DescribeRecording(set) << " to " << options.output << '\n';
   for (const std::string& note : set.notes) context.err << "gpuwhy: skipped: " << note << '\n';
   return kExitOk;
 }
 
 void AddExportCsvCommand(CLI::App& app, ExportCsvOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "export-csv", "Write a recording or metric log as CSV: time_s,device,entity,metric,unit,value");
+      "export-csv",
+      "Write a recording or metric log as CSV: time_s,device,entity,metric,unit,value");
   command->add_option("input", options.input, "Recording or metric log")->required();
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
 }

@@ -23,7 +23,7 @@ struct ReportOutput {
   std::string format = "text";  // text | json | md | html
   std::string path;             // empty: |stream|
   size_t top_n = 10;
-  std::string fail_on;          // empty: no gate
+  std::string fail_on;  // empty: no gate
 };
 
 // Renders |report| to |output| (or context.out; colour only on a terminal) and returns the exit

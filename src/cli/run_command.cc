@@ -18,8 +18,9 @@ namespace gpuwhy {
 
 void AddRunCommand(CLI::App& app, RunOptions& options) {
   CLI::App* command = app.add_subcommand(
-      "run", "Run a command, record GPU and host metrics while it runs, then diagnose them "
-             "(the command's exit code is passed through)");
+      "run",
+      "Run a command, record GPU and host metrics while it runs, then diagnose them "
+      "(the command's exit code is passed through)");
   command->add_option("command", options.command, "The command, after --")->required();
   command->add_option("--interval", options.interval_ms, "Sampling interval in ms (10-1000)")
       ->check(CLI::Range(10, 1000));
@@ -64,7 +65,8 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     }
   }
   Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
-  std::string rendered = RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
+  std::string rendered =
+      RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
   WriteOutput(rendered, options.report, context.err, context);
   return runner.exit_code();
 }

@@ -31,17 +31,22 @@ StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text
     port = text.substr(close + 2);
   } else {
     auto colon = text.rfind(':');
-    if (colon == std::string::npos) return InvalidArgument("--listen '{}': expected HOST:PORT", text);
+    if (colon == std::string::npos)
+      return InvalidArgument("--listen '{}': expected HOST:PORT", text);
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
   }
-  if (host.empty()) return InvalidArgument("--listen '{}': the address is empty (0.0.0.0 listens everywhere)", text);
+  if (host.empty())
+    return InvalidArgument("--listen '{}': the address is empty (0.0.0.0 listens everywhere)",
+                           text);
   int value = 0;
   for (char c : port) {
-    if (c < '0' || c > '9' || value > 65535) return InvalidArgument("--listen '{}': bad port", text);
+    if (c < '0' || c > '9' || value > 65535)
+      return InvalidArgument("--listen '{}': bad port", text);
     value = value * 10 + (c - '0');
   }
-  if (port.empty() || value < 1 || value > 65535) return InvalidArgument("--listen '{}': bad port", text);
+  if (port.empty() || value < 1 || value > 65535)
+    return InvalidArgument("--listen '{}': bad port", text);
   return std::make_pair(host, value);
 }
 
@@ -58,16 +63,19 @@ void AddServeCommand(CLI::App& app, ServeOptions& options) {
                       "and /findings");
   command->add_option("--interval", options.interval_ms, "Sampling interval in ms (10..)")
       ->check(CLI::Range(10, 60000));
-  command->add_option("--refresh", options.refresh_ms,
-                      "How often the served bodies are rebuilt, in ms")
+  command
+      ->add_option("--refresh", options.refresh_ms,
+                   "How often the served bodies are rebuilt, in ms")
       ->check(CLI::Range(100, 600000));
-  command->add_option("--window", options.window_s,
-                      "Seconds of samples behind the idle ratio and the live findings")
+  command
+      ->add_option("--window", options.window_s,
+                   "Seconds of samples behind the idle ratio and the live findings")
       ->check(CLI::Range(1, 3600));
   command->add_flag("--per-process", options.per_process,
                     "Export per-process GPU memory/SM and CPU series (top N processes)");
-  command->add_option("--top-processes", options.top_processes,
-                      "Processes exported with --per-process")
+  command
+      ->add_option("--top-processes", options.top_processes,
+                   "Processes exported with --per-process")
       ->check(CLI::Range(1, 100));
   command->add_option("--threads", options.threads, "Connections served at once")
       ->check(CLI::Range(1, 256));
@@ -118,7 +126,8 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
   exporter_options.per_process = options.per_process;
   exporter_options.top_processes = static_cast<size_t>(options.top_processes);
   exporter_options.version = GPUWHY_VERSION;
-  exporter_options.diagnose = std::move(pipeline.diagnose);  // the live findings use --set / --config
+  exporter_options.diagnose =
+      std::move(pipeline.diagnose);  // the live findings use --set / --config
   StopOnInterrupt stop;
   LiveExporter exporter(StartLiveSampling(live), exporter_options, endpoint);
   exporter.Start();
@@ -127,7 +136,8 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
                              endpoint_options.host.find(':') != std::string::npos
                                  ? "[" + endpoint_options.host + "]"
                                  : endpoint_options.host,
-                             *port, endpoint_options.auth_token.empty() ? "" : ", bearer token required")
+                             *port,
+                             endpoint_options.auth_token.empty() ? "" : ", bearer token required")
               << std::flush;
   while (!StopOnInterrupt::requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   endpoint.Stop();

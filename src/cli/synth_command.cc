@@ -43,18 +43,23 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   command->add_option("--seed", options.seed, "Random seed (output is deterministic per seed)");
   command
-      ->add_option("--format", options.format,
-                   "kineto (PyTorch profiler JSON) or nsys-sqlite (an Nsight Systems SQLite export, "
-                   "docs/nsys.md)")
+      ->add_option(
+          "--format", options.format,
+          "kineto (PyTorch profiler JSON) or nsys-sqlite (an Nsight Systems SQLite export, "
+          "docs/nsys.md)")
       ->check(CLI::IsMember({"kineto", "nsys-sqlite"}));
-  command->add_option("--slow-rank", options.slow_rank,
-                      "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
-                      "the ranks' collectives wait for it (clocks get known offsets)")
+  command
+      ->add_option("--slow-rank", options.slow_rank,
+                   "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
+                   "the ranks' collectives wait for it (clocks get known offsets)")
       ->check(CLI::Range(0, 4095));
-  command->add_option("--slow-by", options.slow_by_pct, "How much slower the --slow-rank computes, in %")
+  command
+      ->add_option("--slow-by", options.slow_by_pct,
+                   "How much slower the --slow-rank computes, in %")
       ->check(CLI::Range(0.0, 1000.0));
-  command->add_option("-o,--output", options.output,
-                      "Trace file to write (.json, .json.gz or .sqlite); truth goes to FILE.truth.json");
+  command->add_option(
+      "-o,--output", options.output,
+      "Trace file to write (.json, .json.gz or .sqlite); truth goes to FILE.truth.json");
 }
 
 int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context) {

@@ -43,8 +43,8 @@ int RunWatchCommand(const WatchOptions& options, const CliContext& context) {
     if (tick == last_tick || tick < 2) continue;  // rates need two samples
     last_tick = tick;
     if (screen) {
-      context.out << "\x1b[H\x1b[2J"
-                  << RenderWatchScreen(sampler->store().Latest(kHintWindow), 100) << std::flush;
+      context.out << "\x1b[H\x1b[2J" << RenderWatchScreen(sampler->store().Latest(kHintWindow), 100)
+                  << std::flush;
     } else {
       context.out << RenderWatchLine(sampler->store().Latest(1)) << '\n' << std::flush;
     }

@@ -30,9 +30,10 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path
   }
   void* handle = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    return NotFound("NVML not found ({}): no NVIDIA driver on this machine? GPU metrics are "
-                    "skipped; host metrics are still recorded",
-                    where);
+    return NotFound(
+        "NVML not found ({}): no NVIDIA driver on this machine? GPU metrics are "
+        "skipped; host metrics are still recorded",
+        where);
   }
   std::unique_ptr<NvmlLibrary> lib(new NvmlLibrary());
   lib->handle_ = handle;
@@ -57,8 +58,8 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path
   opt(f.memory, {"nvmlDeviceGetMemoryInfo"});
   opt(f.clock, {"nvmlDeviceGetClockInfo"});
   opt(f.max_clock, {"nvmlDeviceGetMaxClockInfo"});
-  opt(f.clock_event_reasons, {"nvmlDeviceGetCurrentClocksEventReasons",
-                              "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  opt(f.clock_event_reasons,
+      {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   opt(f.power_usage, {"nvmlDeviceGetPowerUsage"});
   opt(f.power_limit, {"nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit"});
   opt(f.temperature, {"nvmlDeviceGetTemperature"});
@@ -68,9 +69,9 @@ StatusOr<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path
   opt(f.pcie_width, {"nvmlDeviceGetCurrPcieLinkWidth"});
   opt(f.pcie_width_max, {"nvmlDeviceGetMaxPcieLinkWidth"});
   opt(f.field_values, {"nvmlDeviceGetFieldValues"});
-  opt(f.compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v3",
-                            "nvmlDeviceGetComputeRunningProcesses_v2",
-                            "nvmlDeviceGetComputeRunningProcesses"});
+  opt(f.compute_processes,
+      {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+       "nvmlDeviceGetComputeRunningProcesses"});
   opt(f.process_utilization, {"nvmlDeviceGetProcessUtilization"});
   opt(f.persistence, {"nvmlDeviceGetPersistenceMode"});
   opt(f.remapped_rows, {"nvmlDeviceGetRemappedRows"});

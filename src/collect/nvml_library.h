@@ -40,8 +40,8 @@ struct NvmlFunctions {
   nvml::Return (*pcie_width_max)(nvml::Device, unsigned int*) = nullptr;
   nvml::Return (*field_values)(nvml::Device, int, nvml::FieldValue*) = nullptr;
   nvml::Return (*compute_processes)(nvml::Device, unsigned int*, void*) = nullptr;
-  nvml::Return (*process_utilization)(nvml::Device, nvml::ProcessUtilizationSample*,
-                                      unsigned int*, unsigned long long) = nullptr;
+  nvml::Return (*process_utilization)(nvml::Device, nvml::ProcessUtilizationSample*, unsigned int*,
+                                      unsigned long long) = nullptr;
   nvml::Return (*persistence)(nvml::Device, int*) = nullptr;
   nvml::Return (*remapped_rows)(nvml::Device, unsigned int*, unsigned int*, unsigned int*,
                                 unsigned int*) = nullptr;

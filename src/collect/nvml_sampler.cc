@@ -42,8 +42,8 @@ Status NvmlSampler::Probe() {
       continue;
     }
     ProbeDevice(gpu);
-    if (events_ != nullptr && !Ok(f.register_events(gpu.handle, nvml::kEventXidCriticalError,
-                                                    events_))) {
+    if (events_ != nullptr &&
+        !Ok(f.register_events(gpu.handle, nvml::kEventXidCriticalError, events_))) {
       notes_.push_back(fmt::format("GPU {}: Xid events not available", i));
     }
     gpus_.push_back(std::move(gpu));
@@ -75,9 +75,8 @@ void NvmlSampler::ProbeDevice(Gpu& gpu) {
   gpu.can[kPower] = f.power_usage && Ok(f.power_usage(d, &u));
   gpu.can[kPowerLimit] = f.power_limit && Ok(f.power_limit(d, &u));
   gpu.can[kTemp] = f.temperature && Ok(f.temperature(d, nvml::kTemperatureGpu, &u));
-  gpu.can[kTempSlowdown] =
-      f.temperature_threshold &&
-      Ok(f.temperature_threshold(d, nvml::kTemperatureThresholdSlowdown, &u));
+  gpu.can[kTempSlowdown] = f.temperature_threshold &&
+                           Ok(f.temperature_threshold(d, nvml::kTemperatureThresholdSlowdown, &u));
   gpu.can[kPcie] = f.pcie_gen && f.pcie_width && Ok(f.pcie_gen(d, &u));
   gpu.can[kPcieMax] = f.pcie_gen_max && f.pcie_width_max && Ok(f.pcie_gen_max(d, &u));
   gpu.can[kPcieBytes] = f.field_values != nullptr;
@@ -103,8 +102,10 @@ void NvmlSampler::SampleStatic(Gpu& g, TimeNs now, SampleStore& store) {
   const int32_t i = g.info.index;
   unsigned int u = 0;
   if (g.can[kMaxClocks]) {
-    if (Ok(f.max_clock(g.handle, nvml::kClockSm, &u))) store.Add({"gpu.sm_clock_max_mhz", i, ""}, "MHz", now, u);
-    if (Ok(f.max_clock(g.handle, nvml::kClockMem, &u))) store.Add({"gpu.mem_clock_max_mhz", i, ""}, "MHz", now, u);
+    if (Ok(f.max_clock(g.handle, nvml::kClockSm, &u)))
+      store.Add({"gpu.sm_clock_max_mhz", i, ""}, "MHz", now, u);
+    if (Ok(f.max_clock(g.handle, nvml::kClockMem, &u)))
+      store.Add({"gpu.mem_clock_max_mhz", i, ""}, "MHz", now, u);
   }
   if (g.can[kTempSlowdown] &&
       Ok(f.temperature_threshold(g.handle, nvml::kTemperatureThresholdSlowdown, &u))) {
@@ -112,7 +113,8 @@ void NvmlSampler::SampleStatic(Gpu& g, TimeNs now, SampleStore& store) {
   }
   if (g.can[kPcieMax]) {
     if (Ok(f.pcie_gen_max(g.handle, &u))) store.Add({"gpu.pcie_gen_max", i, ""}, "gen", now, u);
-    if (Ok(f.pcie_width_max(g.handle, &u))) store.Add({"gpu.pcie_width_max", i, ""}, "lanes", now, u);
+    if (Ok(f.pcie_width_max(g.handle, &u)))
+      store.Add({"gpu.pcie_width_max", i, ""}, "lanes", now, u);
   }
   int mode = 0;
   if (g.can[kPersistence] && Ok(f.persistence(g.handle, &mode))) {
@@ -174,8 +176,10 @@ void NvmlSampler::SamplePcieBytes(Gpu& g, TimeNs now, SampleStore& store) {
   auto rx = static_cast<long long>(fields[1].value.ull);
   if (g.last_tx >= 0 && now > g.last_bytes_t && tx >= g.last_tx && rx >= g.last_rx) {
     double seconds = NsToSec(now - g.last_bytes_t);
-    store.Add({"gpu.pcie_tx_mbps", g.info.index, ""}, "MB/s", now, (tx - g.last_tx) / seconds / 1e6);
-    store.Add({"gpu.pcie_rx_mbps", g.info.index, ""}, "MB/s", now, (rx - g.last_rx) / seconds / 1e6);
+    store.Add({"gpu.pcie_tx_mbps", g.info.index, ""}, "MB/s", now,
+              (tx - g.last_tx) / seconds / 1e6);
+    store.Add({"gpu.pcie_rx_mbps", g.info.index, ""}, "MB/s", now,
+              (rx - g.last_rx) / seconds / 1e6);
   }
   g.last_tx = tx;
   g.last_rx = rx;
@@ -189,7 +193,8 @@ void NvmlSampler::DrainXid(TimeNs now, SampleStore& store) {
     if (!Ok(lib_->fn().event_set_wait(events_, &event, 0))) return;
     for (const Gpu& g : gpus_) {
       if (g.handle == event.device) {
-        store.Add({"gpu.xid", g.info.index, ""}, "code", now, static_cast<double>(event.event_data));
+        store.Add({"gpu.xid", g.info.index, ""}, "code", now,
+                  static_cast<double>(event.event_data));
       }
     }
   }
@@ -236,14 +241,19 @@ void NvmlSampler::Sample(TimeNs now, SampleStore& store) {
     }
     unsigned int u = 0;
     unsigned long long bits = 0;
-    if (g.can[kClocks] && Ok(f.clock(g.handle, nvml::kClockSm, &u))) store.Add({"gpu.sm_clock_mhz", i, ""}, "MHz", now, u);
-    if (g.can[kClocks] && Ok(f.clock(g.handle, nvml::kClockMem, &u))) store.Add({"gpu.mem_clock_mhz", i, ""}, "MHz", now, u);
+    if (g.can[kClocks] && Ok(f.clock(g.handle, nvml::kClockSm, &u)))
+      store.Add({"gpu.sm_clock_mhz", i, ""}, "MHz", now, u);
+    if (g.can[kClocks] && Ok(f.clock(g.handle, nvml::kClockMem, &u)))
+      store.Add({"gpu.mem_clock_mhz", i, ""}, "MHz", now, u);
     if (g.can[kReasons] && Ok(f.clock_event_reasons(g.handle, &bits))) {
       store.Add({"gpu.throttle_reasons", i, ""}, "bitmask", now, static_cast<double>(bits));
     }
-    if (g.can[kPower] && Ok(f.power_usage(g.handle, &u))) store.Add({"gpu.power_w", i, ""}, "W", now, u / 1000.0);
-    if (g.can[kPowerLimit] && Ok(f.power_limit(g.handle, &u))) store.Add({"gpu.power_limit_w", i, ""}, "W", now, u / 1000.0);
-    if (g.can[kTemp] && Ok(f.temperature(g.handle, nvml::kTemperatureGpu, &u))) store.Add({"gpu.temp_c", i, ""}, "C", now, u);
+    if (g.can[kPower] && Ok(f.power_usage(g.handle, &u)))
+      store.Add({"gpu.power_w", i, ""}, "W", now, u / 1000.0);
+    if (g.can[kPowerLimit] && Ok(f.power_limit(g.handle, &u)))
+      store.Add({"gpu.power_limit_w", i, ""}, "W", now, u / 1000.0);
+    if (g.can[kTemp] && Ok(f.temperature(g.handle, nvml::kTemperatureGpu, &u)))
+      store.Add({"gpu.temp_c", i, ""}, "C", now, u);
     if (g.can[kPcie]) {
       if (Ok(f.pcie_gen(g.handle, &u))) store.Add({"gpu.pcie_gen", i, ""}, "gen", now, u);
       if (Ok(f.pcie_width(g.handle, &u))) store.Add({"gpu.pcie_width", i, ""}, "lanes", now, u);
@@ -254,8 +264,8 @@ void NvmlSampler::Sample(TimeNs now, SampleStore& store) {
     if (g.can[kRemapped] && Ok(f.remapped_rows(g.handle, &corr, &unc, &pending, &failed))) {
       store.Add({"gpu.remapped_rows_pending", i, ""}, "bool", now, pending);
     }
-    if (g.can[kEcc] && Ok(f.ecc_errors(g.handle, nvml::kMemoryErrorUncorrected,
-                                       nvml::kVolatileEcc, &bits))) {
+    if (g.can[kEcc] &&
+        Ok(f.ecc_errors(g.handle, nvml::kMemoryErrorUncorrected, nvml::kVolatileEcc, &bits))) {
       store.Add({"gpu.ecc_double_bit", i, ""}, "count", now, static_cast<double>(bits));
     }
   }

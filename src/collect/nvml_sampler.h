@@ -28,9 +28,26 @@ class NvmlSampler : public Sampler {
  private:
   // What a device answered at probe time; cleared bits are never asked again.
   enum Cap {
-    kUtil, kSamples, kMemoryV2, kMemory, kClocks, kMaxClocks, kReasons, kPower, kPowerLimit,
-    kTemp, kTempSlowdown, kPcie, kPcieMax, kPcieBytes, kProcesses, kProcessUtil, kPersistence,
-    kRemapped, kEcc, kCapCount
+    kUtil,
+    kSamples,
+    kMemoryV2,
+    kMemory,
+    kClocks,
+    kMaxClocks,
+    kReasons,
+    kPower,
+    kPowerLimit,
+    kTemp,
+    kTempSlowdown,
+    kPcie,
+    kPcieMax,
+    kPcieBytes,
+    kProcesses,
+    kProcessUtil,
+    kPersistence,
+    kRemapped,
+    kEcc,
+    kCapCount
   };
   struct Gpu {
     nvml::Device handle = nullptr;

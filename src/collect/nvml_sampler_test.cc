@@ -48,7 +48,7 @@ TEST(NvmlSamplerTest, OldDriverWithoutVersionedFunctionsStillSamples) {
     EXPECT_NE(note.find(missing), std::string::npos) << missing << " in " << note;
   }
   EXPECT_EQ(set.Find("gpu.util_pct", 0)->size(), 5u);
-  EXPECT_EQ(set.Find("gpu.mem_used_mib", 0)->value[0], 8000);  // MemoryInfo v1
+  EXPECT_EQ(set.Find("gpu.mem_used_mib", 0)->value[0], 8000);   // MemoryInfo v1
   EXPECT_EQ(set.Find("gpu.throttle_reasons", 0)->value[0], 4);  // ...ThrottleReasons name
   EXPECT_EQ(sampler.process_record_size(), 16u);
   EXPECT_EQ(set.FindAll("gpu.process_seen", 0).size(), 3u);

@@ -4,10 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <iterator>
 
 namespace gpuwhy {
@@ -77,7 +77,8 @@ bool ProcessRunner::Poll() {
     return false;  // stopped, not exited
   }
   g_child = 0;
-  for (size_t i = 0; i < std::size(kForwarded); ++i) sigaction(kForwarded[i], &g_previous[i], nullptr);
+  for (size_t i = 0; i < std::size(kForwarded); ++i)
+    sigaction(kForwarded[i], &g_previous[i], nullptr);
   return true;
 }
 

@@ -274,7 +274,8 @@ void ProcfsSampler::SamplePcie(TimeNs now, SampleStore& store) const {
     double width_max = std::atof(ReadSmall(dir + "/max_link_width").c_str());
     // Entity "sysfs": NVML reports the same link; the analysis prefers NVML's when present.
     if (gen > 0) store.Add({"gpu.pcie_gen", device, "sysfs"}, "gen", now, gen, gpu_pci_[i]);
-    if (gen_max > 0) store.Add({"gpu.pcie_gen_max", device, "sysfs"}, "gen", now, gen_max, gpu_pci_[i]);
+    if (gen_max > 0)
+      store.Add({"gpu.pcie_gen_max", device, "sysfs"}, "gen", now, gen_max, gpu_pci_[i]);
     if (width > 0) store.Add({"gpu.pcie_width", device, "sysfs"}, "lanes", now, width, gpu_pci_[i]);
     if (width_max > 0) {
       store.Add({"gpu.pcie_width_max", device, "sysfs"}, "lanes", now, width_max, gpu_pci_[i]);
@@ -293,7 +294,8 @@ void ProcfsSampler::EmitRates(const Counters& p, const Counters& c, SampleStore&
     uint64_t total = cur.total - old.total;
     uint64_t idle = (cur.idle - old.idle) + (cur.iowait - old.iowait);
     std::string entity = name == "cpu" ? "" : name;
-    store.Add({"host.cpu_busy_pct", -1, entity}, "%", now, Pct(total - std::min(idle, total), total));
+    store.Add({"host.cpu_busy_pct", -1, entity}, "%", now,
+              Pct(total - std::min(idle, total), total));
     if (!entity.empty()) continue;  // per core: busy only, to keep the series count small
     store.Add({"host.cpu_user_pct", -1, ""}, "%", now, Pct(cur.user - old.user, total));
     store.Add({"host.cpu_system_pct", -1, ""}, "%", now, Pct(cur.system - old.system, total));
@@ -307,8 +309,10 @@ void ProcfsSampler::EmitRates(const Counters& p, const Counters& c, SampleStore&
   for (const auto& [name, cur] : c.disks) {
     auto it = p.disks.find(name);
     if (it == p.disks.end()) continue;
-    store.Add({"host.disk_read_bps", -1, name}, "bytes/s", now, (cur[0] - it->second[0]) * 512.0 / seconds);
-    store.Add({"host.disk_write_bps", -1, name}, "bytes/s", now, (cur[1] - it->second[1]) * 512.0 / seconds);
+    store.Add({"host.disk_read_bps", -1, name}, "bytes/s", now,
+              (cur[0] - it->second[0]) * 512.0 / seconds);
+    store.Add({"host.disk_write_bps", -1, name}, "bytes/s", now,
+              (cur[1] - it->second[1]) * 512.0 / seconds);
     store.Add({"host.disk_util_pct", -1, name}, "%", now,
               std::min(100.0, (cur[2] - it->second[2]) / (seconds * 10.0)));  // io ms per s
   }

@@ -5,12 +5,12 @@
 // between two samples, so the first sample only sets the baseline.
 #pragma once
 
+#include <sys/types.h>
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 #include "collect/sampler.h"

@@ -97,7 +97,9 @@ TEST(ProcfsSamplerTest, LiveBusyChildIsSeenPinned) {
   SampleStore store;
   for (int i = 0; i < 6; ++i) {
     sampler.Sample(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count(), store);
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count(),
+                   store);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   kill(child, SIGKILL);

@@ -34,8 +34,8 @@ class SampleStore {
     std::string label;
     std::vector<TimeNs> time;
     std::vector<double> value;
-    size_t head = 0;     // next write position
-    size_t size = 0;     // valid samples
+    size_t head = 0;  // next write position
+    size_t size = 0;  // valid samples
     size_t undrained = 0;
   };
   void Push(Ring& ring, TimeNs t, double v);

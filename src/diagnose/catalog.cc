@@ -10,8 +10,8 @@ namespace gpuwhy {
 
 std::string_view ChecklistSectionName(ChecklistSection s) {
   static constexpr std::array<std::string_view, kChecklistSectionCount> kNames = {
-      "baseline", "timeline", "input and CPU", "communication", "kernels and sync",
-      "memory and model", "platform"};
+      "baseline",         "timeline",         "input and CPU", "communication",
+      "kernels and sync", "memory and model", "platform"};
   return kNames[static_cast<size_t>(s)];
 }
 
@@ -25,13 +25,15 @@ const RuleParam* RuleSpec::FindParam(std::string_view name) const {
 const Catalog& Catalog::Default() {
   static const Catalog* catalog = [] {
     std::vector<RuleSpec> rules;
-    for (auto* kind : {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs}) {
+    for (auto* kind :
+         {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs}) {
       for (RuleSpec& spec : (*kind)()) rules.push_back(std::move(spec));
     }
     auto* built = new Catalog(std::move(rules));
     // Start-up check: every handle a rule reads names a parameter some spec declares.
     for (const ParamRef& ref : built->unresolved_params()) {
-      fmt::print(stderr, "parameter handle {}.{} names no declared parameter\n", ref.rule, ref.name);
+      fmt::print(stderr, "parameter handle {}.{} names no declared parameter\n", ref.rule,
+                 ref.name);
     }
     GPUWHY_CHECK(built->unresolved_params().empty());
     return built;
@@ -71,8 +73,10 @@ const RuleParam& Catalog::Get(const ParamRef& param) const {
                                return std::less<const ParamRef*>()(have.ref, want);
                              });
   if (it == resolved_.end() || it->ref != &param) {
-    fmt::print(stderr, "parameter handle {}.{} is not declared by a rule list or names no "
-               "parameter of the catalog\n", param.rule, param.name);
+    fmt::print(stderr,
+               "parameter handle {}.{} is not declared by a rule list or names no "
+               "parameter of the catalog\n",
+               param.rule, param.name);
   }
   GPUWHY_CHECK(it != resolved_.end() && it->ref == &param);
   return rules_[it->rule].params[it->param];

@@ -1,7 +1,7 @@
 // The catalog's content (every required id, sourced thresholds, fixes) and threshold
 // overrides from "RULE.PARAM=VALUE" lines and config files.
-#include <unistd.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,15 +19,18 @@ namespace {
 
 TEST(CatalogTest, HoldsEveryRequiredRuleOnce) {
   const Catalog& catalog = Catalog::Default();
-  for (const char* id :
-       {"input.dataloader_wait", "input.pageable_copies", "input.h2d_in_critical_path",
-        "host.cpu_bound_gaps", "host.periodic_stall", "host.dataparallel",
-        "memory.near_capacity", "memory.allocator_churn", "memory.small_batch_gemms",
-        "comm.exposed", "comm.low_bus_bandwidth", "comm.no_overlap", "launch.tiny_kernels",
-        "launch.launch_bound", "launch.sync_points", "launch.queue_starved",
-        "compute.no_tensor_cores", "compute.memory_bound_elementwise",
-        "compute.unfused_attention", "platform.throttling", "platform.pcie_downgraded",
-        "platform.xid_errors", "platform.contention"}) {
+  for (const char* id : {"input.dataloader_wait",      "input.pageable_copies",
+                         "input.h2d_in_critical_path", "host.cpu_bound_gaps",
+                         "host.periodic_stall",        "host.dataparallel",
+                         "memory.near_capacity",       "memory.allocator_churn",
+                         "memory.small_batch_gemms",   "comm.exposed",
+                         "comm.low_bus_bandwidth",     "comm.no_overlap",
+                         "launch.tiny_kernels",        "launch.launch_bound",
+                         "launch.sync_points",         "launch.queue_starved",
+                         "compute.no_tensor_cores",    "compute.memory_bound_elementwise",
+                         "compute.unfused_attention",  "platform.throttling",
+                         "platform.pcie_downgraded",   "platform.xid_errors",
+                         "platform.contention"}) {
     EXPECT_NE(catalog.Find(id), nullptr) << id;
   }
   std::set<std::string> ids;
@@ -65,8 +68,8 @@ TEST(CatalogTest, EveryDeclaredParamHandleNamesAParameterOfItsKindsSpecs) {
                            Kind{"cross-rank", CrossRankRuleSpecs, CrossRankParamRefs}}) {
     std::vector<RuleSpec> specs = kind.specs();
     for (const ParamRef* ref : kind.params()) {
-      std::string label = std::string(kind.name) + ": " + std::string(ref->rule) + "." +
-                          std::string(ref->name);
+      std::string label =
+          std::string(kind.name) + ": " + std::string(ref->rule) + "." + std::string(ref->name);
       EXPECT_TRUE(seen.insert(ref).second) << "listed twice: " << label;
       auto spec = std::find_if(specs.begin(), specs.end(),
                                [&](const RuleSpec& s) { return s.id == ref->rule; });
@@ -106,9 +109,9 @@ TEST(CatalogDeathTest, ReadingAnUndeclaredParamIsAProgrammerError) {
 TEST(CatalogTest, AnchorThresholdsCarryTheirSource) {
   const Catalog& c = Catalog::Default();
   EXPECT_EQ(c.Param("input.dataloader_wait", "min_step_pct"), 5);
-  EXPECT_NE(c.Find("input.dataloader_wait")->FindParam("min_step_pct")->source.find(
-                "TensorBoard plugin"),
-            std::string::npos);
+  EXPECT_NE(
+      c.Find("input.dataloader_wait")->FindParam("min_step_pct")->source.find("TensorBoard plugin"),
+      std::string::npos);
   EXPECT_EQ(c.Param("input.dataloader_wait", "high_pct"), 20);
   EXPECT_EQ(c.Param("comm.exposed", "min_step_pct"), 10);
   EXPECT_EQ(c.Param("memory.near_capacity", "peak_pct"), 90);
@@ -145,16 +148,16 @@ TEST(OverrideTest, BadLinesSayWhatIsWrong) {
     const char* line;
     const char* message_part;
   };
-  for (const Case& t : {Case{"input.dataloader_wait.min_step_pct", "expected RULE.PARAM=VALUE"},
-                        Case{"nosuchrule.x=1", "unknown rule 'nosuchrule'"},
-                        Case{"input.nosuch.min_step_pct=1", "unknown rule 'input.nosuch'"},
-                        Case{"input.dataloader_wait.nosuch=1", "has no parameter 'nosuch'"},
-                        Case{"input.dataloader_wait.min_step_pct=abc", "not a number"},
-                        Case{"input.dataloader_wait.min_step_pct=5%", "not a number"},
-                        Case{"input.dataloader_wait.min_step_pct=", "not a number"},
-                        Case{"min_step_pct=5", "expected RULE.PARAM"},
-                        Case{"=5", "expected RULE.PARAM"},
-                        Case{"input.dataloader_wait.min_step_pct=inf", "not a number"}}) {
+  for (const Case& t :
+       {Case{"input.dataloader_wait.min_step_pct", "expected RULE.PARAM=VALUE"},
+        Case{"nosuchrule.x=1", "unknown rule 'nosuchrule'"},
+        Case{"input.nosuch.min_step_pct=1", "unknown rule 'input.nosuch'"},
+        Case{"input.dataloader_wait.nosuch=1", "has no parameter 'nosuch'"},
+        Case{"input.dataloader_wait.min_step_pct=abc", "not a number"},
+        Case{"input.dataloader_wait.min_step_pct=5%", "not a number"},
+        Case{"input.dataloader_wait.min_step_pct=", "not a number"},
+        Case{"min_step_pct=5", "expected RULE.PARAM"}, Case{"=5", "expected RULE.PARAM"},
+        Case{"input.dataloader_wait.min_step_pct=inf", "not a number"}}) {
     Status s = c.ApplyOverride(t.line);
     EXPECT_FALSE(s.ok()) << t.line;
     EXPECT_NE(s.message().find(t.message_part), std::string::npos) << t.line << ": " << s.message();
@@ -181,7 +184,8 @@ TEST(OverrideTest, ConfigFileErrorsNameTheFile) {
   Status missing = c.ApplyConfigFile("/nonexistent/gpuwhy.conf");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("/nonexistent/gpuwhy.conf"), std::string::npos);
-  auto path = std::filesystem::path(::testing::TempDir()) / ("gpuwhy_overrides_" + std::to_string(getpid()) + ".conf");
+  auto path = std::filesystem::path(::testing::TempDir()) /
+              ("gpuwhy_overrides_" + std::to_string(getpid()) + ".conf");
   std::ofstream(path) << "launch.sync_points.min_step_pct = 1\nlaunch.sync_points.x = 2\n";
   Status s = c.ApplyConfigFile(path.string());
   ASSERT_FALSE(s.ok());

@@ -20,8 +20,8 @@ void AppendUnique(std::string& text, const std::string& part) {
 ChecklistItem FromRules(ChecklistSection section, std::string title, const Catalog& catalog,
                         const Diagnosis& d) {
   std::vector<std::string> rule_ids = catalog.ChecklistRules(Checklist::kTrace, title);
-  ChecklistItem item{section, std::move(title), AssessStatus::kAssessed, "", "", "",
-                     std::move(rule_ids)};
+  ChecklistItem item{section, std::move(title),   AssessStatus::kAssessed, "", "",
+                     "",      std::move(rule_ids)};
   int assessed = 0, not_assessed = 0;
   std::string found;
   for (const std::string& id : item.rule_ids) {
@@ -55,13 +55,18 @@ ChecklistItem FromRules(ChecklistSection section, std::string title, const Catal
 }
 
 ChecklistItem Baseline(const Trace& trace, const Diagnosis& d) {
-  ChecklistItem item{ChecklistSection::kBaseline, "device, steps and step time",
-                     AssessStatus::kAssessed, "", "", "", {}};
+  ChecklistItem item{ChecklistSection::kBaseline,
+                     "device, steps and step time",
+                     AssessStatus::kAssessed,
+                     "",
+                     "",
+                     "",
+                     {}};
   std::string device = "unknown GPU";
   if (!trace.devices.rows.empty()) device = std::string(trace.Str(trace.devices.rows[0].name));
   if (device.empty()) device = "unknown GPU";
-  item.detail = fmt::format("{} analysed step(s), mean {:.2f} ms, {} device(s): {}",
-                            d.step_count, NsToMs(d.step_ns), trace.active_devices().size(), device);
+  item.detail = fmt::format("{} analysed step(s), mean {:.2f} ms, {} device(s): {}", d.step_count,
+                            NsToMs(d.step_ns), trace.active_devices().size(), device);
   if (d.step_ns == 0 || trace.active_devices().empty()) {
     item.status = AssessStatus::kNotAssessed;
     item.missing = "GPU activity (the trace has no GPU op)";
@@ -75,15 +80,20 @@ ChecklistItem Baseline(const Trace& trace, const Diagnosis& d) {
   } else if (trace.devices.rows.empty()) {
     item.status = AssessStatus::kPartly;
     item.missing = "device properties (GPU model, memory, SMs)";
-    item.command = "a recent PyTorch (>= 1.13) records deviceProperties; " +
-                   std::string(kCaptureDoctor);
+    item.command =
+        "a recent PyTorch (>= 1.13) records deviceProperties; " + std::string(kCaptureDoctor);
   }
   return item;
 }
 
 ChecklistItem Timeline(const TraceAnalysis& a, const Diagnosis& d) {
-  ChecklistItem item{ChecklistSection::kTimeline, "GPU idle time and what fills the gaps",
-                     AssessStatus::kAssessed, "", "", "", {}};
+  ChecklistItem item{ChecklistSection::kTimeline,
+                     "GPU idle time and what fills the gaps",
+                     AssessStatus::kAssessed,
+                     "",
+                     "",
+                     "",
+                     {}};
   if (!a.utilization.valid || d.step_ns == 0) {
     item.status = AssessStatus::kNotAssessed;
     item.missing = "GPU activity (the trace has no GPU op)";
@@ -137,9 +147,8 @@ std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysi
       FromRules(ChecklistSection::kMemoryAndModel, "memory capacity and allocator", catalog, d));
   items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "GEMM sizes and batch", catalog, d));
   items.push_back(FromRules(ChecklistSection::kPlatform, kPlatformChecklistItem, catalog, d));
-  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) {
-    return a.section < b.section;
-  });
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.section < b.section; });
   return items;
 }
 

@@ -78,10 +78,12 @@ namespace {
 
 void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
   if (d.steps_synthesized) {
-    d.notes.push_back("no ProfilerStep in the trace: one 'step' spans the whole trace; per-step "
-                      "numbers are per trace");
+    d.notes.push_back(
+        "no ProfilerStep in the trace: one 'step' spans the whole trace; per-step "
+        "numbers are per trace");
   }
-  if (d.step_ns == 0 || trace.active_devices().empty()) d.notes.push_back("no analysable GPU work: nothing to diagnose");
+  if (d.step_ns == 0 || trace.active_devices().empty())
+    d.notes.push_back("no analysable GPU work: nothing to diagnose");
   for (const DataQualityIssue& issue : analysis.data_quality.issues) {
     if (issue.severity == QualitySeverity::kInfo) continue;
     d.notes.push_back(std::string(QualitySeverityName(issue.severity)) + ": " + issue.message);

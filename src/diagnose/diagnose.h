@@ -36,9 +36,9 @@ struct ChecklistItem {
   ChecklistSection section = ChecklistSection::kBaseline;
   std::string title;  // "DataLoader and host gaps"
   AssessStatus status = AssessStatus::kNotAssessed;
-  std::string detail;   // what was looked at / what was found ("2 findings: ...")
-  std::string missing;  // for partly / not assessed: the data that is missing
-  std::string command;  // and the exact command that captures it
+  std::string detail;                 // what was looked at / what was found ("2 findings: ...")
+  std::string missing;                // for partly / not assessed: the data that is missing
+  std::string command;                // and the exact command that captures it
   std::vector<std::string> rule_ids;  // rules behind this item
 };
 
@@ -53,13 +53,13 @@ struct RuleOutcome {
 struct Diagnosis {
   int64_t rank = -1;
   int64_t step_count = 0;
-  DurationNs step_ns = 0;            // the per-step reference time (mean analysed step)
-  DurationNs idle_ns_per_step = 0;   // GPU idle per step (mean over devices)
-  bool steps_synthesized = false;    // no ProfilerStep: "step" is the whole trace
-  std::vector<Finding> findings;     // ranked by RankingKey (expected recoverable time)
-  std::vector<RuleOutcome> outcomes;   // one per catalog rule, in catalog order
+  DurationNs step_ns = 0;                // the per-step reference time (mean analysed step)
+  DurationNs idle_ns_per_step = 0;       // GPU idle per step (mean over devices)
+  bool steps_synthesized = false;        // no ProfilerStep: "step" is the whole trace
+  std::vector<Finding> findings;         // ranked by RankingKey (expected recoverable time)
+  std::vector<RuleOutcome> outcomes;     // one per catalog rule, in catalog order
   std::vector<ChecklistItem> checklist;  // in ChecklistSection order
-  std::vector<std::string> notes;      // caveats (data quality, synthesized steps, ...)
+  std::vector<std::string> notes;        // caveats (data quality, synthesized steps, ...)
 
   const Finding* Find(std::string_view id) const;
   // Highest severity among findings (kInfo when none).

@@ -13,7 +13,7 @@ namespace {
 
 std::string Logs() { return std::string(GPUWHY_SHARED_DATA) + "/logs/"; }
 
-#define SKIP_WITHOUT_DATA()                                    \
+#define SKIP_WITHOUT_DATA() \
   if (!std::filesystem::exists(Logs())) GTEST_SKIP() << "no shared data at " << Logs()
 
 Diagnosis FromFiles(std::initializer_list<std::string> files, SystemFacts* out = nullptr) {
@@ -36,7 +36,8 @@ const ChecklistItem* Item(const Diagnosis& d, std::string_view title_start) {
 
 TEST(DiagnosePlatformTest, Xid119GspTimeouts) {
   SKIP_WITHOUT_DATA();
-  Diagnosis d = FromFiles({"dmesg/gpud_components_accelerator_nvidia_xid__dmesg-with-xid-119.log.txt"});
+  Diagnosis d =
+      FromFiles({"dmesg/gpud_components_accelerator_nvidia_xid__dmesg-with-xid-119.log.txt"});
   const Finding* f = d.Find("platform.xid_errors");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kHigh);
@@ -109,15 +110,16 @@ TEST(DiagnosePlatformTest, EfaFailureSocketFallback) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::kHigh);
   EXPECT_NE(f->title.find("14 connections, 4 nodes) although a faster fabric exists: the "
-                         "EFA/libfabric plugin (NET/OFI) was tried and failed to initialise"),
+                          "EFA/libfabric plugin (NET/OFI) was tried and failed to initialise"),
             std::string::npos)
       << f->title;
   bool quotes_using_socket = false;
-  for (const SourceQuote& q : f->quotes) quotes_using_socket |= q.text.find("Using network Socket") != std::string::npos;
+  for (const SourceQuote& q : f->quotes)
+    quotes_using_socket |= q.text.find("Using network Socket") != std::string::npos;
   EXPECT_TRUE(quotes_using_socket);
   const Finding* w = d.Find("platform.nccl_warnings");
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(w->severity, Severity::kHigh);  // "Failing initialization"
+  EXPECT_EQ(w->severity, Severity::kHigh);             // "Failing initialization"
   EXPECT_EQ(d.Find("platform.nccl_no_gdr"), nullptr);  // sockets never use GDR: not twice
   const ChecklistItem* item = Item(d, "NCCL transport");
   ASSERT_NE(item, nullptr);
@@ -217,8 +219,8 @@ TEST(DiagnosePlatformTest, EnvironmentSettings) {
 
 TEST(DiagnosePlatformTest, NothingReadSaysWhatToCollect) {
   SystemFacts facts;
-  facts.unavailable.push_back({"kernel log", "permission denied reading /dev/kmsg",
-                               "sudo dmesg -T > dmesg.txt"});
+  facts.unavailable.push_back(
+      {"kernel log", "permission denied reading /dev/kmsg", "sudo dmesg -T > dmesg.txt"});
   Diagnosis d = DiagnoseSystemFacts(facts);
   EXPECT_TRUE(d.findings.empty());
   ASSERT_EQ(d.checklist.size(), 7u);

@@ -39,11 +39,12 @@ TEST(DiagnoseRealTest, ResNet50NumWorkers0IsInputBound) {
   DurationNs after_ns = after == nullptr ? 0 : after->recoverable_ns_per_step;
   EXPECT_TRUE(no_longer_top);
   EXPECT_GE(top.recoverable_ns_per_step, 3 * after_ns);
-  std::printf("[resnet50] workers=0: top %s %.2f ms/step of %.2f ms (%s); workers=4: "
-              "dataloader %.2f ms/step, top %s\n",
-              top.id.c_str(), NsToMs(top.recoverable_ns_per_step), NsToMs(top.step_ns),
-              std::string(SeverityName(top.severity)).c_str(), NsToMs(after_ns),
-              w4->diagnosis.findings.empty() ? "none" : w4->diagnosis.findings.front().id.c_str());
+  std::printf(
+      "[resnet50] workers=0: top %s %.2f ms/step of %.2f ms (%s); workers=4: "
+      "dataloader %.2f ms/step, top %s\n",
+      top.id.c_str(), NsToMs(top.recoverable_ns_per_step), NsToMs(top.step_ns),
+      std::string(SeverityName(top.severity)).c_str(), NsToMs(after_ns),
+      w4->diagnosis.findings.empty() ? "none" : w4->diagnosis.findings.front().id.c_str());
   ExpectNoIdleDoubleCount(d0, kWorkers0);
   ExpectNoIdleDoubleCount(w4->diagnosis, kWorkers4);
 }

@@ -17,9 +17,9 @@ StatusOr<Diagnosis> DiagnoseLog(const std::string& rel) {
   return DiagnoseSignals(set);
 }
 
-#define SKIP_WITHOUT(rel)                                                          \
-  if (!fs::exists(fs::path(GPUWHY_SHARED_DATA) / "logs" / (rel))) {                \
-    GTEST_SKIP() << "shared data absent: " << (rel);                              \
+#define SKIP_WITHOUT(rel)                                           \
+  if (!fs::exists(fs::path(GPUWHY_SHARED_DATA) / "logs" / (rel))) { \
+    GTEST_SKIP() << "shared data absent: " << (rel);                \
   }
 
 TEST(DiagnoseSignalsRealTest, DeepSpeechDmonIsLowUtilization) {
@@ -31,8 +31,8 @@ TEST(DiagnoseSignalsRealTest, DeepSpeechDmonIsLowUtilization) {
   ASSERT_NE(low, nullptr);
   // sm column 25, 18, 24, 18 -> mean 21.25 (python: sum([25,18,24,18])/4)
   EXPECT_NE(low->title.find("21%"), std::string::npos) << low->title;
-  EXPECT_EQ(low->evidence.size(), 4u);  // every GPU below 50%
-  EXPECT_EQ(low->confidence, Confidence::kLow);  // 1 untimed sample per GPU
+  EXPECT_EQ(low->evidence.size(), 4u);                      // every GPU below 50%
+  EXPECT_EQ(low->confidence, Confidence::kLow);             // 1 untimed sample per GPU
   EXPECT_EQ(d->Find("input.starvation_pattern"), nullptr);  // one sample: no rhythm
   // pviol 0 and tviol 0 on every GPU: throttling assessed, not fired.
   EXPECT_EQ(d->Find("platform.throttling"), nullptr);
@@ -50,7 +50,8 @@ TEST(DiagnoseSignalsRealTest, PmonWithGpuBurnAndMemhogsIsContention) {
 }
 
 TEST(DiagnoseSignalsRealTest, EncoderBusyCaptureReadsLowSmUtilization) {
-  const std::string rel = "dmon/gpuexp_linux-x86_64__nvidia-geforce-rtx-4080-super__595.71.05.dmon.txt";
+  const std::string rel =
+      "dmon/gpuexp_linux-x86_64__nvidia-geforce-rtx-4080-super__595.71.05.dmon.txt";
   SKIP_WITHOUT(rel);
   StatusOr<Diagnosis> d = DiagnoseLog(rel);
   ASSERT_TRUE(d.ok()) << d.status().message();

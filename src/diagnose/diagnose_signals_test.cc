@@ -49,10 +49,10 @@ const RuleOutcome* OutcomeOf(const Diagnosis& d, std::string_view id) {
 TEST(DiagnoseSignalsTest, HealthyRunHasNoFindingAndAssessesTheSignalRules) {
   Diagnosis d = DiagnoseSignals(Healthy());
   EXPECT_TRUE(d.findings.empty()) << d.findings[0].title;
-  for (const char* id : {"compute.low_gpu_utilization", "input.starvation_pattern",
-                         "platform.throttling", "platform.pcie_downgraded", "platform.contention",
-                         "memory.near_capacity", "input.io_bound", "host.gil_bound",
-                         "host.cpu_saturated"}) {
+  for (const char* id :
+       {"compute.low_gpu_utilization", "input.starvation_pattern", "platform.throttling",
+        "platform.pcie_downgraded", "platform.contention", "memory.near_capacity", "input.io_bound",
+        "host.gil_bound", "host.cpu_saturated"}) {
     ASSERT_NE(OutcomeOf(d, id), nullptr) << id;
     EXPECT_EQ(OutcomeOf(d, id)->status, AssessStatus::kAssessed) << id;
   }
@@ -78,8 +78,7 @@ TEST(DiagnoseSignalsTest, EachInjectedConditionFiresItsRule) {
   Diagnosis d = DiagnoseSignals(set);
   EXPECT_EQ(Ids(d), (std::vector<std::string>{"host.gil_bound", "input.starvation_pattern",
                                               "memory.near_capacity", "platform.contention",
-                                              "platform.pcie_downgraded",
-                                              "platform.throttling"}));
+                                              "platform.pcie_downgraded", "platform.throttling"}));
   const Finding* saw = d.Find("input.starvation_pattern");
   EXPECT_NE(saw->title.find("period 1.0 s"), std::string::npos) << saw->title;
   EXPECT_NE(saw->title.find("30% of the time"), std::string::npos) << saw->title;
@@ -126,7 +125,11 @@ TEST(DiagnoseSignalsTest, MergesIntoOneChecklistWithATraceDiagnosis) {
   Diagnosis trace_like;
   trace_like.checklist.push_back({ChecklistSection::kPlatform,
                                   "clocks and throttling, PCIe link, Xid errors, other processes",
-                                  AssessStatus::kNotAssessed, "not assessed", "", "", {}});
+                                  AssessStatus::kNotAssessed,
+                                  "not assessed",
+                                  "",
+                                  "",
+                                  {}});
   MetricSeriesSet set = Healthy();
   MergeDiagnosis(trace_like, DiagnoseSignals(set));
   size_t platform_items = 0;

@@ -1,7 +1,7 @@
 // Every `gpuwhy synth` scenario: the injected bottleneck is the top finding, with
 // recoverable time within 10% of the injected stall; healthy has nothing above info.
-#include <unistd.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -48,7 +48,8 @@ struct SynthDiagnosis {
 
 SynthDiagnosis RunScenario(const std::string& scenario) {
   SynthDiagnosis out;
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diagnose_" + scenario + "_" + std::to_string(getpid()));
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("gpuwhy_diagnose_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;
@@ -77,7 +78,8 @@ TEST_P(SynthScenarioTest, InjectedBottleneckIsTopWithItsTime) {
   ExpectNoIdleDoubleCount(d, scenario);
   std::string expected = CatalogId(ScenarioExpectedFinding(scenario));
   if (expected == "none") {
-    EXPECT_EQ(d.MaxSeverity(), Severity::kInfo) << d.findings.front().id << ": " << d.findings.front().title;
+    EXPECT_EQ(d.MaxSeverity(), Severity::kInfo)
+        << d.findings.front().id << ": " << d.findings.front().title;
     return;
   }
   ASSERT_FALSE(d.findings.empty()) << scenario;
@@ -95,8 +97,8 @@ TEST_P(SynthScenarioTest, InjectedBottleneckIsTopWithItsTime) {
   EXPECT_FALSE(f->fixes.empty());
   EXPECT_GT(f->SpeedupUpperBound(), 1.0);
   std::printf("[synth] %-16s top=%-24s recoverable=%.3f ms injected=%.3f ms (%+.1f%%) %s\n",
-              scenario.c_str(), top.id.c_str(), NsToMs(f->recoverable_ns_per_step),
-              injected / 1e6, 100.0 * (f->recoverable_ns_per_step - injected) / injected,
+              scenario.c_str(), top.id.c_str(), NsToMs(f->recoverable_ns_per_step), injected / 1e6,
+              100.0 * (f->recoverable_ns_per_step - injected) / injected,
               std::string(SeverityName(f->severity)).c_str());
 }
 

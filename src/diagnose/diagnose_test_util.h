@@ -50,8 +50,7 @@ inline void ExpectNoIdleDoubleCount(const Diagnosis& d, const std::string& what)
     EXPECT_LE(f.recoverable_ns_per_step, f.step_ns) << what << " " << f.id;
   }
   // One ns of rounding per finding at most.
-  EXPECT_LE(idle_sum, d.idle_ns_per_step + static_cast<DurationNs>(d.findings.size()))
-      << what;
+  EXPECT_LE(idle_sum, d.idle_ns_per_step + static_cast<DurationNs>(d.findings.size())) << what;
 }
 
 }  // namespace gpuwhy

@@ -27,8 +27,8 @@ struct FindingEvidence {
 };
 
 struct Fix {
-  std::string action;   // "Load batches in worker processes"
-  std::string code;     // "DataLoader(ds, num_workers=8, pin_memory=True, persistent_workers=True)"
+  std::string action;  // "Load batches in worker processes"
+  std::string code;    // "DataLoader(ds, num_workers=8, pin_memory=True, persistent_workers=True)"
 };
 
 struct Finding {
@@ -37,9 +37,9 @@ struct Finding {
   Severity severity = Severity::kInfo;
   std::string title;  // one line, with the key number
   std::vector<FindingEvidence> evidence;
-  std::vector<EvidenceRange> ranges;  // the top time ranges behind it
+  std::vector<EvidenceRange> ranges;    // the top time ranges behind it
   std::vector<std::string> top_events;  // op / kernel names behind it
-  std::vector<SourceQuote> quotes;  // log lines behind it (gpuwhy doctor), file and line
+  std::vector<SourceQuote> quotes;      // log lines behind it (gpuwhy doctor), file and line
   // Time per step that fixing this would give back, attributed so that no idle interval
   // counts for two findings. Upper-bound speed-up = step / (step - recoverable).
   DurationNs recoverable_ns_per_step = 0;
@@ -48,12 +48,13 @@ struct Finding {
   DurationNs idle_recoverable_ns_per_step = 0;
   DurationNs step_ns = 0;
   Confidence confidence = Confidence::kMedium;
-  std::vector<Fix> fixes;      // ordered: try the first first
-  std::string verify;          // which number should move, and where
+  std::vector<Fix> fixes;  // ordered: try the first first
+  std::string verify;      // which number should move, and where
   int64_t rank = -1;
 
   double SpeedupUpperBound() const {
-    if (step_ns <= 0 || recoverable_ns_per_step <= 0 || recoverable_ns_per_step >= step_ns) return 1.0;
+    if (step_ns <= 0 || recoverable_ns_per_step <= 0 || recoverable_ns_per_step >= step_ns)
+      return 1.0;
     return static_cast<double>(step_ns) / static_cast<double>(step_ns - recoverable_ns_per_step);
   }
 };

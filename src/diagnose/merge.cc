@@ -17,8 +17,8 @@ int AssessRank(AssessStatus s) {
 template <typename T, typename Same>
 void AppendMissing(std::vector<T>& into, const std::vector<T>& from, Same same) {
   for (const T& item : from) {
-    bool present = std::any_of(into.begin(), into.end(),
-                               [&](const T& have) { return same(have, item); });
+    bool present =
+        std::any_of(into.begin(), into.end(), [&](const T& have) { return same(have, item); });
     if (!present) into.push_back(item);
   }
 }
@@ -29,10 +29,10 @@ void MergeFinding(Finding& into, Finding from) {
                     (from.severity == into.severity &&
                      from.recoverable_ns_per_step > into.recoverable_ns_per_step);
   if (from_leads) std::swap(into, from);
-  AppendMissing(into.evidence, from.evidence, [](const FindingEvidence& a,
-                                                 const FindingEvidence& b) {
-    return a.metric.id == b.metric.id && a.metric.scope == b.metric.scope;
-  });
+  AppendMissing(into.evidence, from.evidence,
+                [](const FindingEvidence& a, const FindingEvidence& b) {
+                  return a.metric.id == b.metric.id && a.metric.scope == b.metric.scope;
+                });
   AppendMissing(into.ranges, from.ranges, [](const EvidenceRange& a, const EvidenceRange& b) {
     return a.start == b.start && a.end == b.end && a.device == b.device && a.kind == b.kind;
   });

@@ -51,7 +51,7 @@ TEST(MergeDiagnosis, SameIdKeepsTheMoreSevereHeadlineAndBothEvidence) {
   ASSERT_EQ(mem->evidence.size(), 2u);
   EXPECT_EQ(mem->evidence[0].metric.id, "nvml_memory_used");  // the headline's own first
   EXPECT_EQ(mem->evidence[1].metric.id, "trace");
-  EXPECT_EQ(mem->fixes.size(), 1u);  // same action is not repeated
+  EXPECT_EQ(mem->fixes.size(), 1u);   // same action is not repeated
   EXPECT_EQ(mem->quotes.size(), 2u);  // the quoted line both saw, once
   // Ranked: the one with recoverable time first.
   EXPECT_EQ(trace.findings.front().id, "input.dataloader_wait");
@@ -79,10 +79,10 @@ TEST(MergeDiagnosis, OutcomesTakeTheBetterAssessmentAndKeepFired) {
 
 TEST(MergeDiagnosis, ChecklistItemsJoinByTitleAndNewOnesGoToTheirSection) {
   Diagnosis into;
-  into.checklist.push_back(Item(ChecklistSection::kBaseline, "GPU busy", AssessStatus::kAssessed,
-                                "kernel util 40%"));
-  into.checklist.push_back(Item(ChecklistSection::kPlatform, "Clocks and throttling",
-                                AssessStatus::kNotAssessed, ""));
+  into.checklist.push_back(
+      Item(ChecklistSection::kBaseline, "GPU busy", AssessStatus::kAssessed, "kernel util 40%"));
+  into.checklist.push_back(
+      Item(ChecklistSection::kPlatform, "Clocks and throttling", AssessStatus::kNotAssessed, ""));
   Diagnosis from;
   from.checklist.push_back(Item(ChecklistSection::kPlatform, "Clocks and throttling",
                                 AssessStatus::kAssessed, "power cap 12% of time"));

@@ -1,8 +1,8 @@
 // Threshold overrides: "RULE.PARAM=VALUE" from the command line or a config file.
 #include <cerrno>
-#include <cstring>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 

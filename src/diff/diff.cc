@@ -26,7 +26,8 @@ std::vector<double> StepTotals(const RunSummary& run) {
 
 std::vector<double> CategoryColumn(const RunSummary& run, size_t index) {
   std::vector<double> v;
-  for (const RunStep& s : run.steps) v.push_back(index < s.category_ms.size() ? s.category_ms[index] : 0.0);
+  for (const RunStep& s : run.steps)
+    v.push_back(index < s.category_ms.size() ? s.category_ms[index] : 0.0);
   return v;
 }
 
@@ -36,20 +37,24 @@ size_t IndexOf(const std::vector<std::string>& names, const std::string& name) {
 
 void DiffFindings(const RunSummary& base, const RunSummary& test, RunDiff& d) {
   for (const RunFinding& t : test.findings) {
-    auto b = std::find_if(base.findings.begin(), base.findings.end(), [&](const RunFinding& f) { return f.id == t.id; });
+    auto b = std::find_if(base.findings.begin(), base.findings.end(),
+                          [&](const RunFinding& f) { return f.id == t.id; });
     FindingChange c{t.id, b == base.findings.end() ? "added" : "kept", t.title,
-                    b == base.findings.end() ? 0.0 : b->recoverable_ms_per_step, t.recoverable_ms_per_step};
+                    b == base.findings.end() ? 0.0 : b->recoverable_ms_per_step,
+                    t.recoverable_ms_per_step};
     d.findings.push_back(std::move(c));
   }
   for (const RunFinding& b : base.findings) {
-    bool kept = std::any_of(test.findings.begin(), test.findings.end(), [&](const RunFinding& f) { return f.id == b.id; });
+    bool kept = std::any_of(test.findings.begin(), test.findings.end(),
+                            [&](const RunFinding& f) { return f.id == b.id; });
     if (!kept) d.findings.push_back({b.id, "resolved", b.title, b.recoverable_ms_per_step, 0.0});
   }
 }
 
 // Per name: added / removed, or slower / faster by mean duration per call. Time is per
 // step so that runs with different step counts compare.
-void DiffKernels(const RunSummary& base, const RunSummary& test, const DiffOptions& options, RunDiff& d) {
+void DiffKernels(const RunSummary& base, const RunSummary& test, const DiffOptions& options,
+                 RunDiff& d) {
   double base_steps = std::max<double>(1.0, static_cast<double>(base.steps.size()));
   double test_steps = std::max<double>(1.0, static_cast<double>(test.steps.size()));
   std::map<std::string, std::pair<const RunKernel*, const RunKernel*>> by_name;
@@ -63,12 +68,16 @@ void DiffKernels(const RunSummary& base, const RunSummary& test, const DiffOptio
     if (pair.first) {
       c.base_count = pair.first->count;
       c.base_ms_per_step = pair.first->total_ms / base_steps;
-      c.base_mean_us = pair.first->count > 0 ? pair.first->total_ms * 1000 / static_cast<double>(pair.first->count) : 0;
+      c.base_mean_us = pair.first->count > 0
+                           ? pair.first->total_ms * 1000 / static_cast<double>(pair.first->count)
+                           : 0;
     }
     if (pair.second) {
       c.test_count = pair.second->count;
       c.test_ms_per_step = pair.second->total_ms / test_steps;
-      c.test_mean_us = pair.second->count > 0 ? pair.second->total_ms * 1000 / static_cast<double>(pair.second->count) : 0;
+      c.test_mean_us = pair.second->count > 0
+                           ? pair.second->total_ms * 1000 / static_cast<double>(pair.second->count)
+                           : 0;
     }
     // A name missing from a top-N list may still have run: only complete lists say so.
     if (!pair.first) {
@@ -78,14 +87,16 @@ void DiffKernels(const RunSummary& base, const RunSummary& test, const DiffOptio
       if (!test.kernels_complete) continue;
       c.kind = "removed";
     } else {
-      double change = c.base_mean_us > 0 ? 100.0 * (c.test_mean_us - c.base_mean_us) / c.base_mean_us : 0;
+      double change =
+          c.base_mean_us > 0 ? 100.0 * (c.test_mean_us - c.base_mean_us) / c.base_mean_us : 0;
       if (std::fabs(change) < options.kernel_change_pct) continue;
       c.kind = change > 0 ? "slower" : "faster";
     }
     all.push_back(std::move(c));
   }
   std::stable_sort(all.begin(), all.end(), [](const KernelChange& a, const KernelChange& b) {
-    return std::fabs(a.test_ms_per_step - a.base_ms_per_step) > std::fabs(b.test_ms_per_step - b.base_ms_per_step);
+    return std::fabs(a.test_ms_per_step - a.base_ms_per_step) >
+           std::fabs(b.test_ms_per_step - b.base_ms_per_step);
   });
   std::map<std::string, size_t> shown;
   for (KernelChange& c : all) {
@@ -117,11 +128,13 @@ void Verdict(RunDiff& d, const DiffOptions& options) {
   std::string head = std::fabs(test - base) < 1e-9 ? "TEST is as fast as BASE per step"
                      : test < base ? fmt::format("TEST is {:.0f}% faster per step", speed)
                                    : fmt::format("TEST is {:.0f}% slower per step", speed);
-  d.verdict = fmt::format("{} ({:.1f} → {:.1f} ms median{})", head, base, test,
-                          d.significant ? "" : fmt::format(", within step-to-step noise of {:.1f} ms", d.noise_ms));
-  if (!d.moved_category.empty()) d.verdict += fmt::format("; {} {}", d.moved_category, SignedMs(largest));
-  d.regressed = !std::isnan(options.max_regression_pct) && d.step_change_pct > options.max_regression_pct &&
-                d.significant;
+  d.verdict = fmt::format(
+      "{} ({:.1f} → {:.1f} ms median{})", head, base, test,
+      d.significant ? "" : fmt::format(", within step-to-step noise of {:.1f} ms", d.noise_ms));
+  if (!d.moved_category.empty())
+    d.verdict += fmt::format("; {} {}", d.moved_category, SignedMs(largest));
+  d.regressed = !std::isnan(options.max_regression_pct) &&
+                d.step_change_pct > options.max_regression_pct && d.significant;
 }
 
 }  // namespace
@@ -142,7 +155,8 @@ RunSummary SummarizeRun(const RankReport& rank) {
   r.source = "trace";
   r.rank = rank.header.rank == kNoValue ? -1 : rank.header.rank;
   const TraceAnalysis& a = rank.analysis;
-  for (size_t c = 0; c < kStepCategoryCount; ++c) r.categories.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
+  for (size_t c = 0; c < kStepCategoryCount; ++c)
+    r.categories.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
   for (const StepCosts& s : a.steps.steps) {
     RunStep step{s.number, NsToMs(s.total_ns), {}};
     for (DurationNs ns : s.ns) step.category_ms.push_back(NsToMs(ns));
@@ -154,12 +168,15 @@ RunSummary SummarizeRun(const RankReport& rank) {
   }
   double steps = static_cast<double>(a.idle_gaps.step_count);
   for (size_t c = 0; c < kIdleCauseCount && steps > 0; ++c) {
-    r.idle_ms_per_step.push_back({std::string(IdleCauseName(static_cast<IdleCause>(c))), NsToMs(a.idle_gaps.rank.ns[c]) / steps});
+    r.idle_ms_per_step.push_back({std::string(IdleCauseName(static_cast<IdleCause>(c))),
+                                  NsToMs(a.idle_gaps.rank.ns[c]) / steps});
   }
   for (const Finding& f : rank.diagnosis.findings) {
-    r.findings.push_back({f.id, std::string(SeverityName(f.severity)), f.title, NsToMs(f.recoverable_ns_per_step)});
+    r.findings.push_back(
+        {f.id, std::string(SeverityName(f.severity)), f.title, NsToMs(f.recoverable_ns_per_step)});
   }
-  for (const KernelNameStats& k : a.kernels.all_names) r.kernels.push_back({k.display_name, k.count, NsToMs(k.total_ns)});
+  for (const KernelNameStats& k : a.kernels.all_names)
+    r.kernels.push_back({k.display_name, k.count, NsToMs(k.total_ns)});
   return r;
 }
 
@@ -171,7 +188,8 @@ RunDiff DiffRuns(const RunSummary& base, const RunSummary& test, const DiffOptio
   for (size_t i = 0; i < base.categories.size(); ++i) {
     size_t j = IndexOf(test.categories, base.categories[i]);
     if (j == test.categories.size()) continue;
-    d.categories.push_back({base.categories[i], RobustSpread(CategoryColumn(base, i)), RobustSpread(CategoryColumn(test, j))});
+    d.categories.push_back({base.categories[i], RobustSpread(CategoryColumn(base, i)),
+                            RobustSpread(CategoryColumn(test, j))});
   }
   d.base_kernel_util_pct = base.kernel_utilization_pct;
   d.test_kernel_util_pct = test.kernel_utilization_pct;
@@ -187,15 +205,19 @@ RunDiff DiffRuns(const RunSummary& base, const RunSummary& test, const DiffOptio
   Verdict(d, options);
   for (const RunSummary* run : {&base, &test}) {
     if (run->ranks_in_input > 1) {
-      d.notes.push_back(fmt::format("{} holds {} ranks: the first is compared", run->path, run->ranks_in_input));
+      d.notes.push_back(
+          fmt::format("{} holds {} ranks: the first is compared", run->path, run->ranks_in_input));
     }
     if (run->steps.size() < 3) {
-      d.notes.push_back(fmt::format("{} has {} analysed step(s): the step-to-step noise is poorly known", run->path,
-                                    run->steps.size()));
+      d.notes.push_back(
+          fmt::format("{} has {} analysed step(s): the step-to-step noise is poorly known",
+                      run->path, run->steps.size()));
     }
   }
   if (d.kernels_partial) {
-    d.notes.push_back("kernels: a JSON report lists its top kernels only; added / removed are shown where both lists are complete");
+    d.notes.push_back(
+        "kernels: a JSON report lists its top kernels only; added / removed are shown where both "
+        "lists are complete");
   }
   return d;
 }

@@ -35,14 +35,14 @@ struct KernelChange {
   int64_t test_count = 0;
   double base_ms_per_step = 0;  // total time / steps
   double test_ms_per_step = 0;
-  double base_mean_us = 0;      // per call
+  double base_mean_us = 0;  // per call
   double test_mean_us = 0;
   std::string kind;  // "added", "removed", "slower", "faster"
 };
 
 struct FindingChange {
   std::string id;
-  std::string kind;  // "added", "resolved", "kept"
+  std::string kind;   // "added", "resolved", "kept"
   std::string title;  // the test's title, or the base's when resolved
   double base_recoverable_ms = 0;
   double test_recoverable_ms = 0;
@@ -57,20 +57,20 @@ struct DiffOptions {
 struct RunDiff {
   std::string base_path;
   std::string test_path;
-  ValueChange step;                      // step time, ms
-  std::vector<ValueChange> categories;   // per step, ms, categories both runs have
+  ValueChange step;                     // step time, ms
+  std::vector<ValueChange> categories;  // per step, ms, categories both runs have
   double base_kernel_util_pct = NAN, test_kernel_util_pct = NAN;
   double base_gpu_op_util_pct = NAN, test_gpu_op_util_pct = NAN;
-  std::vector<ValueChange> idle;         // ms per step by cause (no spread: whole-run means)
+  std::vector<ValueChange> idle;  // ms per step by cause (no spread: whole-run means)
   std::vector<FindingChange> findings;
-  std::vector<KernelChange> kernels;     // added, removed, slower, faster: largest time change first
-  bool kernels_partial = false;          // a side listed its top-N kernels only
-  double step_change_pct = NAN;          // (test - base) / base × 100 of the median step
-  double noise_ms = NAN;                 // max of the two sides' spreads
-  bool significant = false;              // |step change| > noise
-  bool regressed = false;                // the --max-regression gate fired
-  std::string moved_category;            // the category whose per-step median moved most
-  std::string verdict;                   // "TEST is 23% faster per step; dataloader −41.0 ms"
+  std::vector<KernelChange> kernels;  // added, removed, slower, faster: largest time change first
+  bool kernels_partial = false;       // a side listed its top-N kernels only
+  double step_change_pct = NAN;       // (test - base) / base × 100 of the median step
+  double noise_ms = NAN;              // max of the two sides' spreads
+  bool significant = false;           // |step change| > noise
+  bool regressed = false;             // the --max-regression gate fired
+  std::string moved_category;         // the category whose per-step median moved most
+  std::string verdict;                // "TEST is 23% faster per step; dataloader −41.0 ms"
   std::vector<std::string> notes;
 };
 

@@ -38,31 +38,38 @@ std::vector<DiffTable> DiffTables(const RunDiff& d) {
                   {"", "base", "test", "change", "relative"},
                   {}};
   auto add_change = [&](const ValueChange& c) {
-    steps.rows.push_back({c.name, fmt::format("{} ± {}", MsOrDash(c.base.median), MsOrDash(c.base.spread)),
-                          fmt::format("{} ± {}", MsOrDash(c.test.median), MsOrDash(c.test.spread)),
-                          Delta(c.base.median, c.test.median, "ms"), RelPct(c.base.median, c.test.median)});
+    steps.rows.push_back(
+        {c.name, fmt::format("{} ± {}", MsOrDash(c.base.median), MsOrDash(c.base.spread)),
+         fmt::format("{} ± {}", MsOrDash(c.test.median), MsOrDash(c.test.spread)),
+         Delta(c.base.median, c.test.median, "ms"), RelPct(c.base.median, c.test.median)});
   };
   add_change(d.step);
   for (const ValueChange& c : d.categories) add_change(c);
   tables.push_back(std::move(steps));
 
   DiffTable util{"GPU utilization (whole analysed window)", {"", "base", "test", "change"}, {}};
-  util.rows.push_back({"kernel (TensorBoard)", PctOrDash(d.base_kernel_util_pct), PctOrDash(d.test_kernel_util_pct),
+  util.rows.push_back({"kernel (TensorBoard)", PctOrDash(d.base_kernel_util_pct),
+                       PctOrDash(d.test_kernel_util_pct),
                        Delta(d.base_kernel_util_pct, d.test_kernel_util_pct, "points")});
-  util.rows.push_back({"GPU op (HTA)", PctOrDash(d.base_gpu_op_util_pct), PctOrDash(d.test_gpu_op_util_pct),
+  util.rows.push_back({"GPU op (HTA)", PctOrDash(d.base_gpu_op_util_pct),
+                       PctOrDash(d.test_gpu_op_util_pct),
                        Delta(d.base_gpu_op_util_pct, d.test_gpu_op_util_pct, "points")});
   tables.push_back(std::move(util));
 
   if (!d.idle.empty()) {
-    DiffTable idle{"GPU idle by cause (ms per step, mean)", {"cause", "base", "test", "change"}, {}};
+    DiffTable idle{
+        "GPU idle by cause (ms per step, mean)", {"cause", "base", "test", "change"}, {}};
     for (const ValueChange& c : d.idle) {
-      idle.rows.push_back({c.name, MsOrDash(c.base.median), MsOrDash(c.test.median), Delta(c.base.median, c.test.median, "ms")});
+      idle.rows.push_back({c.name, MsOrDash(c.base.median), MsOrDash(c.test.median),
+                           Delta(c.base.median, c.test.median, "ms")});
     }
     tables.push_back(std::move(idle));
   }
   DiffTable findings{"Findings", {"", "id", "recoverable per step (base → test)", "title"}, {}};
   for (const FindingChange& f : d.findings) {
-    findings.rows.push_back({f.kind, f.id, fmt::format("{:.3f} → {:.3f} ms", f.base_recoverable_ms, f.test_recoverable_ms), f.title});
+    findings.rows.push_back(
+        {f.kind, f.id,
+         fmt::format("{:.3f} → {:.3f} ms", f.base_recoverable_ms, f.test_recoverable_ms), f.title});
   }
   if (findings.rows.empty()) findings.rows.push_back({"", "none in either run", "", ""});
   tables.push_back(std::move(findings));
@@ -70,33 +77,43 @@ std::vector<DiffTable> DiffTables(const RunDiff& d) {
                     {"", "name", "calls (base → test)", "ms per step", "µs per call"},
                     {}};
   for (const KernelChange& k : d.kernels) {
-    kernels.rows.push_back({k.kind, k.name, fmt::format("{} → {}", report::Count(k.base_count), report::Count(k.test_count)),
-                            fmt::format("{:.3f} → {:.3f}", k.base_ms_per_step, k.test_ms_per_step),
-                            fmt::format("{:.1f} → {:.1f}", k.base_mean_us, k.test_mean_us)});
+    kernels.rows.push_back(
+        {k.kind, k.name,
+         fmt::format("{} → {}", report::Count(k.base_count), report::Count(k.test_count)),
+         fmt::format("{:.3f} → {:.3f}", k.base_ms_per_step, k.test_ms_per_step),
+         fmt::format("{:.1f} → {:.1f}", k.base_mean_us, k.test_mean_us)});
   }
-  if (kernels.rows.empty()) kernels.rows.push_back({"", "no kernel changed by the threshold", "", "", ""});
+  if (kernels.rows.empty())
+    kernels.rows.push_back({"", "no kernel changed by the threshold", "", "", ""});
   tables.push_back(std::move(kernels));
   return tables;
 }
 
 std::string GateText(const RunDiff& d) {
   if (std::isnan(d.step_change_pct)) return "";
-  return d.regressed ? fmt::format("REGRESSION: step time {:+.1f} % and beyond the step-to-step noise ({:.3f} ms)",
-                                   d.step_change_pct, d.noise_ms)
-                     : "";
+  return d.regressed
+             ? fmt::format(
+                   "REGRESSION: step time {:+.1f} % and beyond the step-to-step noise ({:.3f} ms)",
+                   d.step_change_pct, d.noise_ms)
+             : "";
 }
 
 }  // namespace
 
 std::string RenderDiffText(const RunDiff& d) {
-  std::string out = fmt::format("gpuwhy diff\n  base  {}\n  test  {}\n\n{}\n", d.base_path, d.test_path, d.verdict);
+  std::string out = fmt::format("gpuwhy diff\n  base  {}\n  test  {}\n\n{}\n", d.base_path,
+                                d.test_path, d.verdict);
   if (std::string gate = GateText(d); !gate.empty()) out += gate + "\n";
   for (const DiffTable& t : DiffTables(d)) {
     out += "\n" + t.title + "\n";
     std::vector<report::Column> columns;
     for (size_t i = 0; i < t.headers.size(); ++i) {
-      bool text = i == 0 || t.headers[i] == "name" || t.headers[i] == "title" || t.headers[i] == "id" || t.headers[i] == "cause";
-      columns.push_back({t.headers[i], t.headers[i] == "name" ? size_t{36} : t.headers[i] == "title" ? size_t{40} : size_t{34},
+      bool text = i == 0 || t.headers[i] == "name" || t.headers[i] == "title" ||
+                  t.headers[i] == "id" || t.headers[i] == "cause";
+      columns.push_back({t.headers[i],
+                         t.headers[i] == "name"    ? size_t{36}
+                         : t.headers[i] == "title" ? size_t{40}
+                                                   : size_t{34},
                          text ? report::Align::kLeft : report::Align::kRight});
     }
     report::TextTable table(columns);
@@ -117,16 +134,21 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
   auto cell = [](std::string s) {
     std::string out;
     for (char c : s) {
-      if (c == '|') out += "\\|";
-      else if (c == '<') out += "&lt;";
-      else if (c == '>') out += "&gt;";
-      else if (c == '\n') out += ' ';
-      else out += c;
+      if (c == '|')
+        out += "\\|";
+      else if (c == '<')
+        out += "&lt;";
+      else if (c == '>')
+        out += "&gt;";
+      else if (c == '\n')
+        out += ' ';
+      else
+        out += c;
     }
     return out;
   };
-  std::string out = fmt::format("## gpuwhy diff\n\n- base: `{}`\n- test: `{}`\n\n**{}**\n\n", d.base_path, d.test_path,
-                                cell(d.verdict));
+  std::string out = fmt::format("## gpuwhy diff\n\n- base: `{}`\n- test: `{}`\n\n**{}**\n\n",
+                                d.base_path, d.test_path, cell(d.verdict));
   if (std::string gate = GateText(d); !gate.empty()) out += "**" + gate + "**\n\n";
   for (const DiffTable& t : DiffTables(d)) {
     out += "### " + t.title + "\n\n|";
@@ -158,13 +180,16 @@ std::string RenderDiffHtml(const RunDiff& d) {
   StackedBarsChart chart;
   chart.title = "Median time per step by category (ms)";
   chart.unit = "ms";
-  const char* colours[] = {"#4e79a7", "#f28e2b", "#edc948", "#b07aa1", "#76b7b2", "#e15759", "#59a14f", "#bab0ac"};
+  const char* colours[] = {"#4e79a7", "#f28e2b", "#edc948", "#b07aa1",
+                           "#76b7b2", "#e15759", "#59a14f", "#bab0ac"};
   chart.labels = {"base", "test"};
   chart.values.resize(2);
   for (size_t i = 0; i < d.categories.size(); ++i) {
     chart.series.push_back({d.categories[i].name, colours[i % std::size(colours)]});
-    chart.values[0].push_back(std::isnan(d.categories[i].base.median) ? 0 : d.categories[i].base.median);
-    chart.values[1].push_back(std::isnan(d.categories[i].test.median) ? 0 : d.categories[i].test.median);
+    chart.values[0].push_back(
+        std::isnan(d.categories[i].base.median) ? 0 : d.categories[i].base.median);
+    chart.values[1].push_back(
+        std::isnan(d.categories[i].test.median) ? 0 : d.categories[i].test.median);
   }
   out += RenderStackedBars(chart);
   for (const DiffTable& t : DiffTables(d)) {
@@ -186,8 +211,10 @@ std::string RenderDiffJson(const RunDiff& d) {
   JsonWriter w;
   auto number = [&](std::string_view key, double v) {
     w.Key(key);
-    if (std::isnan(v)) w.Null();
-    else w.Double(v);
+    if (std::isnan(v))
+      w.Null();
+    else
+      w.Double(v);
   };
   auto change = [&](const ValueChange& c) {
     w.BeginObject();

@@ -62,7 +62,8 @@ TEST(DiffTest, InjectedDataLoaderWaitIsTheCategoryThatMoved) {
   EXPECT_EQ(worse.moved_category, "dataloader");
   EXPECT_NE(worse.verdict.find("slower per step"), std::string::npos) << worse.verdict;
   bool added = false;
-  for (const FindingChange& f : worse.findings) added = added || (f.id == ScenarioExpectedFinding("input-bound") && f.kind == "added");
+  for (const FindingChange& f : worse.findings)
+    added = added || (f.id == ScenarioExpectedFinding("input-bound") && f.kind == "added");
   EXPECT_TRUE(added);
 
   RunDiff better = DiffRuns(input, healthy, options);
@@ -70,7 +71,8 @@ TEST(DiffTest, InjectedDataLoaderWaitIsTheCategoryThatMoved) {
   EXPECT_FALSE(better.regressed);
   EXPECT_NE(better.verdict.find("faster per step"), std::string::npos) << better.verdict;
   bool resolved = false;
-  for (const FindingChange& f : better.findings) resolved = resolved || (f.id == ScenarioExpectedFinding("input-bound") && f.kind == "resolved");
+  for (const FindingChange& f : better.findings)
+    resolved = resolved || (f.id == ScenarioExpectedFinding("input-bound") && f.kind == "resolved");
   EXPECT_TRUE(resolved);
 }
 
@@ -132,7 +134,8 @@ TEST(DiffTest, RenderersCarryTheVerdictAndEscapeNames) {
   RunDiff d = DiffRuns(base, test);
   ASSERT_EQ(d.kernels.size(), 1u);
   EXPECT_EQ(d.kernels[0].kind, "added");
-  for (const std::string& out : {RenderDiffText(d), RenderDiffJson(d), RenderDiffMarkdown(d), RenderDiffHtml(d)}) {
+  for (const std::string& out :
+       {RenderDiffText(d), RenderDiffJson(d), RenderDiffMarkdown(d), RenderDiffHtml(d)}) {
     EXPECT_NE(out.find("as fast as BASE"), std::string::npos) << out.substr(0, 300);
   }
   std::string html = RenderDiffHtml(d);

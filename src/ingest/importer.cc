@@ -51,7 +51,8 @@ Status ExpandDirectory(const std::string& dir, std::vector<std::string>& out) {
     ++found;
   }
   if (ec) return IoError("{}: {}", dir, ec.message());
-  if (found == 0) return InvalidArgument("{}: no trace files (*.json, *.json.gz, *.sqlite) found", dir);
+  if (found == 0)
+    return InvalidArgument("{}: no trace files (*.json, *.json.gz, *.sqlite) found", dir);
   return Status::Ok();
 }
 
@@ -124,9 +125,10 @@ StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::strin
 StatusOr<Trace> ImportTraceFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportTraceFiles(path));
   if (traces.size() != 1) {
-    return InvalidArgument("{}: holds {} traces (one per profiled process); read it with "
-                           "ImportTraceFiles",
-                           path, traces.size());
+    return InvalidArgument(
+        "{}: holds {} traces (one per profiled process); read it with "
+        "ImportTraceFiles",
+        path, traces.size());
   }
   return std::move(traces.front());
 }
@@ -160,7 +162,8 @@ Status NotATrace(const std::string& path, const InputClass& input) {
     case InputKind::kKinetoJson:
     case InputKind::kNsysSqlite: break;
   }
-  return InvalidArgument("{}: {}: not a trace ({})", path, DescribeInput(input), ReaderOf(input.kind));
+  return InvalidArgument("{}: {}: not a trace ({})", path, DescribeInput(input),
+                         ReaderOf(input.kind));
 }
 
 StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,

@@ -187,7 +187,9 @@ namespace gpuwhy {
 namespace {
 
 TEST(PartialInputStatusTest, TruncatedTraceNamesFileAndByte) {
-  std::string path = (std::filesystem::temp_directory_path() / ("gpuwhy_partial_cut_" + std::to_string(getpid()) + ".json")).string();
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("gpuwhy_partial_cut_" + std::to_string(getpid()) + ".json"))
+                         .string();
   {
     std::ofstream out(path);
     out << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, {"ph": "X", "ca)";

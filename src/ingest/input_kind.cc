@@ -31,7 +31,8 @@ constexpr size_t kReportHeadBytes = 4096;
 bool EndsWithLower(const std::string& path, std::string_view suffix) {
   if (path.size() < suffix.size()) return false;
   for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])));
+    char c = static_cast<char>(
+        std::tolower(static_cast<unsigned char>(path[path.size() - suffix.size() + i])));
     if (c != suffix[i]) return false;
   }
   return true;
@@ -53,7 +54,8 @@ bool ReadHead(ByteSource& source, std::string& head) {
 
 bool IsPickle(std::string_view head) {
   // PROTO opcode (0x80) then the protocol number: 2 to 5 is every pickle Python 3 writes.
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 && head[1] <= 5;
+  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
+         head[1] <= 5;
 }
 
 // A JSON array opens with a value; a kernel log's "[    5.123456] NVRM: ..." opens with a
@@ -88,8 +90,10 @@ std::string_view InputKindName(InputKind kind) {
 
 std::string DescribeInput(const InputClass& input) {
   switch (input.kind) {
-    case InputKind::kMetricLog: return fmt::format("a metric log ({})", MetricLogFormatName(input.metric_format));
-    case InputKind::kSystemLog: return fmt::format("a node log ({})", SystemFormatName(input.system_format));
+    case InputKind::kMetricLog:
+      return fmt::format("a metric log ({})", MetricLogFormatName(input.metric_format));
+    case InputKind::kSystemLog:
+      return fmt::format("a node log ({})", SystemFormatName(input.system_format));
     default: return std::string(InputKindName(input.kind));
   }
 }
@@ -123,7 +127,8 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
     return out;
   }
   if (head[i] == '{' || (head[i] == '[' && OpensJsonArray(head.substr(i + 1)))) {
-    if (head.substr(0, kRankSummaryHeadBytes).find("\"gpuwhy_rank_summary\"") != std::string_view::npos) {
+    if (head.substr(0, kRankSummaryHeadBytes).find("\"gpuwhy_rank_summary\"") !=
+        std::string_view::npos) {
       out.kind = InputKind::kRankSummary;
     } else if (LooksLikeGpuwhyReport(head.substr(0, kReportHeadBytes))) {
       out.kind = InputKind::kGpuwhyReport;

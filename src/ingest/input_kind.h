@@ -14,19 +14,19 @@
 namespace gpuwhy {
 
 enum class InputKind {
-  kMissing,         // no such file or directory
-  kDirectory,       // expanded into its files, or read as a support bundle
-  kUnreadable,      // exists but cannot be opened
-  kEmpty,           // no bytes, or only whitespace
-  kKinetoJson,      // a JSON document that is not one of gpuwhy's own (PyTorch profiler / Chrome trace)
-  kNsysSqlite,      // Nsight Systems SQLite export
-  kNsysReport,      // .nsys-rep / .qdrep: must be exported first
-  kMetricLog,       // dmon, pmon, --query-gpu CSV, dcgm-exporter, gpuwhy recording (metric_format)
-  kSystemLog,       // kernel log, lspci, topology, NCCL, nvidia-smi -q, ... (system_format)
-  kRankSummary,     // gpuwhy analyze --summary
-  kGpuwhyReport,    // gpuwhy analyze --format json
-  kPythonPickle,    // torch.cuda.memory._dump_snapshot() and other pickles
-  kMemorySummary,   // torch.cuda.memory_summary() text
+  kMissing,     // no such file or directory
+  kDirectory,   // expanded into its files, or read as a support bundle
+  kUnreadable,  // exists but cannot be opened
+  kEmpty,       // no bytes, or only whitespace
+  kKinetoJson,  // a JSON document that is not one of gpuwhy's own (PyTorch profiler / Chrome trace)
+  kNsysSqlite,  // Nsight Systems SQLite export
+  kNsysReport,  // .nsys-rep / .qdrep: must be exported first
+  kMetricLog,   // dmon, pmon, --query-gpu CSV, dcgm-exporter, gpuwhy recording (metric_format)
+  kSystemLog,   // kernel log, lspci, topology, NCCL, nvidia-smi -q, ... (system_format)
+  kRankSummary,    // gpuwhy analyze --summary
+  kGpuwhyReport,   // gpuwhy analyze --format json
+  kPythonPickle,   // torch.cuda.memory._dump_snapshot() and other pickles
+  kMemorySummary,  // torch.cuda.memory_summary() text
   kUnknown,
 };
 
@@ -39,9 +39,9 @@ struct InputClass {
   // The node-log reading of the same bytes (kSystemLog, and a --query-gpu CSV, which is both a
   // metric log and an nvidia-smi output gpuwhy doctor reads).
   SystemFormat system_format = SystemFormat::kUnknown;
-  uint64_t offset = 0;     // of the first meaningful byte (kEmpty, kUnknown), for messages
-  bool gzip = false;       // the file is gzip-compressed
-  std::string error;       // kMissing / kUnreadable: "PATH: why"
+  uint64_t offset = 0;  // of the first meaningful byte (kEmpty, kUnknown), for messages
+  bool gzip = false;    // the file is gzip-compressed
+  std::string error;    // kMissing / kUnreadable: "PATH: why"
 };
 
 // "an nvidia-smi dmon log", "a kernel log", "a Kineto trace": the kind with its format.

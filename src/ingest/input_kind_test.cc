@@ -23,10 +23,12 @@ TEST(InputKindTest, HeadsOfEveryKind) {
   EXPECT_EQ(KindOf(" \n\t", false, /*complete=*/false), InputKind::kKinetoJson);  // more may follow
   EXPECT_EQ(KindOf("\xEF\xBB\xBF{\"traceEvents\": []}"), InputKind::kKinetoJson);
   EXPECT_EQ(KindOf("[{\"ph\": \"X\"}]"), InputKind::kKinetoJson);
-  EXPECT_EQ(KindOf("{\"traceEvents\":[}"), InputKind::kKinetoJson);  // broken JSON: the importer says why
+  EXPECT_EQ(KindOf("{\"traceEvents\":[}"),
+            InputKind::kKinetoJson);  // broken JSON: the importer says why
   EXPECT_EQ(KindOf(std::string_view("SQLite format 3\0rest", 20)), InputKind::kNsysSqlite);
   EXPECT_EQ(KindOf("{\"gpuwhy_rank_summary\": 1, \"rank\": 0}"), InputKind::kRankSummary);
-  EXPECT_EQ(KindOf("{\"schema_version\": 1, \"tool\": \"gpuwhy\", \"ranks\": []}"), InputKind::kGpuwhyReport);
+  EXPECT_EQ(KindOf("{\"schema_version\": 1, \"tool\": \"gpuwhy\", \"ranks\": []}"),
+            InputKind::kGpuwhyReport);
   EXPECT_EQ(KindOf(std::string_view("\x80\x04\x95\x10\x00", 5)), InputKind::kPythonPickle);
   EXPECT_EQ(KindOf("|  PyTorch CUDA memory summary, device ID 0  |\n"), InputKind::kMemorySummary);
   EXPECT_EQ(KindOf("just some prose\n"), InputKind::kUnknown);
@@ -34,19 +36,24 @@ TEST(InputKindTest, HeadsOfEveryKind) {
 }
 
 TEST(InputKindTest, LogsNameTheirFormat) {
-  InputClass dmon = ClassifyHead("# gpu   pwr gtemp    sm   mem\n# Idx     W     C     %     %\n    0    70    40    20    10\n",
-                                 false, true);
+  InputClass dmon = ClassifyHead(
+      "# gpu   pwr gtemp    sm   mem\n# Idx     W     C     %     %\n    0    70    40    20    "
+      "10\n",
+      false, true);
   EXPECT_EQ(dmon.kind, InputKind::kMetricLog);
   EXPECT_EQ(dmon.metric_format, MetricLogFormat::kDmon);
   EXPECT_EQ(DescribeInput(dmon), "a metric log (nvidia-smi dmon)");
   // A kernel log starts with '[' but is no JSON array.
-  InputClass dmesg = ClassifyHead("[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234\n", false, true);
+  InputClass dmesg =
+      ClassifyHead("[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234\n", false, true);
   EXPECT_EQ(dmesg.kind, InputKind::kSystemLog);
   EXPECT_EQ(dmesg.system_format, SystemFormat::kKernelLog);
   EXPECT_EQ(DescribeInput(dmesg), "a node log (kernel log)");
   // A --query-gpu CSV is a metric log that gpuwhy doctor can also read as nvidia-smi output.
-  InputClass csv = ClassifyHead("timestamp, pci.bus_id, utilization.gpu [%]\n2024/01/01 00:00:00.000, 00000000:3B:00.0, 93 %\n",
-                                false, true);
+  InputClass csv = ClassifyHead(
+      "timestamp, pci.bus_id, utilization.gpu [%]\n2024/01/01 00:00:00.000, 00000000:3B:00.0, 93 "
+      "%\n",
+      false, true);
   EXPECT_EQ(csv.kind, InputKind::kMetricLog);
   EXPECT_EQ(csv.metric_format, MetricLogFormat::kQueryGpuCsv);
   EXPECT_EQ(csv.system_format, SystemFormat::kNvidiaSmiCsv);
@@ -54,7 +61,8 @@ TEST(InputKindTest, LogsNameTheirFormat) {
 
 TEST(InputKindTest, FilesAndFolders) {
   EXPECT_EQ(ClassifyInput("/no/such/file.json").kind, InputKind::kMissing);
-  EXPECT_EQ(ClassifyInput("/no/such/file.json").error, "/no/such/file.json: no such file or directory");
+  EXPECT_EQ(ClassifyInput("/no/such/file.json").error,
+            "/no/such/file.json: no such file or directory");
   EXPECT_EQ(ClassifyInput(fs::temp_directory_path().string()).kind, InputKind::kDirectory);
   std::string rep = (fs::temp_directory_path() / "gpuwhy_input_kind_test.nsys-rep").string();
   { std::ofstream(rep) << "binary"; }
@@ -67,11 +75,16 @@ TEST(InputKindTest, EveryRealFileIsWhatItsFolderSays) {
   const fs::path data = fs::path(GPUWHY_SHARED_DATA);
   if (!fs::exists(data / "kineto")) GTEST_SKIP() << "no " << data << " (shared data absent)";
   const std::map<std::string, InputKind> by_folder = {
-      {"kineto", InputKind::kKinetoJson},       {"nsys_sqlite", InputKind::kNsysSqlite},
-      {"logs/dmon", InputKind::kMetricLog},     {"logs/dmesg", InputKind::kSystemLog},
-      {"logs/lspci", InputKind::kSystemLog},    {"logs/topo", InputKind::kSystemLog},
-      {"logs/nccl", InputKind::kSystemLog},     {"logs/nvidia-smi-q", InputKind::kSystemLog},
-      {"logs/nvidia-smi-q-xml", InputKind::kSystemLog}, {"logs/infiniband", InputKind::kSystemLog},
+      {"kineto", InputKind::kKinetoJson},
+      {"nsys_sqlite", InputKind::kNsysSqlite},
+      {"logs/dmon", InputKind::kMetricLog},
+      {"logs/dmesg", InputKind::kSystemLog},
+      {"logs/lspci", InputKind::kSystemLog},
+      {"logs/topo", InputKind::kSystemLog},
+      {"logs/nccl", InputKind::kSystemLog},
+      {"logs/nvidia-smi-q", InputKind::kSystemLog},
+      {"logs/nvidia-smi-q-xml", InputKind::kSystemLog},
+      {"logs/infiniband", InputKind::kSystemLog},
       {"memory/snapshots", InputKind::kPythonPickle},
   };
   size_t checked = 0;
@@ -84,8 +97,9 @@ TEST(InputKindTest, EveryRealFileIsWhatItsFolderSays) {
     }
   }
   EXPECT_GE(checked, 150u);
-  for (const char* summary : {"logs/memory_summary/falkon_issue37_memory_summary_after_empty_cache_excerpt.txt",
-                              "logs/memory_summary/index30916283401_training_run_memory_summary.txt"}) {
+  for (const char* summary :
+       {"logs/memory_summary/falkon_issue37_memory_summary_after_empty_cache_excerpt.txt",
+        "logs/memory_summary/index30916283401_training_run_memory_summary.txt"}) {
     EXPECT_EQ(ClassifyInput((data / summary).string()).kind, InputKind::kMemorySummary) << summary;
   }
 }

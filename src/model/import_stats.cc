@@ -12,16 +12,15 @@ static_assert(std::size(kInfos) == kImportStatCount);
 
 }  // namespace
 
-const ImportStatInfo& GetImportStatInfo(ImportStat stat) { return kInfos[static_cast<size_t>(stat)]; }
+const ImportStatInfo& GetImportStatInfo(ImportStat stat) {
+  return kInfos[static_cast<size_t>(stat)];
+}
 
 std::string_view SeverityName(StatSeverity severity) {
   switch (severity) {
-    case StatSeverity::kInfo:
-      return "info";
-    case StatSeverity::kDataLoss:
-      return "data_loss";
-    case StatSeverity::kError:
-      return "error";
+    case StatSeverity::kInfo: return "info";
+    case StatSeverity::kDataLoss: return "data_loss";
+    case StatSeverity::kError: return "error";
   }
   return "?";
 }

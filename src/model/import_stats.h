@@ -12,21 +12,31 @@ namespace gpuwhy {
 enum class StatSeverity { kInfo, kDataLoss, kError };
 
 // X-macro: enum name, stable id, severity, description.
-#define GPUWHY_IMPORT_STATS(X)                                                                  \
+#define GPUWHY_IMPORT_STATS(X)                                                                    \
   X(kTruncated, "truncated", kDataLoss, "input ends mid-document; events after the cut are lost") \
-  X(kMalformedEvent, "malformed_event", kDataLoss, "event could not be parsed and was skipped")  \
-  X(kMissingField, "missing_field", kDataLoss, "event lacks a required field (ts, dur, ph) and was skipped") \
-  X(kBadTimestamp, "bad_timestamp", kDataLoss, "timestamp or duration is not a number or overflows") \
-  X(kNegativeDuration, "negative_duration", kDataLoss, "event with a negative duration was skipped") \
-  X(kUnknownCategory, "unknown_category", kInfo, "events of a category gpuwhy does not model (kept out of the tables)") \
-  X(kUnknownPhase, "unknown_phase", kInfo, "events with a phase gpuwhy does not model")          \
+  X(kMalformedEvent, "malformed_event", kDataLoss, "event could not be parsed and was skipped")   \
+  X(kMissingField, "missing_field", kDataLoss,                                                    \
+    "event lacks a required field (ts, dur, ph) and was skipped")                                 \
+  X(kBadTimestamp, "bad_timestamp", kDataLoss,                                                    \
+    "timestamp or duration is not a number or overflows")                                         \
+  X(kNegativeDuration, "negative_duration", kDataLoss,                                            \
+    "event with a negative duration was skipped")                                                 \
+  X(kUnknownCategory, "unknown_category", kInfo,                                                  \
+    "events of a category gpuwhy does not model (kept out of the tables)")                        \
+  X(kUnknownPhase, "unknown_phase", kInfo, "events with a phase gpuwhy does not model")           \
   X(kUnmatchedFlow, "unmatched_flow", kInfo, "flow start or finish without its partner")          \
-  X(kGpuOpWithoutLaunch, "gpu_op_without_launch", kInfo, "GPU op whose correlation id matches no runtime or driver call") \
-  X(kOverlappingStreamOps, "overlapping_stream_ops", kInfo, "GPU ops that overlap on one stream (a stream runs one op at a time)") \
-  X(kImproperNesting, "improper_nesting", kInfo, "CPU slices that partially overlap a parent on the same thread") \
-  X(kClockAnomaly, "clock_anomaly", kInfo, "instants far outside the trace span (e.g. Record Window End)") \
-  X(kTopLevelNotObject, "top_level_parse_error", kError, "a top-level metadata value could not be parsed") \
-  X(kDuplicateCorrelation, "duplicate_correlation", kInfo, "two launch calls share one correlation id; the first is kept")
+  X(kGpuOpWithoutLaunch, "gpu_op_without_launch", kInfo,                                          \
+    "GPU op whose correlation id matches no runtime or driver call")                              \
+  X(kOverlappingStreamOps, "overlapping_stream_ops", kInfo,                                       \
+    "GPU ops that overlap on one stream (a stream runs one op at a time)")                        \
+  X(kImproperNesting, "improper_nesting", kInfo,                                                  \
+    "CPU slices that partially overlap a parent on the same thread")                              \
+  X(kClockAnomaly, "clock_anomaly", kInfo,                                                        \
+    "instants far outside the trace span (e.g. Record Window End)")                               \
+  X(kTopLevelNotObject, "top_level_parse_error", kError,                                          \
+    "a top-level metadata value could not be parsed")                                             \
+  X(kDuplicateCorrelation, "duplicate_correlation", kInfo,                                        \
+    "two launch calls share one correlation id; the first is kept")
 
 enum class ImportStat : uint8_t {
 #define GPUWHY_STAT_ENUM(name, id, severity, description) name,

@@ -27,7 +27,7 @@ struct SeriesKey {
 
 struct MetricSeries {
   SeriesKey key;
-  std::string unit;  // "%", "MHz", "W", "C", "MiB", "bytes/s", "bitmask", "count", "gen", "lanes"
+  std::string unit;   // "%", "MHz", "W", "C", "MiB", "bytes/s", "bitmask", "count", "gen", "lanes"
   std::string label;  // human label of the entity when it has one (a process name)
   std::vector<TimeNs> time;  // sample times, non-decreasing
   std::vector<double> value;
@@ -56,7 +56,7 @@ struct SeriesDevice {
 
 // Named counts of what an importer or sampler could not use, shown with the report.
 struct SeriesIssue {
-  std::string id;      // "unparsed_line", "unsupported_metric", ...
+  std::string id;  // "unparsed_line", "unsupported_metric", ...
   int64_t count = 0;
   std::string detail;  // "line 17: expected 18 columns, got 12"
 };

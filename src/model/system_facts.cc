@@ -41,7 +41,7 @@ const NameValue* SystemFacts::Setting(std::string_view name) const {
 }
 
 std::string_view TopoLinkKindName(TopoLinkKind kind) {
-  static constexpr std::array<std::string_view, 9> kNames = {"X",    "NV#", "PIX", "PXB",  "PHB",
+  static constexpr std::array<std::string_view, 9> kNames = {"X",    "NV#", "PIX",   "PXB",  "PHB",
                                                              "NODE", "SYS", "other", "empty"};
   return kNames[static_cast<size_t>(kind)];
 }

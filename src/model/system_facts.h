@@ -18,11 +18,11 @@ namespace gpuwhy {
 
 // "NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, name=nvidia-smi, Timeout after 6s ...".
 struct XidEvent {
-  std::string pci;      // "0000:9b:00" as written inside "PCI:…"
+  std::string pci;  // "0000:9b:00" as written inside "PCI:…"
   int code = 0;
-  int64_t pid = -1;     // -1 when the log says '<unknown>'
-  std::string process;  // "" when '<unknown>'
-  std::string detail;   // the text after the process name
+  int64_t pid = -1;       // -1 when the log says '<unknown>'
+  std::string process;    // "" when '<unknown>'
+  std::string detail;     // the text after the process name
   std::string time_text;  // the timestamp as written, "" when the line had none
   // Wall-clock time (UTC) when the format carries a date; ctime stamps of `dmesg -T` are the
   // node's local time and are taken as UTC.
@@ -44,7 +44,7 @@ struct PcieLink {
   std::optional<int> width;
   bool speed_downgraded = false;  // as the tool says ("(downgraded)") or current < capability
   bool width_downgraded = false;
-  std::string source;             // "lspci -vvv", "sysfs", "nvidia-smi -q"
+  std::string source;                            // "lspci -vvv", "sysfs", "nvidia-smi -q"
   std::optional<std::string> performance_state;  // "P8" when known (idle GPUs lower the speed)
   SourceQuote cap_quote;
   SourceQuote sta_quote;
@@ -60,11 +60,11 @@ struct TopoCell {
 };
 
 struct TopoRow {
-  std::string name;                // "GPU0", "NIC1", "mlx5_0"
-  std::vector<TopoCell> cells;     // one per device column, in column order
-  std::string cpu_affinity;        // "0-23,48-71"
-  std::string numa_affinity;       // "0", "N/A"
-  std::string gpu_numa_id;         // "N/A"
+  std::string name;             // "GPU0", "NIC1", "mlx5_0"
+  std::vector<TopoCell> cells;  // one per device column, in column order
+  std::string cpu_affinity;     // "0-23,48-71"
+  std::string numa_affinity;    // "0", "N/A"
+  std::string gpu_numa_id;      // "N/A"
   SourceQuote quote;
 };
 
@@ -130,7 +130,7 @@ struct NcclLog {
   std::vector<NcclNetLine> nets;
   std::vector<NameValue> networks_used;  // "Using network Socket" (name, "")
   std::vector<NcclConnection> connections;
-  std::vector<SourceQuote> warnings;  // NCCL WARN lines
+  std::vector<SourceQuote> warnings;   // NCCL WARN lines
   std::vector<SourceQuote> gdr_lines;  // "Connected all rings, use ring PXN 0 GDR 0"
   std::optional<bool> gdr;             // from those lines: any GDR 1
   int ring_lines = 0;                  // "Channel 00/02 : 0 1 2 3" ring orders
@@ -145,23 +145,24 @@ struct NcclLog {
 struct GpuStateProcess {
   int64_t pid = -1;
   std::string name;
-  std::string type;                // "C", "G", "C+G"
+  std::string type;  // "C", "G", "C+G"
   std::optional<double> used_mib;
 };
 
 // One GPU as nvidia-smi describes it (-q text, -q -x XML, the default table, --query-gpu).
 struct GpuState {
-  std::string source;  // "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi", "nvidia-smi --query-gpu"
+  std::string
+      source;  // "nvidia-smi -q", "nvidia-smi -q -x", "nvidia-smi", "nvidia-smi --query-gpu"
   std::string file;
   std::string pci_bus_id;  // "00000000:07:00.0"
   std::string name;
   std::string uuid;
   std::string driver_version;
   std::string cuda_version;
-  std::string persistence_mode;  // "Enabled" / "Disabled"
-  std::string mig_mode;          // current: "Enabled", "Disabled", "N/A"
-  std::string compute_mode;      // "Default", "Exclusive_Process", "Prohibited"
-  std::string performance_state; // "P0"
+  std::string persistence_mode;                   // "Enabled" / "Disabled"
+  std::string mig_mode;                           // current: "Enabled", "Disabled", "N/A"
+  std::string compute_mode;                       // "Default", "Exclusive_Process", "Prohibited"
+  std::string performance_state;                  // "P0"
   std::vector<std::string> active_clock_reasons;  // "SW Power Cap", "HW Slowdown", …
   std::optional<double> temp_c;
   std::optional<double> slowdown_temp_c;
@@ -248,8 +249,8 @@ struct SystemFacts {
   const NameValue* Setting(std::string_view name) const;
 };
 
-std::string_view TopoLinkKindName(TopoLinkKind kind);      // "NV#", "PIX", …
+std::string_view TopoLinkKindName(TopoLinkKind kind);         // "NV#", "PIX", …
 std::string_view NcclTransportName(NcclTransport transport);  // "P2P", "NET/Socket", …
-std::string_view PcieDeviceKindName(PcieDeviceKind kind);  // "GPU", "NIC", …
+std::string_view PcieDeviceKindName(PcieDeviceKind kind);     // "GPU", "NIC", …
 
 }  // namespace gpuwhy

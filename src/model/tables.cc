@@ -45,9 +45,9 @@ void GpuOpTable::Reserve(size_t rows) {
 }
 
 GpuOpTable::Row GpuOpTable::Get(size_t i) const {
-  return Row{kind[i],  device[i],         stream[i],   start[i],    end[i],
-             name[i],  correlation[i],    external_id[i], bytes[i], copy_direction[i],
-             src_kind[i], dst_kind[i], launch[i]};
+  return Row{kind[i],     device[i],      stream[i],      start[i], end[i],
+             name[i],     correlation[i], external_id[i], bytes[i], copy_direction[i],
+             src_kind[i], dst_kind[i],    launch[i]};
 }
 
 CpuSliceId CpuSliceTable::Append(const Row& row) {

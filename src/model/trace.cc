@@ -16,7 +16,8 @@ namespace {
 // Reorders |column| by |order| through one reused scratch buffer: allocating a fresh
 // vector per column would fault in new pages for every column of a multi-GB trace.
 template <typename T>
-void Permute(std::vector<T>& column, const std::vector<uint32_t>& order, std::vector<std::byte>& scratch) {
+void Permute(std::vector<T>& column, const std::vector<uint32_t>& order,
+             std::vector<std::byte>& scratch) {
   static_assert(std::is_trivially_copyable_v<T>);
   size_t bytes = column.size() * sizeof(T);
   if (bytes == 0) return;  // memcpy must not see the null data() of an empty vector
@@ -63,7 +64,8 @@ void SortRuns(std::vector<uint32_t>& order, size_t begin, size_t end, Less less)
       merged.push_back(run_starts[r]);
       if (r + 1 == run_starts.size()) break;
       size_t stop = r + 2 < run_starts.size() ? run_starts[r + 2] : end;
-      std::inplace_merge(order.begin() + run_starts[r], order.begin() + run_starts[r + 1], order.begin() + stop, less);
+      std::inplace_merge(order.begin() + run_starts[r], order.begin() + run_starts[r + 1],
+                         order.begin() + stop, less);
     }
     run_starts = std::move(merged);
   }
@@ -75,9 +77,11 @@ void SortRuns(std::vector<uint32_t>& order, size_t begin, size_t end, Less less)
 // small dense id per row, or nullptr) groups rows first with a counting sort: |less| must
 // order by group first.
 template <typename Less>
-std::vector<uint32_t> SortOrder(size_t n, Less less, const std::vector<ThreadId>* group_of = nullptr) {
+std::vector<uint32_t> SortOrder(size_t n, Less less,
+                                const std::vector<ThreadId>* group_of = nullptr) {
   bool sorted = true;
-  for (size_t i = 1; i < n && sorted; ++i) sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
+  for (size_t i = 1; i < n && sorted; ++i)
+    sorted = !less(static_cast<uint32_t>(i), static_cast<uint32_t>(i - 1));
   if (sorted) return {};
   std::vector<uint32_t> order;
   ReserveWithHugePages(order, n);  // fresh 4 KiB pages cost a fault each
@@ -132,7 +136,8 @@ template <typename Pair, typename Id, typename Keep>
 std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Keep keep) {
   size_t kept = 0;
   bool sorted = true;
-  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(), last = lo;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(),
+          last = lo;
   for (size_t i = 0; i < correlation.size(); ++i) {
     int64_t c = correlation[i];
     if (c == kNoValue || !keep(i)) continue;
@@ -148,7 +153,8 @@ std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Ke
   if (sorted || range > 4 * kept + 1024) {
     ReserveWithHugePages(pairs, kept);
     for (size_t i = 0; i < correlation.size(); ++i) {
-      if (correlation[i] != kNoValue && keep(i)) pairs.push_back({correlation[i], Id(static_cast<uint32_t>(i))});
+      if (correlation[i] != kNoValue && keep(i))
+        pairs.push_back({correlation[i], Id(static_cast<uint32_t>(i))});
     }
     if (!sorted) {
       std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
@@ -168,7 +174,8 @@ std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Ke
   pairs.resize(kept);
   for (size_t i = 0; i < correlation.size(); ++i) {  // in row order: stable
     if (correlation[i] != kNoValue && keep(i)) {
-      pairs[next[static_cast<size_t>(correlation[i] - lo)]++] = {correlation[i], Id(static_cast<uint32_t>(i))};
+      pairs[next[static_cast<size_t>(correlation[i] - lo)]++] = {correlation[i],
+                                                                 Id(static_cast<uint32_t>(i))};
     }
   }
   return pairs;
@@ -209,7 +216,8 @@ void Trace::AbsorbCpuSide(Trace&& other) {
     std::vector<ThreadId> thread_of(other.threads.size());
     for (size_t t = 0; t < other.threads.size(); ++t) {
       thread_of[t] = GetOrCreateThread(other.threads.pid[t], other.threads.tid[t]);
-      if (!threads.name[thread_of[t].value].valid()) threads.name[thread_of[t].value] = local(other.threads.name[t]);
+      if (!threads.name[thread_of[t].value].valid())
+        threads.name[thread_of[t].value] = local(other.threads.name[t]);
     }
     for (size_t i = 0; i < from.size(); ++i) {
       CpuSliceTable::Row row = from.Get(i);
@@ -229,22 +237,26 @@ void Trace::Finalize() {
   // The GPU and the CPU side sort and index independently (disjoint columns; of a collective
   // row one writes gpu_op, the other cpu_slice; only the nesting counts a stat): on large
   // traces two threads share the work in three rounds.
-  const bool parallel = gpu_ops.size() + cpu_slices.size() >= kParallelRows && std::thread::hardware_concurrency() > 1;
+  const bool parallel = gpu_ops.size() + cpu_slices.size() >= kParallelRows &&
+                        std::thread::hardware_concurrency() > 1;
   std::vector<uint32_t> cpu_order;
   RunBoth(
       parallel,
       [this] {
         SortGpuOps();
-        ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(gpu_ops.correlation, [](size_t) { return true; });
+        ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(
+            gpu_ops.correlation, [](size_t) { return true; });
       },
       [this, &cpu_order] { cpu_order = CpuSliceOrder(); });
   PermuteCpuSlices(cpu_order, parallel);
   RunBoth(
       parallel, [this] { NestCpuSlices(); },
       [this] {
-        launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(cpu_slices.correlation, [this](size_t i) {
-          return cpu_slices.kind[i] == CpuSliceKind::kRuntime || cpu_slices.kind[i] == CpuSliceKind::kDriver;
-        });
+        launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(
+            cpu_slices.correlation, [this](size_t i) {
+              return cpu_slices.kind[i] == CpuSliceKind::kRuntime ||
+                     cpu_slices.kind[i] == CpuSliceKind::kDriver;
+            });
       });
   CheckCorrelations();
   CountStreamOverlaps();
@@ -267,8 +279,8 @@ void Trace::SortGpuOps() {
     return t.end[a] < t.end[b];
   });
   if (!order.empty()) {
-    PermuteAll(order, t.launch, t.kind, t.device, t.stream, t.start, t.end, t.name, t.correlation, t.external_id,
-               t.bytes, t.copy_direction, t.src_kind, t.dst_kind);
+    PermuteAll(order, t.launch, t.kind, t.device, t.stream, t.start, t.end, t.name, t.correlation,
+               t.external_id, t.bytes, t.copy_direction, t.src_kind, t.dst_kind);
     if (!collectives.rows.empty()) {  // only collectives point at rows by index
       std::vector<uint32_t> new_index = Inverse(order);
       for (auto& row : collectives.rows) {
@@ -300,7 +312,9 @@ void Trace::PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel) 
   // Two halves of the columns (by bytes), one per thread.
   RunBoth(
       parallel, [&t, &order] { PermuteAll(order, t.start, t.end, t.kind, t.input_dims); },
-      [&t, &order] { PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types); });
+      [&t, &order] {
+        PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types);
+      });
   if (!collectives.rows.empty()) {
     std::vector<uint32_t> new_index = Inverse(order);
     for (auto& row : collectives.rows) {
@@ -338,19 +352,23 @@ void Trace::NestCpuSlices() {
 }
 
 void Trace::CheckCorrelations() {
-  auto duplicate = std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
-                               [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
+  auto duplicate =
+      std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
+                  [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;
   launches_by_correlation_.erase(duplicate, launches_by_correlation_.end());
   if (duplicates > 0) stats.Increment(ImportStat::kDuplicateCorrelation, duplicates);
 
   if (launches_by_correlation_.empty()) return;  // no runtime events recorded at all
   // Ops whose correlation no launch has: both lists are sorted, so one merge pass.
-  int64_t orphans = static_cast<int64_t>(gpu_ops.size() - ops_by_correlation_.size());  // no correlation
+  int64_t orphans =
+      static_cast<int64_t>(gpu_ops.size() - ops_by_correlation_.size());  // no correlation
   auto launch = launches_by_correlation_.begin();
   for (const CorrelatedGpuOp& op : ops_by_correlation_) {
-    while (launch != launches_by_correlation_.end() && launch->correlation < op.correlation) ++launch;
-    if (launch == launches_by_correlation_.end() || launch->correlation != op.correlation) ++orphans;
+    while (launch != launches_by_correlation_.end() && launch->correlation < op.correlation)
+      ++launch;
+    if (launch == launches_by_correlation_.end() || launch->correlation != op.correlation)
+      ++orphans;
   }
   if (orphans > 0) stats.Increment(ImportStat::kGpuOpWithoutLaunch, orphans);
 }
@@ -365,9 +383,11 @@ CpuSliceId Trace::FindLaunch(int64_t correlation) const {
 }
 
 std::span<const CorrelatedGpuOp> Trace::FindGpuOps(int64_t correlation) const {
-  auto range = std::equal_range(
-      ops_by_correlation_.begin(), ops_by_correlation_.end(), CorrelatedGpuOp{correlation, {}},
-      [](const CorrelatedGpuOp& a, const CorrelatedGpuOp& b) { return a.correlation < b.correlation; });
+  auto range = std::equal_range(ops_by_correlation_.begin(), ops_by_correlation_.end(),
+                                CorrelatedGpuOp{correlation, {}},
+                                [](const CorrelatedGpuOp& a, const CorrelatedGpuOp& b) {
+                                  return a.correlation < b.correlation;
+                                });
   return {range.first, range.second};
 }
 
@@ -377,7 +397,8 @@ void Trace::BuildSteps() {
                    [](const auto& a, const auto& b) { return a.host_start < b.host_start; });
   if (rows.empty()) {
     steps.synthesized = true;
-    rows.push_back({0, strings.Intern("whole trace"), span_.start, span_.end, span_.start, span_.end, 0});
+    rows.push_back(
+        {0, strings.Intern("whole trace"), span_.start, span_.end, span_.start, span_.end, 0});
   }
   std::vector<TimeNs> first(rows.size(), std::numeric_limits<TimeNs>::max());
   std::vector<TimeNs> last(rows.size(), std::numeric_limits<TimeNs>::min());
@@ -386,7 +407,8 @@ void Trace::BuildSteps() {
   for (const CorrelatedLaunch& launch : launches_by_correlation_) {
     while (ops != ops_by_correlation_.end() && ops->correlation < launch.correlation) ++ops;
     auto ops_end = ops;
-    while (ops_end != ops_by_correlation_.end() && ops_end->correlation == launch.correlation) ++ops_end;
+    while (ops_end != ops_by_correlation_.end() && ops_end->correlation == launch.correlation)
+      ++ops_end;
     if (ops == ops_end) continue;
     TimeNs t = cpu_slices.start[launch.slice.value];
     auto it = std::upper_bound(rows.begin(), rows.end(), t,
@@ -413,7 +435,8 @@ void Trace::CountStreamOverlaps() {
   std::map<std::pair<int32_t, int64_t>, TimeNs> last_end;
   int64_t overlaps = 0;
   for (size_t i = 0; i < gpu_ops.size(); ++i) {
-    auto [it, inserted] = last_end.try_emplace({gpu_ops.device[i], gpu_ops.stream[i]}, gpu_ops.end[i]);
+    auto [it, inserted] =
+        last_end.try_emplace({gpu_ops.device[i], gpu_ops.stream[i]}, gpu_ops.end[i]);
     if (inserted) continue;
     if (gpu_ops.start[i] < it->second) ++overlaps;
     it->second = std::max(it->second, gpu_ops.end[i]);

@@ -17,7 +17,8 @@ CpuSliceTable::Row Slice(Trace& t, ThreadId thread, TimeNs start, TimeNs end, co
   return row;
 }
 
-GpuOpTable::Row Kernel(Trace& t, TimeNs start, TimeNs end, int64_t correlation, int64_t stream = 7) {
+GpuOpTable::Row Kernel(Trace& t, TimeNs start, TimeNs end, int64_t correlation,
+                       int64_t stream = 7) {
   GpuOpTable::Row row;
   row.start = start;
   row.end = end;
@@ -103,7 +104,8 @@ TEST(TraceTest, AbsorbCpuSideJoinsTheHostHalf) {
     ThreadId other = host.GetOrCreateThread(1, 3);
     host.threads.name[other.value] = host.strings.Intern("loader");
     host.cpu_slices.Append(Slice(host, other, 90, 95, "read"));
-    host.cpu_slices.Append(Slice(host, main, 100, 200, "cudaLaunchKernel", CpuSliceKind::kRuntime, 42));
+    host.cpu_slices.Append(
+        Slice(host, main, 100, 200, "cudaLaunchKernel", CpuSliceKind::kRuntime, 42));
     host.stats.Increment(ImportStat::kNegativeDuration, 3);
     gpu.AbsorbCpuSide(std::move(host));
     gpu.Finalize();

@@ -27,7 +27,8 @@ std::string InputsNote(const SystemFacts& facts) {
 }
 
 // A bundle folder: every node log in it, plus its proc/ and sys/ trees when it has them.
-void ReadBundle(const std::string& dir, SystemFacts& facts, Report& report, std::vector<std::string>& notes) {
+void ReadBundle(const std::string& dir, SystemFacts& facts, Report& report,
+                std::vector<std::string>& notes) {
   BundleReadResult read = ReadSupportBundle(dir, facts);
   for (const BundleFailure& f : read.failures) report.failures.push_back({f.path, f.message});
   for (const std::string& file : read.unrecognised) {
@@ -45,13 +46,15 @@ void ReadBundle(const std::string& dir, SystemFacts& facts, Report& report, std:
 
 void ReadNodeLog(const PlannedInput& input, SystemFacts& facts, Report& report) {
   StatusOr<std::string> text = ReadWholeFile(input.path);
-  Status status = text.ok() ? ParseSystemText(input.input.system_format, *text, input.path, facts) : text.status();
+  Status status = text.ok() ? ParseSystemText(input.input.system_format, *text, input.path, facts)
+                            : text.status();
   if (!status.ok()) report.failures.push_back({input.path, status.message()});
 }
 
 }  // namespace
 
-RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source, const DiagnoseOptions& options) {
+RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source,
+                           const DiagnoseOptions& options) {
   RankReport report;
   report.header.path = source;
   int32_t id = 0;
@@ -59,7 +62,8 @@ RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source, 
     ReportDevice device;
     device.id = id++;
     device.name = g.pci_bus_id.empty() ? g.name : fmt::format("{} ({})", g.name, g.pci_bus_id);
-    if (g.memory_total_mib) device.memory_bytes = static_cast<int64_t>(*g.memory_total_mib * 1048576);
+    if (g.memory_total_mib)
+      device.memory_bytes = static_cast<int64_t>(*g.memory_total_mib * 1048576);
     device.active = true;
     report.header.devices.push_back(std::move(device));
   }
@@ -68,7 +72,8 @@ RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source, 
   return report;
 }
 
-void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& options, Report& report) {
+void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& options,
+                 Report& report) {
   SystemFacts facts;
   facts.source = options.node_source;
   std::vector<std::string> sources;

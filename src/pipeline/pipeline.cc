@@ -82,23 +82,28 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
 }
 
 bool RunsInPool(InputRole role) {
-  return role == InputRole::kTrace || role == InputRole::kRankSummary || role == InputRole::kMetricLog;
+  return role == InputRole::kTrace || role == InputRole::kRankSummary ||
+         role == InputRole::kMetricLog;
 }
 
 // Traces (and the inputs that were refused in their place) count towards the memory bound.
 bool CountsAsTrace(const PlannedInput& input) {
-  return input.role == InputRole::kTrace || (input.role == InputRole::kFailed && input.input.kind != InputKind::kDirectory &&
-                                              input.input.kind != InputKind::kMissing);
+  return input.role == InputRole::kTrace ||
+         (input.role == InputRole::kFailed && input.input.kind != InputKind::kDirectory &&
+          input.input.kind != InputKind::kMissing);
 }
 
-std::optional<CrossRankReport> BuildCrossRankReport(const Report& report, const PipelineOptions& options,
+std::optional<CrossRankReport> BuildCrossRankReport(const Report& report,
+                                                    const PipelineOptions& options,
                                                     const std::optional<RankSummary>& baseline) {
   // Traces of one job: at least two that ran collectives or say they are one rank of many.
   size_t distributed = 0;
-  for (const RankSummary& s : report.summaries) distributed += s.world_size > 1 || !s.collectives.empty();
+  for (const RankSummary& s : report.summaries)
+    distributed += s.world_size > 1 || !s.collectives.empty();
   if (distributed < 2 && !baseline) return std::nullopt;
   CrossRankReport job;
-  job.result = AnalyzeCrossRank(report.summaries, options.cross_rank_options, baseline ? &*baseline : nullptr);
+  job.result = AnalyzeCrossRank(report.summaries, options.cross_rank_options,
+                                baseline ? &*baseline : nullptr);
   job.diagnosis = DiagnoseCrossRank(job.result, options.diagnose);
   return job;
 }
@@ -117,10 +122,11 @@ void AddCrossRank(Report& report, const PipelineOptions& options) {
   }
   report.job = BuildCrossRankReport(report, options, baseline);
   if (report.job && report.reports_left_out) {
-    report.job->diagnosis.notes.push_back(fmt::format(
-        "{} traces: per-rank tables are left out to bound memory (they are kept for up to {} traces "
-        "or 1 GiB of input); analyse one rank's file for its full report",
-        report.trace_count, options.max_reports));
+    report.job->diagnosis.notes.push_back(
+        fmt::format("{} traces: per-rank tables are left out to bound memory (they are kept for up "
+                    "to {} traces "
+                    "or 1 GiB of input); analyse one rank's file for its full report",
+                    report.trace_count, options.max_reports));
   }
 }
 
@@ -175,7 +181,8 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
       (metric ? metric_failures : report.failures).push_back({slot->input->path, slot->error});
       continue;
     }
-    for (RankReport& rank : slot->reports) (metric ? metric_reports : report.ranks).push_back(std::move(rank));
+    for (RankReport& rank : slot->reports)
+      (metric ? metric_reports : report.ranks).push_back(std::move(rank));
     for (RankSummary& summary : slot->summaries) report.summaries.push_back(std::move(summary));
   }
   for (RankReport& rank : metric_reports) report.ranks.push_back(std::move(rank));

@@ -6,14 +6,17 @@
 namespace gpuwhy {
 namespace {
 
-bool IsTrace(InputKind kind) { return kind == InputKind::kKinetoJson || kind == InputKind::kNsysSqlite; }
+bool IsTrace(InputKind kind) {
+  return kind == InputKind::kKinetoJson || kind == InputKind::kNsysSqlite;
+}
 
 // The role of one classified file under |policy|.
 PlannedInput PlanFile(const std::string& path, const InputClass& input, const InputPolicy& policy) {
   PlannedInput out{path, input, InputRole::kFailed, {}};
   // A command that reads node logs only (doctor) reads a file that is both a metric log and a
   // node log (an nvidia-smi --query-gpu CSV) as the node log; the others as metrics.
-  const bool node_first = !policy.traces && policy.node_logs && input.system_format != SystemFormat::kUnknown;
+  const bool node_first =
+      !policy.traces && policy.node_logs && input.system_format != SystemFormat::kUnknown;
   if (node_first) {
     out.role = InputRole::kNodeLog;
     return out;
@@ -62,7 +65,8 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
   }
   StatusOr<std::vector<std::string>> files = ExpandInputPaths({path});
   if (files.ok() && !files->empty()) {
-    for (const std::string& file : *files) out.push_back(PlanFile(file, ClassifyInput(file), policy));
+    for (const std::string& file : *files)
+      out.push_back(PlanFile(file, ClassifyInput(file), policy));
     return;
   }
   // A folder without trace files that holds node logs is a support bundle.
@@ -76,7 +80,8 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
 
 }  // namespace
 
-std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths, const InputPolicy& policy) {
+std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths,
+                                     const InputPolicy& policy) {
   std::vector<PlannedInput> out;
   for (const std::string& path : paths) PlanPath(path, policy, out);
   return out;

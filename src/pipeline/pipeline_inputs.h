@@ -38,6 +38,7 @@ struct InputPolicy {
 
 // One entry per file (a folder's trace files in name order, or the folder itself when it is a
 // bundle), in input order.
-std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths, const InputPolicy& policy);
+std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths,
+                                     const InputPolicy& policy);
 
 }  // namespace gpuwhy

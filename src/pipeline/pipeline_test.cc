@@ -30,7 +30,8 @@ class PipelineTest : public ::testing::Test {
           "# Idx     W     C     C     %     %     %     %   MHz   MHz\n"
           "    0    70    40     -    20    10     0     0  1593  1380\n"
           "    0    71    41     -    25    12     0     0  1593  1380\n");
-    Write("dmesg.txt", "[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n");
+    Write("dmesg.txt",
+          "[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n");
     Write("snapshot.pickle", std::string("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00}\x94.", 14));
     Write("summary.txt", "|  PyTorch CUDA memory summary, device ID 0  |\n");
     Write("empty.json", "");
@@ -65,27 +66,33 @@ TEST_F(PipelineTest, EveryKindHasOneRole) {
 }
 
 TEST_F(PipelineTest, RefusalsNameWhatTheInputIs) {
-  std::vector<PlannedInput> plan =
-      PlanInputs({Path("snapshot.pickle"), Path("empty.json"), Path("prose.txt"), Path("missing.json")}, {});
+  std::vector<PlannedInput> plan = PlanInputs(
+      {Path("snapshot.pickle"), Path("empty.json"), Path("prose.txt"), Path("missing.json")}, {});
   ASSERT_EQ(plan.size(), 4u);
-  EXPECT_EQ(plan[0].error, Path("snapshot.pickle") + ": a Python pickle: not a format gpuwhy reads");
+  EXPECT_EQ(plan[0].error,
+            Path("snapshot.pickle") + ": a Python pickle: not a format gpuwhy reads");
   EXPECT_EQ(plan[1].error, Path("empty.json") + ": byte 0: empty file (expected Kineto JSON)");
   EXPECT_EQ(plan[2].error, Path("prose.txt") + ": byte 0: not a trace (expected Kineto JSON)");
   EXPECT_EQ(plan[3].error, Path("missing.json") + ": no such file or directory");
 }
 
 TEST_F(PipelineTest, CommandsThatReadTracesOnlyNameTheLogTheyWereGiven) {
-  const InputPolicy traces_only{.traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  const InputPolicy traces_only{
+      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   std::vector<PlannedInput> plan = PlanInputs({Path("dmon.txt"), Path("dmesg.txt")}, traces_only);
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_EQ(plan[0].role, InputRole::kFailed);
-  EXPECT_NE(plan[0].error.find("a metric log (nvidia-smi dmon): not a trace"), std::string::npos) << plan[0].error;
-  EXPECT_NE(plan[1].error.find("a node log (kernel log): not a trace"), std::string::npos) << plan[1].error;
+  EXPECT_NE(plan[0].error.find("a metric log (nvidia-smi dmon): not a trace"), std::string::npos)
+      << plan[0].error;
+  EXPECT_NE(plan[1].error.find("a node log (kernel log): not a trace"), std::string::npos)
+      << plan[1].error;
 }
 
 TEST_F(PipelineTest, NodeLogsOnlySkipTracesWithANote) {
-  const InputPolicy doctor{.traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
-  std::vector<PlannedInput> plan = PlanInputs({Path("input.json"), Path("prose.txt"), dir_.string()}, doctor);
+  const InputPolicy doctor{
+      .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+  std::vector<PlannedInput> plan =
+      PlanInputs({Path("input.json"), Path("prose.txt"), dir_.string()}, doctor);
   ASSERT_EQ(plan.size(), 3u);
   EXPECT_EQ(plan[0].role, InputRole::kSkipped);
   EXPECT_EQ(plan[0].error, Path("input.json") + ": a Kineto trace, not a node log: skipped");
@@ -96,7 +103,8 @@ TEST_F(PipelineTest, NodeLogsOnlySkipTracesWithANote) {
 TEST_F(PipelineTest, ReportOrdersTracesThenMetricLogsAndMergesNodeLogs) {
   PipelineOptions options;
   options.jobs = 2;
-  Report report = RunPipeline({Path("dmon.txt"), Path("input.json"), Path("dmesg.txt"), Path("prose.txt")}, options);
+  Report report = RunPipeline(
+      {Path("dmon.txt"), Path("input.json"), Path("dmesg.txt"), Path("prose.txt")}, options);
   ASSERT_EQ(report.ranks.size(), 2u);
   EXPECT_EQ(report.ranks[0].header.path, Path("input.json"));
   EXPECT_TRUE(HasTraceAnalysis(report.ranks[0]));
@@ -122,7 +130,8 @@ TEST_F(PipelineTest, TheCatalogPassedInIsTheOneThatJudges) {
   };
   PipelineOptions options;
   EXPECT_TRUE(has_dataloader(RunPipeline({Path("input.json")}, options)));
-  ASSERT_TRUE(options.diagnose.catalog.ApplyOverride("input.dataloader_wait.min_step_pct=100").ok());
+  ASSERT_TRUE(
+      options.diagnose.catalog.ApplyOverride("input.dataloader_wait.min_step_pct=100").ok());
   ASSERT_TRUE(options.diagnose.catalog.ApplyOverride("input.dataloader_wait.high_pct=100").ok());
   EXPECT_FALSE(has_dataloader(RunPipeline({Path("input.json")}, options)));
 }
@@ -132,7 +141,8 @@ TEST_F(PipelineTest, OnTraceSeesEveryTraceWhileItIsAlive) {
   options.max_reports = 0;
   size_t seen = 0;
   std::mutex mutex;
-  options.on_trace = [&](const std::string& path, const Trace& trace, const TraceAnalysis&, const Diagnosis&) {
+  options.on_trace = [&](const std::string& path, const Trace& trace, const TraceAnalysis&,
+                         const Diagnosis&) {
     std::lock_guard<std::mutex> lock(mutex);
     EXPECT_EQ(path, Path("input.json"));
     EXPECT_GT(trace.gpu_ops.size(), 0u);

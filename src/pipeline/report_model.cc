@@ -43,7 +43,8 @@ RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set) {
   for (int32_t index : set.DeviceIndices()) {
     ReportDevice d{index, "", kNoValue, true};
     if (const SeriesDevice* dev = set.Device(index)) d.name = dev->name;
-    if (const MetricSeries* total = set.Find("gpu.mem_total_mib", index); total && !total->empty()) {
+    if (const MetricSeries* total = set.Find("gpu.mem_total_mib", index);
+        total && !total->empty()) {
       d.memory_bytes = static_cast<int64_t>(total->Max()) << 20;
     }
     h.devices.push_back(std::move(d));
@@ -64,7 +65,8 @@ bool HasTraceAnalysis(const RankReport& rank) {
 std::vector<SummaryFinding> SummarizeFindings(const Diagnosis& diagnosis) {
   std::vector<SummaryFinding> out;
   for (const Finding& f : diagnosis.findings) {
-    out.push_back({f.id, std::string(SeverityName(f.severity)), f.title, f.recoverable_ns_per_step});
+    out.push_back(
+        {f.id, std::string(SeverityName(f.severity)), f.title, f.recoverable_ns_per_step});
   }
   return out;
 }

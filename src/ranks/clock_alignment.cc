@@ -26,8 +26,9 @@ std::map<CollectiveKey, std::vector<TimeNs>> EndsByKey(const RankSummary& rank) 
   return out;
 }
 
-std::vector<DurationNs> EndDifferences(const std::map<CollectiveKey, std::vector<TimeNs>>& mine,
-                                       const std::map<CollectiveKey, std::vector<TimeNs>>& reference) {
+std::vector<DurationNs> EndDifferences(
+    const std::map<CollectiveKey, std::vector<TimeNs>>& mine,
+    const std::map<CollectiveKey, std::vector<TimeNs>>& reference) {
   std::vector<DurationNs> diffs;
   for (const auto& [key, ends] : mine) {
     auto ref = reference.find(key);
@@ -66,9 +67,11 @@ RankClock OffsetFromDifferences(const std::vector<DurationNs>& diffs, DurationNs
   clock.aligned = true;
   clock.offset_ns = Median(cluster);
   std::vector<DurationNs> deviations;
-  for (DurationNs d : cluster) deviations.push_back(d > clock.offset_ns ? d - clock.offset_ns : clock.offset_ns - d);
+  for (DurationNs d : cluster)
+    deviations.push_back(d > clock.offset_ns ? d - clock.offset_ns : clock.offset_ns - d);
   double sigma = 1.4826 * static_cast<double>(Median(deviations));
-  clock.uncertainty_ns = std::max<DurationNs>(kNsPerUs, static_cast<DurationNs>(std::llround(sigma)));
+  clock.uncertainty_ns =
+      std::max<DurationNs>(kNsPerUs, static_cast<DurationNs>(std::llround(sigma)));
   clock.matched = static_cast<int64_t>(best_count);
   return clock;
 }

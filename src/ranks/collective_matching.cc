@@ -29,7 +29,8 @@ T MedianOf(std::vector<T> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-MatchedCollective Describe(const CollectiveKey& key, int64_t ordinal, const std::vector<AlignedKernel>& group,
+MatchedCollective Describe(const CollectiveKey& key, int64_t ordinal,
+                           const std::vector<AlignedKernel>& group,
                            const std::vector<const RankSummary*>& ranks) {
   MatchedCollective m;
   std::tie(m.step, m.kind, m.process_group) = key;
@@ -67,7 +68,8 @@ MatchedCollective Describe(const CollectiveKey& key, int64_t ordinal, const std:
   int64_t n = m.group_size > 0 ? m.group_size : static_cast<int64_t>(group.size());
   double factor = BusBandwidthFactor(m.kind, n);
   if (m.bytes > 0 && m.transfer_ns > 0 && factor > 0) {
-    m.busbw_gbps = static_cast<double>(m.bytes) / static_cast<double>(m.transfer_ns) * factor;  // B/ns = GB/s
+    m.busbw_gbps =
+        static_cast<double>(m.bytes) / static_cast<double>(m.transfer_ns) * factor;  // B/ns = GB/s
   }
   return m;
 }
@@ -76,7 +78,8 @@ MatchedCollective Describe(const CollectiveKey& key, int64_t ordinal, const std:
 
 std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSummary*>& ranks,
                                                 const std::vector<RankClock>& clocks,
-                                                const CrossRankOptions& options, int64_t* unmatched) {
+                                                const CrossRankOptions& options,
+                                                int64_t* unmatched) {
   std::map<CollectiveKey, std::vector<AlignedKernel>> by_key;
   DurationNs tolerance = options.match_window_ns;
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -88,7 +91,8 @@ std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSumm
     for (const RankCollectiveTiming& c : ranks[i]->collectives) {
       auto step = step_starts.find(c.step);
       TimeNs step_start = step == step_starts.end() ? 0 : step->second - offset;
-      by_key[{c.step, c.kind, c.process_group}].push_back({i, &c, c.start - offset, c.end - offset, step_start});
+      by_key[{c.step, c.kind, c.process_group}].push_back(
+          {i, &c, c.start - offset, c.end - offset, step_start});
     }
   }
   std::vector<MatchedCollective> out;
@@ -110,7 +114,8 @@ std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSumm
       group.clear();
     };
     for (const AlignedKernel& k : kernels) {
-      if (!group.empty() && (k.end - group.front().end > tolerance || in_group[k.rank_index])) flush();
+      if (!group.empty() && (k.end - group.front().end > tolerance || in_group[k.rank_index]))
+        flush();
       group.push_back(k);
       in_group[k.rank_index] = true;
     }

@@ -28,7 +28,8 @@ std::string Ranges(const std::vector<int64_t>& ids) {
 
 // Unknown ranks get the next free id; a rank seen twice keeps its first file.
 std::vector<RankSummary> ResolveRanks(std::vector<RankSummary> in, CrossRankResult& out) {
-  std::stable_sort(in.begin(), in.end(), [](const RankSummary& a, const RankSummary& b) { return a.path < b.path; });
+  std::stable_sort(in.begin(), in.end(),
+                   [](const RankSummary& a, const RankSummary& b) { return a.path < b.path; });
   std::map<int64_t, size_t> seen;
   std::vector<RankSummary> kept;
   std::vector<RankSummary> unknown;
@@ -38,8 +39,9 @@ std::vector<RankSummary> ResolveRanks(std::vector<RankSummary> in, CrossRankResu
       continue;
     }
     if (auto it = seen.find(s.rank); it != seen.end()) {
-      out.warnings.push_back(fmt::format("rank {} appears twice: {} is left out of the cross-rank view (kept {})",
-                                         s.rank, s.path, kept[it->second].path));
+      out.warnings.push_back(
+          fmt::format("rank {} appears twice: {} is left out of the cross-rank view (kept {})",
+                      s.rank, s.path, kept[it->second].path));
       continue;
     }
     seen[s.rank] = kept.size();
@@ -47,13 +49,15 @@ std::vector<RankSummary> ResolveRanks(std::vector<RankSummary> in, CrossRankResu
   }
   int64_t next = seen.empty() ? 0 : seen.rbegin()->first + 1;
   for (RankSummary& s : unknown) {
-    out.warnings.push_back(fmt::format(
-        "{}: rank unknown (no distributedInfo, no rank-N/worker-N in the file name); called rank {} here", s.path,
-        next));
+    out.warnings.push_back(
+        fmt::format("{}: rank unknown (no distributedInfo, no rank-N/worker-N in the file name); "
+                    "called rank {} here",
+                    s.path, next));
     s.rank = next++;
     kept.push_back(std::move(s));
   }
-  std::sort(kept.begin(), kept.end(), [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+  std::sort(kept.begin(), kept.end(),
+            [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   return kept;
 }
 
@@ -63,8 +67,8 @@ void CheckMixedInputs(const std::vector<RankSummary>& ranks, CrossRankResult& ou
     if (s.world_size > 0) by_world[s.world_size].push_back(s.rank);
   }
   if (by_world.size() > 1) {
-    out.warnings.push_back(fmt::format("the traces disagree on the world size ({} values); using the largest",
-                                       by_world.size()));
+    out.warnings.push_back(fmt::format(
+        "the traces disagree on the world size ({} values); using the largest", by_world.size()));
   }
   if (!by_world.empty()) out.world_size = by_world.rbegin()->first;
   if (out.world_size > 0) {
@@ -75,8 +79,8 @@ void CheckMixedInputs(const std::vector<RankSummary>& ranks, CrossRankResult& ou
       if (!present.count(r)) missing.push_back(r);
     }
     if (!missing.empty()) {
-      out.warnings.push_back(fmt::format("{} of {} ranks present; missing: {}", ranks.size(), out.world_size,
-                                         Ranges(missing)));
+      out.warnings.push_back(fmt::format("{} of {} ranks present; missing: {}", ranks.size(),
+                                         out.world_size, Ranges(missing)));
     }
   }
   std::map<size_t, std::vector<int64_t>> by_steps;
@@ -84,7 +88,8 @@ void CheckMixedInputs(const std::vector<RankSummary>& ranks, CrossRankResult& ou
   if (by_steps.size() > 1) {
     std::string parts;
     for (const auto& [steps, ids] : by_steps) {
-      parts += fmt::format("{}{} step(s) on rank {}", parts.empty() ? "" : "; ", steps, Ranges(ids));
+      parts +=
+          fmt::format("{}{} step(s) on rank {}", parts.empty() ? "" : "; ", steps, Ranges(ids));
     }
     out.warnings.push_back("the ranks hold different step counts (" + parts +
                            "); collectives are matched per step number");
@@ -99,12 +104,14 @@ CrossRankRow RowOf(const RankSummary& s) {
   row.steps = static_cast<int64_t>(s.steps.size());
   row.step_median_ms = s.MetricValue(metric::kStepTimeMedianMs.id, 0);
   row.step_mean_ms = s.MetricValue(metric::kStepTimeMs.id, 0);
-  auto pct = [&](StepCategory c) { return s.MetricValue(metric::kStepCategoryPct.Id(StepCategoryName(c)), 0); };
+  auto pct = [&](StepCategory c) {
+    return s.MetricValue(metric::kStepCategoryPct.Id(StepCategoryName(c)), 0);
+  };
   row.kernel_pct = pct(StepCategory::kKernel);
   row.comm_pct = pct(StepCategory::kCommunication);
   row.memcpy_pct = pct(StepCategory::kMemcpy) + pct(StepCategory::kMemset);
-  row.host_pct = pct(StepCategory::kRuntime) + pct(StepCategory::kDataLoader) + pct(StepCategory::kCpuExec) +
-                 pct(StepCategory::kOther);
+  row.host_pct = pct(StepCategory::kRuntime) + pct(StepCategory::kDataLoader) +
+                 pct(StepCategory::kCpuExec) + pct(StepCategory::kOther);
   row.idle_pct = s.MetricValue(metric::kIdleTotalPct.id, 0);
   for (size_t c = 0; c < kIdleCauseCount; ++c) {
     std::string_view name = IdleCauseName(static_cast<IdleCause>(c));
@@ -131,7 +138,8 @@ RankSpread SpreadOf(const std::vector<CrossRankRow>& rows, double CrossRankRow::
   spread.max = values.back().first;
   spread.max_rank = values.back().second;
   size_t n = values.size();
-  spread.median = n % 2 == 1 ? values[n / 2].first : (values[n / 2 - 1].first + values[n / 2].first) / 2;
+  spread.median =
+      n % 2 == 1 ? values[n / 2].first : (values[n / 2 - 1].first + values[n / 2].first) / 2;
   return spread;
 }
 
@@ -150,7 +158,8 @@ ScalingResult Scale(const RankSummary& single, const CrossRankResult& r) {
 
 }  // namespace
 
-CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries, const CrossRankOptions& options,
+CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries,
+                                 const CrossRankOptions& options,
                                  const RankSummary* baseline_single) {
   CrossRankResult out;
   out.link_peak_gbps = options.link_peak_gbps;
@@ -169,7 +178,8 @@ CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries, const Cross
       out.reference_rank = c.rank;
     }
     if (!c.aligned) continue;
-    out.max_skew_ns = std::max<DurationNs>(out.max_skew_ns, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
+    out.max_skew_ns =
+        std::max<DurationNs>(out.max_skew_ns, c.offset_ns < 0 ? -c.offset_ns : c.offset_ns);
     out.max_uncertainty_ns = std::max(out.max_uncertainty_ns, c.uncertainty_ns);
   }
   std::vector<int64_t> unaligned;
@@ -177,9 +187,10 @@ CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries, const Cross
     if (!c.aligned) unaligned.push_back(c.rank);
   }
   if (!unaligned.empty() && ranks.size() > 1) {
-    out.warnings.push_back(fmt::format("rank {} shares no collective with rank {}: not aligned, left out of the "
-                                       "collective table",
-                                       Ranges(unaligned), out.reference_rank));
+    out.warnings.push_back(
+        fmt::format("rank {} shares no collective with rank {}: not aligned, left out of the "
+                    "collective table",
+                    Ranges(unaligned), out.reference_rank));
   }
   out.collectives = MatchCollectives(view, out.clocks, options, &out.unmatched_kernels);
   out.stragglers = FindStragglers(view, out.clocks, out.collectives, options);

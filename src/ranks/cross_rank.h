@@ -35,9 +35,9 @@ struct CrossRankRow {
   double kernel_pct = 0;  // step breakdown, % of step time
   double comm_pct = 0;    // communication not hidden under kernels
   double memcpy_pct = 0;
-  double host_pct = 0;    // runtime + data loader + cpu exec + other
-  double idle_pct = 0;    // device idle in the analysed steps
-  std::string top_idle_cause;  // "input_wait", … ("" when idle is 0)
+  double host_pct = 0;            // runtime + data loader + cpu exec + other
+  double idle_pct = 0;            // device idle in the analysed steps
+  std::string top_idle_cause;     // "input_wait", … ("" when idle is 0)
   double top_idle_cause_pct = 0;  // of step time
   double comm_exposed_ms_per_step = 0;
   std::string top_finding;  // id of the single-rank diagnosis' first finding
@@ -57,17 +57,18 @@ struct RankClock {
   int64_t rank = kNoValue;
   bool aligned = false;  // false: no collective shared with the reference; offset 0 used
   DurationNs offset_ns = 0;
-  DurationNs uncertainty_ns = 0;  // robust sigma of the per-collective estimates (1.4826 MAD), >= 1 µs
-  int64_t matched = 0;            // collective kernels the estimate rests on
+  DurationNs uncertainty_ns =
+      0;                // robust sigma of the per-collective estimates (1.4826 MAD), >= 1 µs
+  int64_t matched = 0;  // collective kernels the estimate rests on
 };
 
 struct CollectiveArrival {
   int64_t rank = kNoValue;
-  TimeNs arrival = 0;  // aligned start of this rank's kernel
-  TimeNs end = 0;      // aligned end
+  TimeNs arrival = 0;      // aligned start of this rank's kernel
+  TimeNs end = 0;          // aligned end
   DurationNs wait_ns = 0;  // last arrival - own arrival: time spent waiting for the others
   TimeNs step_start = 0;   // aligned start of this rank's step (0 when outside a step)
-  DurationNs compute_before_ns = 0;     // from RankCollectiveTiming
+  DurationNs compute_before_ns = 0;  // from RankCollectiveTiming
   DurationNs input_wait_before_ns = 0;
 };
 
@@ -97,7 +98,7 @@ struct StragglerStats {
   int64_t collectives = 0;  // matched collectives it took part in
   int64_t late_count = 0;   // ... where it arrived decisively last
   double late_fraction = 0;
-  DurationNs mean_late_ns = 0;  // arrival - median arrival of the others
+  DurationNs mean_late_ns = 0;             // arrival - median arrival of the others
   DurationNs others_wait_ns_per_step = 0;  // time the other ranks lose waiting for it
   DurationNs step_start_delta_ns = 0;
   DurationNs compute_delta_ns = 0;
@@ -130,7 +131,7 @@ struct CrossRankResult {
   DurationNs max_skew_ns = 0;     // largest |offset|
   DurationNs max_uncertainty_ns = 0;
   std::vector<MatchedCollective> collectives;  // by first arrival
-  int64_t unmatched_kernels = 0;  // communication kernels no other rank's kernel matched
+  int64_t unmatched_kernels = 0;           // communication kernels no other rank's kernel matched
   std::vector<StragglerStats> stragglers;  // every rank, most late first
   double busbw_median_gbps = 0;  // over sized collectives (transfer time after last arrival)
   double link_peak_gbps = 0;
@@ -141,7 +142,8 @@ struct CrossRankResult {
 
 // Resolves rank ids (unknown ranks get the next free id, duplicates are left out) and runs
 // every cross-rank analysis. `summaries` are by value: the caller's order does not matter.
-CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries, const CrossRankOptions& options,
+CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries,
+                                 const CrossRankOptions& options,
                                  const RankSummary* baseline_single = nullptr);
 
 // Pieces, exposed for tests.
@@ -149,7 +151,8 @@ std::vector<RankClock> EstimateClockOffsets(const std::vector<const RankSummary*
                                             const CrossRankOptions& options);
 std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSummary*>& ranks,
                                                 const std::vector<RankClock>& clocks,
-                                                const CrossRankOptions& options, int64_t* unmatched);
+                                                const CrossRankOptions& options,
+                                                int64_t* unmatched);
 std::vector<StragglerStats> FindStragglers(const std::vector<const RankSummary*>& ranks,
                                            const std::vector<RankClock>& clocks,
                                            const std::vector<MatchedCollective>& collectives,

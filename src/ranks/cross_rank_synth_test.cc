@@ -2,9 +2,9 @@
 // the generator knows every rank's true arrival at every collective and each clock's offset
 // (truth file); the analysis sees only the traces. The straggler must be found with its
 // cause, its mean lateness within 10% of the truth, and the offsets recovered.
-#include <unistd.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -81,7 +81,8 @@ TEST_P(SlowRankTest, FindsTheStragglerItsCauseAndDelay) {
   // Same kernels, same draws, scaled by the injected slowdown.
   EXPECT_NEAR(s.same_kernels_ratio, 1 + pct / 100, 0.01);
   // Nobody else is decisively late.
-  for (size_t i = 1; i < r.stragglers.size(); ++i) EXPECT_EQ(r.stragglers[i].late_count, 0) << r.stragglers[i].rank;
+  for (size_t i = 1; i < r.stragglers.size(); ++i)
+    EXPECT_EQ(r.stragglers[i].late_count, 0) << r.stragglers[i].rank;
 
   // Clock offsets: truth per_rank[].clock_offset_ns, relative to rank 0 (the reference).
   simdjson::dom::array per_rank = truth["per_rank"].get_array().value();

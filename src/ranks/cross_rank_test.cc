@@ -10,8 +10,8 @@ constexpr DurationNs kUs = kNsPerUs;
 // A job of `n` ranks, `steps` steps of 10 ms, two all-reduces per step. The true (aligned)
 // schedule: rank `slow` computes `slow_extra` longer before each collective; every kernel of
 // a collective ends at the same true time. Each rank's clock reads true time + offsets[r].
-std::vector<RankSummary> Job(int n, int steps, int slow, DurationNs slow_extra, const std::vector<DurationNs>& offsets,
-                             DurationNs end_scatter = kUs) {
+std::vector<RankSummary> Job(int n, int steps, int slow, DurationNs slow_extra,
+                             const std::vector<DurationNs>& offsets, DurationNs end_scatter = kUs) {
   std::vector<RankSummary> out(n);
   for (int r = 0; r < n; ++r) {
     RankSummary& s = out[r];
@@ -27,7 +27,8 @@ std::vector<RankSummary> Job(int n, int steps, int slow, DurationNs slow_extra, 
         DurationNs base = (3000 + 4000 * c) * kUs;
         DurationNs compute = base + r * kUs;  // small spread between healthy ranks
         TimeNs arrival = step_start + compute + (r == slow ? slow_extra : 0);
-        TimeNs end = step_start + base + 2 * kUs * n + slow_extra + 500 * kUs;  // everyone waits for the slow one
+        TimeNs end = step_start + base + 2 * kUs * n + slow_extra +
+                     500 * kUs;  // everyone waits for the slow one
         RankCollectiveTiming t;
         t.step = k;
         t.kind = "AllReduce";
@@ -49,7 +50,8 @@ TEST(CrossRankTest, RecoversClockOffsetsWithinAMicrosecond) {
   ASSERT_EQ(r.clocks.size(), 4u);
   for (int i = 0; i < 4; ++i) {
     EXPECT_TRUE(r.clocks[i].aligned);
-    EXPECT_NEAR(static_cast<double>(r.clocks[i].offset_ns), static_cast<double>(offsets[i]), 1000.0) << i;
+    EXPECT_NEAR(static_cast<double>(r.clocks[i].offset_ns), static_cast<double>(offsets[i]), 1000.0)
+        << i;
   }
   EXPECT_EQ(r.collectives.size(), 10u);  // 5 steps × 2 all-reduces, all 4 ranks each
   for (const MatchedCollective& m : r.collectives) EXPECT_EQ(m.arrivals.size(), 4u);
@@ -85,10 +87,10 @@ TEST(CrossRankTest, BusBandwidthUsesTheTransferAfterTheLastArrival) {
 
 TEST(CrossRankTest, MixedInputsAreReportedNotFatal) {
   std::vector<RankSummary> job = Job(4, 3, 0, 0, {0, 0, 0, 0});
-  job[3].rank = 1;                 // duplicate
-  job[2].rank = kNoValue;          // unknown
-  job[1].steps.pop_back();         // different step count
-  job[0].world_size = 8;           // ranks 4-7 missing
+  job[3].rank = 1;          // duplicate
+  job[2].rank = kNoValue;   // unknown
+  job[1].steps.pop_back();  // different step count
+  job[0].world_size = 8;    // ranks 4-7 missing
   CrossRankResult r = AnalyzeCrossRank(job, {});
   EXPECT_EQ(r.rank_count, 3);
   std::string all;
@@ -109,9 +111,11 @@ TEST(CrossRankTest, ScalingEfficiencyFromABaseline) {
 }
 
 TEST(CrossRankTest, CollectiveKindFromKernelNames) {
-  EXPECT_EQ(CollectiveKindFromKernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long)"),
+  EXPECT_EQ(CollectiveKindFromKernel(
+                "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long)"),
             "AllReduce");
-  EXPECT_EQ(CollectiveKindFromKernel("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(x)"), "ReduceScatter");
+  EXPECT_EQ(CollectiveKindFromKernel("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(x)"),
+            "ReduceScatter");
   EXPECT_EQ(CollectiveKindFromKernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(x)"), "SendRecv");
   EXPECT_EQ(CollectiveKindFromKernel("void gemm_AllReduce_kernel()"), "");
 }

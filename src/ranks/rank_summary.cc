@@ -56,7 +56,8 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
   for (const CollectiveRecord& r : analysis.communication.collectives) records[r.op.value] = &r;
   std::unordered_map<uint32_t, StringId> groups;
   for (const CollectiveTable::Row& row : trace.collectives.rows) {
-    if (row.gpu_op.valid() && row.process_group_name.valid()) groups[row.gpu_op.value] = row.process_group_name;
+    if (row.gpu_op.valid() && row.process_group_name.valid())
+      groups[row.gpu_op.value] = row.process_group_name;
   }
   const GpuOpTable& ops = trace.gpu_ops;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -77,7 +78,8 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
     }
     if (const StepExtent* step = FindStep(analysis.steps.extents, c.step)) {
       Interval before{step->window.start, c.start};
-      if (auto it = analysis.timelines.by_device.find(c.device); it != analysis.timelines.by_device.end()) {
+      if (auto it = analysis.timelines.by_device.find(c.device);
+          it != analysis.timelines.by_device.end()) {
         c.compute_before_ns = it->second.computation.CoveredLength(before);
       }
       if (const IntervalSet* wait = InputWaitSet(analysis.idle_gaps, c.device)) {
@@ -87,7 +89,9 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
     out.collectives.push_back(std::move(c));
   }
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
-                   [](const RankCollectiveTiming& a, const RankCollectiveTiming& b) { return a.start < b.start; });
+                   [](const RankCollectiveTiming& a, const RankCollectiveTiming& b) {
+                     return a.start < b.start;
+                   });
 }
 
 void AddKernelTotals(const Trace& trace, const TraceAnalysis& analysis, RankSummary& out) {
@@ -105,7 +109,8 @@ void AddKernelTotals(const Trace& trace, const TraceAnalysis& analysis, RankSumm
   std::sort(out.kernels.begin(), out.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
-  if (out.kernels.size() > RankSummary::kMaxKernelNames) out.kernels.resize(RankSummary::kMaxKernelNames);
+  if (out.kernels.size() > RankSummary::kMaxKernelNames)
+    out.kernels.resize(RankSummary::kMaxKernelNames);
 }
 
 }  // namespace
@@ -119,7 +124,8 @@ double RankSummary::MetricValue(std::string_view id, double fallback) const {
 
 std::string CollectiveKindFromKernel(std::string_view kernel_name) {
   std::string_view name = kernel_name.substr(0, kernel_name.find('('));
-  if (name.find("nccl") == std::string_view::npos && name.find("rccl") == std::string_view::npos) return "";
+  if (name.find("nccl") == std::string_view::npos && name.find("rccl") == std::string_view::npos)
+    return "";
   for (std::string_view kind : kCollectiveKinds) {
     if (name.find(kind) != std::string_view::npos) return std::string(kind);
   }
@@ -133,13 +139,15 @@ RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis) {
   out.rank_source = trace.rank.source;
   out.world_size = trace.rank.world_size;
   for (int32_t device : trace.active_devices()) {
-    if (const DeviceTable::Row* row = trace.devices.Find(device); row != nullptr && row->name.valid()) {
+    if (const DeviceTable::Row* row = trace.devices.Find(device);
+        row != nullptr && row->name.valid()) {
       out.device_name = std::string(trace.Str(row->name));
       break;
     }
   }
   for (const gpuwhy::Metric& m : analysis.metrics.all()) {
-    if (m.scope == MetricScope::Rank() || (m.scope.device == -1 && m.scope.stream == -1 && m.scope.step == -1)) {
+    if (m.scope == MetricScope::Rank() ||
+        (m.scope.device == -1 && m.scope.stream == -1 && m.scope.step == -1)) {
       out.metrics.push_back(m);
     }
   }

@@ -21,16 +21,16 @@ inline constexpr int64_t kRankSummaryFormatVersion = 1;
 // One analysed step on this rank's own clock.
 struct RankStepTiming {
   int64_t number = 0;
-  TimeNs start = 0;  // ProfilerStep start on the host
-  TimeNs end = 0;    // pushed to the last GPU op the step launched
+  TimeNs start = 0;              // ProfilerStep start on the host
+  TimeNs end = 0;                // pushed to the last GPU op the step launched
   DurationNs compute_ns = 0;     // |∪ computation kernels| in the step (all devices)
   DurationNs input_wait_ns = 0;  // device idle while the host waited for input
 };
 
 // One communication kernel (one rank's part of a collective) on this rank's own clock.
 struct RankCollectiveTiming {
-  int64_t step = kNoValue;  // the step whose extent holds the kernel start; kNoValue: none
-  std::string kind;         // from the kernel name: "AllReduce", "SendRecv", "AllGather", ...
+  int64_t step = kNoValue;    // the step whose extent holds the kernel start; kNoValue: none
+  std::string kind;           // from the kernel name: "AllReduce", "SendRecv", "AllGather", ...
   std::string process_group;  // "" when the trace does not say
   int32_t device = 0;
   TimeNs start = 0;  // arrival: the NCCL kernel starts when this rank reaches the collective
@@ -62,7 +62,7 @@ struct RankSummary {
   int64_t rank = kNoValue;
   RankSource rank_source = RankSource::kUnknown;
   int64_t world_size = kNoValue;
-  std::string device_name;  // the first device that ran GPU ops
+  std::string device_name;      // the first device that ran GPU ops
   std::vector<Metric> metrics;  // rank-scope metrics of the single-rank analyses
   std::vector<RankStepTiming> steps;
   std::vector<RankCollectiveTiming> collectives;  // by start
@@ -74,8 +74,9 @@ struct RankSummary {
   double MetricValue(std::string_view id, double fallback) const;
 };
 
-// The collective kind a communication kernel's name states ("ncclKernel_AllReduce_RING_LL_Sum_float"
-// and "ncclDevKernel_AllReduce_Sum_f32_RING_LL" → "AllReduce"); "" when it names none.
+// The collective kind a communication kernel's name states
+// ("ncclKernel_AllReduce_RING_LL_Sum_float" and "ncclDevKernel_AllReduce_Sum_f32_RING_LL" →
+// "AllReduce"); "" when it names none.
 std::string CollectiveKindFromKernel(std::string_view kernel_name);
 
 // Reduces one analysed trace (before DropRenderUnused: it reads the timelines and the

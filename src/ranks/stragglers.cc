@@ -62,11 +62,14 @@ std::string CauseOf(const StragglerStats& s) {
 
 // Same kernel names as the peers: this rank's time against what the peers' median per-call
 // time predicts for its calls. Names only count when at least half the peers ran them.
-void CompareKernels(const RankSummary& mine, const std::vector<const RankSummary*>& peers, StragglerStats& s) {
+void CompareKernels(const RankSummary& mine, const std::vector<const RankSummary*>& peers,
+                    StragglerStats& s) {
   std::map<std::string, std::vector<double>> peer_means;
   for (const RankSummary* p : peers) {
     for (const KernelTotal& k : p->kernels) {
-      if (k.count > 0) peer_means[k.name].push_back(static_cast<double>(k.total_ns) / static_cast<double>(k.count));
+      if (k.count > 0)
+        peer_means[k.name].push_back(static_cast<double>(k.total_ns) /
+                                     static_cast<double>(k.count));
     }
   }
   double actual = 0;
@@ -85,7 +88,8 @@ void CompareKernels(const RankSummary& mine, const std::vector<const RankSummary
     }
   }
   s.same_kernels_ratio = expected > 0 ? actual / expected : 0;
-  std::sort(excess.begin(), excess.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(excess.begin(), excess.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t i = 0; i < excess.size() && i < 3; ++i) s.slowest_kernels.push_back(excess[i].second);
 }
 
@@ -120,19 +124,22 @@ std::vector<StragglerStats> FindStragglers(const std::vector<const RankSummary*>
     sums[r].input_wait += d.input_wait;
     sums[r].late += d.late;
     // Had it arrived with the second-latest rank, each other rank would have waited this much less.
-    waits[r] += static_cast<double>(m.late_vs_second_ns) * static_cast<double>(m.arrivals.size() - 1);
+    waits[r] +=
+        static_cast<double>(m.late_vs_second_ns) * static_cast<double>(m.arrivals.size() - 1);
   }
   const double step_count = static_cast<double>(std::max<size_t>(1, steps.size()));
   for (size_t i = 0; i < ranks.size(); ++i) {
     StragglerStats& s = stats[i];
-    if (s.collectives > 0) s.late_fraction = static_cast<double>(s.late_count) / static_cast<double>(s.collectives);
+    if (s.collectives > 0)
+      s.late_fraction = static_cast<double>(s.late_count) / static_cast<double>(s.collectives);
     if (s.late_count == 0) continue;
     double n = static_cast<double>(s.late_count);
     s.mean_late_ns = std::llround(sums[i].late / n);
     s.step_start_delta_ns = std::llround(sums[i].step_start / n);
     s.compute_delta_ns = std::llround(sums[i].compute / n);
     s.input_wait_delta_ns = std::llround(sums[i].input_wait / n);
-    s.host_delta_ns = s.mean_late_ns - s.step_start_delta_ns - s.compute_delta_ns - s.input_wait_delta_ns;
+    s.host_delta_ns =
+        s.mean_late_ns - s.step_start_delta_ns - s.compute_delta_ns - s.input_wait_delta_ns;
     s.others_wait_ns_per_step = std::llround(waits[i] / step_count);
     s.cause = CauseOf(s);
     std::vector<const RankSummary*> peers;
@@ -141,9 +148,11 @@ std::vector<StragglerStats> FindStragglers(const std::vector<const RankSummary*>
     }
     CompareKernels(*ranks[i], peers, s);
   }
-  std::stable_sort(stats.begin(), stats.end(), [](const StragglerStats& a, const StragglerStats& b) {
-    return a.late_count != b.late_count ? a.late_count > b.late_count : a.mean_late_ns > b.mean_late_ns;
-  });
+  std::stable_sort(stats.begin(), stats.end(),
+                   [](const StragglerStats& a, const StragglerStats& b) {
+                     return a.late_count != b.late_count ? a.late_count > b.late_count
+                                                         : a.mean_late_ns > b.mean_late_ns;
+                   });
   return stats;
 }
 

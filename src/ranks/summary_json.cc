@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-
 #include "base/file_input.h"
 #include "base/json_writer.h"
 
@@ -98,8 +97,8 @@ Status ParseArrays(simdjson::dom::object root, RankSummary& out) {
   }
   if (root["findings"].get(array) == simdjson::SUCCESS) {
     for (simdjson::dom::object f : array) {
-      out.findings.push_back(
-          {StrOr(f, "id"), StrOr(f, "severity"), StrOr(f, "title"), IntOr(f, "recoverable_ns_per_step", 0)});
+      out.findings.push_back({StrOr(f, "id"), StrOr(f, "severity"), StrOr(f, "title"),
+                              IntOr(f, "recoverable_ns_per_step", 0)});
     }
   }
   return Status::Ok();
@@ -175,14 +174,15 @@ StatusOr<RankSummary> ParseRankSummaryJson(std::string_view json, const std::str
     return InvalidArgument("{}: not valid JSON: {}", path, simdjson::error_message(error));
   }
   simdjson::dom::object root;
-  if (doc.get(root) != simdjson::SUCCESS) return InvalidArgument("{}: a rank summary must be a JSON object", path);
+  if (doc.get(root) != simdjson::SUCCESS)
+    return InvalidArgument("{}: a rank summary must be a JSON object", path);
   int64_t version = 0;
   if (root[kVersionKey].get(version) != simdjson::SUCCESS) {
     return InvalidArgument("{}: not a gpuwhy rank summary (no \"{}\" key)", path, kVersionKey);
   }
   if (version != kRankSummaryFormatVersion) {
-    return InvalidArgument("{}: rank summary format {} is not the format this gpuwhy reads ({})", path, version,
-                           kRankSummaryFormatVersion);
+    return InvalidArgument("{}: rank summary format {} is not the format this gpuwhy reads ({})",
+                           path, version, kRankSummaryFormatVersion);
   }
   RankSummary out;
   out.path = StrOr(root, "path");

@@ -6,29 +6,34 @@
 
 namespace gpuwhy {
 
-std::string RenderCrossRankMarkdown(const CrossRankReport& report, const TextReportOptions& options) {
+std::string RenderCrossRankMarkdown(const CrossRankReport& report,
+                                    const TextReportOptions& options) {
   std::string out = fmt::format("## All ranks ({} ranks)\n\n", report.result.rank_count);
   const Diagnosis& d = report.diagnosis;
   if (d.findings.empty()) {
     out += "No job-wide rule fired.\n\n";
   } else {
-    out += "| # | severity | finding | rank | recoverable / step | title |\n|---|---|---|---|---|---|\n";
+    out +=
+        "| # | severity | finding | rank | recoverable / step | title "
+        "|\n|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < d.findings.size(); ++i) {
       const Finding& f = d.findings[i];
       std::string title = f.title;
       for (char& c : title) {
         if (c == '|') c = '/';
       }
-      out += fmt::format("| {} | {} | `{}` | {} | {} | {} |\n", i + 1, SeverityName(f.severity), f.id,
-                         f.rank >= 0 ? fmt::format("{}", f.rank) : "job", report::MsNs(f.recoverable_ns_per_step),
-                         title);
+      out += fmt::format("| {} | {} | `{}` | {} | {} | {} |\n", i + 1, SeverityName(f.severity),
+                         f.id, f.rank >= 0 ? fmt::format("{}", f.rank) : "job",
+                         report::MsNs(f.recoverable_ns_per_step), title);
     }
     out += '\n';
   }
   for (const std::string& w : report.result.warnings) out += "> warning: " + w + "\n";
   TextReportOptions plain = options;
   plain.colour = TextColour::kOff;
-  out += "\n<details><summary>Per-rank table, clock alignment, collectives, late arrivals</summary>\n\n```text\n";
+  out +=
+      "\n<details><summary>Per-rank table, clock alignment, collectives, late "
+      "arrivals</summary>\n\n```text\n";
   out += RenderCrossRankText(report, plain);
   out += "```\n\n</details>\n\n";
   return out;

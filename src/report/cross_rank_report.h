@@ -12,7 +12,8 @@
 namespace gpuwhy {
 
 std::string RenderCrossRankText(const CrossRankReport& report, const TextReportOptions& options);
-std::string RenderCrossRankMarkdown(const CrossRankReport& report, const TextReportOptions& options);
+std::string RenderCrossRankMarkdown(const CrossRankReport& report,
+                                    const TextReportOptions& options);
 // The "cross_rank" object of the JSON report (docs/report-schema.json $defs/cross_rank).
 void WriteCrossRankJson(JsonWriter& w, const CrossRankReport& report, size_t top_n);
 

@@ -41,7 +41,8 @@ RankReport ReportOf(const std::string& path) {
 }
 
 RankReport Synth(const std::string& scenario) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_diag_report_" + scenario + "_" + std::to_string(getpid()));
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("gpuwhy_diag_report_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;

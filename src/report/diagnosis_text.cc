@@ -17,7 +17,8 @@ constexpr size_t kIndent = 4;       // a finding's detail lines
 constexpr size_t kLabelWidth = 10;  // "evidence  "
 constexpr size_t kMaxEvidence = 3;  // per detailed finding; JSON and Markdown have them all
 constexpr size_t kMaxFixes = 2;
-constexpr size_t kMaxQuotes = 3;    // quoted log lines per detailed finding     // fixes shown with their code; the rest by name
+constexpr size_t kMaxQuotes = 3;  // quoted log lines per detailed finding     // fixes shown with
+                                  // their code; the rest by name
 
 // Splits |text| at spaces into lines of at most |width| columns (long words are cut).
 std::vector<std::string> Wrap(std::string_view text, size_t width) {
@@ -125,8 +126,8 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
     Labelled(out, i == 0 ? "log" : "", QuoteText(f.quotes[i]), 1);
   }
   if (f.quotes.size() > kMaxQuotes) {
-    Labelled(out, "", fmt::format("(+{} more lines in --format md or json)",
-                                  f.quotes.size() - kMaxQuotes));
+    Labelled(out, "",
+             fmt::format("(+{} more lines in --format md or json)", f.quotes.size() - kMaxQuotes));
   }
   if (!f.ranges.empty()) {
     std::string text = RangeText(f.ranges.front(), s.header.span.start);

@@ -34,7 +34,9 @@ class HtmlBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(kChromium)) {
-      GTEST_SKIP() << kChromium << " not found: install Debian's chromium (scripts/setup.sh) to run the browser test";
+      GTEST_SKIP()
+          << kChromium
+          << " not found: install Debian's chromium (scripts/setup.sh) to run the browser test";
     }
     std::string pattern = (fs::temp_directory_path() / "gpuwhy_browser_XXXXXX").string();
     dir_ = ::mkdtemp(pattern.data());
@@ -60,7 +62,8 @@ class HtmlBrowserTest : public ::testing::Test {
 };
 
 // Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what chromium writes) into RGB triples.
-bool DecodePng(const std::string& png, std::vector<uint8_t>& rgb, uint32_t& width, uint32_t& height) {
+bool DecodePng(const std::string& png, std::vector<uint8_t>& rgb, uint32_t& width,
+               uint32_t& height) {
   auto be32 = [&](size_t at) {
     return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
            (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
@@ -81,26 +84,32 @@ bool DecodePng(const std::string& png, std::vector<uint8_t>& rgb, uint32_t& widt
   size_t stride = width * channels;
   std::vector<uint8_t> raw((stride + 1) * height);
   uLongf raw_size = raw.size();
-  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK) return false;
+  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+      Z_OK)
+    return false;
   std::vector<uint8_t> pixels(stride * height), prior(stride, 0);
   for (uint32_t y = 0; y < height; ++y) {
     const uint8_t* line = raw.data() + y * (stride + 1);
     uint8_t filter = line[0];
     uint8_t* cur = pixels.data() + y * stride;
     for (size_t x = 0; x < stride; ++x) {
-      int a = x >= channels ? cur[x - channels] : 0, b = prior[x], c = x >= channels ? prior[x - channels] : 0;
+      int a = x >= channels ? cur[x - channels] : 0, b = prior[x],
+          c = x >= channels ? prior[x - channels] : 0;
       int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
       int predictor = filter == 1   ? a
                       : filter == 2 ? b
                       : filter == 3 ? (a + b) / 2
-                      : filter == 4 ? (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
+                      : filter == 4 ? (pa <= pb && pa <= pc ? a
+                                       : pb <= pc           ? b
+                                                            : c)
                                     : 0;
       cur[x] = uint8_t(line[1 + x] + predictor);
     }
     std::copy(cur, cur + stride, prior.begin());
   }
   rgb.clear();
-  for (size_t i = 0; i < pixels.size(); i += channels) rgb.insert(rgb.end(), pixels.begin() + i, pixels.begin() + i + 3);
+  for (size_t i = 0; i < pixels.size(); i += channels)
+    rgb.insert(rgb.end(), pixels.begin() + i, pixels.begin() + i + 3);
   return true;
 }
 

@@ -68,7 +68,8 @@ std::string PageStart(std::string_view title) {
 
 std::string PageEnd() { return fmt::format("<script>{}</script>\n</body></html>\n", kScript); }
 
-void OpenSection(std::string& out, std::string_view id, std::string_view title, std::string_view summary) {
+void OpenSection(std::string& out, std::string_view id, std::string_view title,
+                 std::string_view summary) {
   out += id.empty() ? "<section>" : fmt::format("<section id=\"{}\">", Escape(id));
   Element(out, "h2", title);
   if (!summary.empty()) Element(out, "p", summary, "class=\"summary\"");
@@ -78,15 +79,16 @@ void CloseSection(std::string& out) { out += "</section>\n"; }
 
 Cell Num(std::string text, double value) { return Cell{std::move(text), value, true, {}}; }
 
-void Table(std::string& out, const std::vector<std::string>& headers, const std::vector<std::vector<Cell>>& rows,
-           bool sortable) {
+void Table(std::string& out, const std::vector<std::string>& headers,
+           const std::vector<std::vector<Cell>>& rows, bool sortable) {
   out += sortable ? "<table class=\"sortable\"><thead><tr>" : "<table><thead><tr>";
   for (const std::string& h : headers) Element(out, "th", h);
   out += "</tr></thead><tbody>";
   for (const auto& row : rows) {
     out += "<tr>";
     for (const Cell& c : row) {
-      std::string attrs = c.numeric ? fmt::format("class=\"n\" data-v=\"{}\"", c.sort_value) : "class=\"name\"";
+      std::string attrs =
+          c.numeric ? fmt::format("class=\"n\" data-v=\"{}\"", c.sort_value) : "class=\"name\"";
       if (!c.title.empty()) attrs += " title=\"" + Escape(c.title) + "\"";
       Element(out, "td", c.text, attrs);
     }

@@ -18,13 +18,13 @@ namespace {
 using namespace report;        // NOLINT: formatting helpers
 using namespace report::html;  // NOLINT
 
-constexpr size_t kMaxDrawnSteps = 200;    // bars; a note says how many were left out
+constexpr size_t kMaxDrawnSteps = 200;  // bars; a note says how many were left out
 constexpr size_t kKernelTableRows = 50;
 constexpr size_t kMaxGapRows = 20;
 
 // Tableau 10: distinct, colour-blind friendly.
-constexpr const char* kStepColours[kStepCategoryCount] = {"#4e79a7", "#f28e2b", "#edc948", "#b07aa1",
-                                                          "#76b7b2", "#e15759", "#59a14f", "#bab0ac"};
+constexpr const char* kStepColours[kStepCategoryCount] = {
+    "#4e79a7", "#f28e2b", "#edc948", "#b07aa1", "#76b7b2", "#e15759", "#59a14f", "#bab0ac"};
 constexpr const char* kIdleColours[kIdleCauseCount] = {"#e15759", "#b07aa1", "#f28e2b", "#edc948",
                                                        "#76b7b2", "#9c755f", "#bab0ac"};
 constexpr const char* kBusyColour = "#4e79a7";
@@ -40,32 +40,39 @@ std::vector<Series> StepSeries() {
   return s;
 }
 
-std::string IdleName(size_t c) { return "idle: " + std::string(IdleCauseName(static_cast<IdleCause>(c))); }
+std::string IdleName(size_t c) {
+  return "idle: " + std::string(IdleCauseName(static_cast<IdleCause>(c)));
+}
 
 void RenderHeaderSection(std::string& out, const RankHeader& h) {
   std::string title = h.rank == kNoValue ? "Trace" : fmt::format("Rank {}", h.rank);
-  out += fmt::format("<h1 class=\"rank-title\">{}: <code>{}</code></h1>", Escape(title), Escape(h.path));
+  out += fmt::format("<h1 class=\"rank-title\">{}: <code>{}</code></h1>", Escape(title),
+                     Escape(h.path));
   std::string devices;
   for (const ReportDevice& d : h.devices) {
     if (!devices.empty()) devices += "; ";
-    devices += fmt::format("GPU {}{}{}{}", d.id, d.name.empty() ? "" : " " + d.name,
-                           d.memory_bytes == kNoValue ? "" : ", " + Bytes(static_cast<double>(d.memory_bytes)),
-                           d.active ? "" : " (no GPU op)");
+    devices += fmt::format(
+        "GPU {}{}{}{}", d.id, d.name.empty() ? "" : " " + d.name,
+        d.memory_bytes == kNoValue ? "" : ", " + Bytes(static_cast<double>(d.memory_bytes)),
+        d.active ? "" : " (no GPU op)");
   }
-  Element(out, "p",
-          fmt::format("vendor {}; world size {}; trace span {}; devices: {}", h.vendor.empty() ? "unknown" : h.vendor,
-                      h.world_size == kNoValue ? std::string("unknown") : std::to_string(h.world_size),
-                      MsNs(h.span.length()), devices.empty() ? "none" : devices),
-          "class=\"meta\"");
+  Element(
+      out, "p",
+      fmt::format("vendor {}; world size {}; trace span {}; devices: {}",
+                  h.vendor.empty() ? "unknown" : h.vendor,
+                  h.world_size == kNoValue ? std::string("unknown") : std::to_string(h.world_size),
+                  MsNs(h.span.length()), devices.empty() ? "none" : devices),
+      "class=\"meta\"");
 }
 
 void RenderStepsHtml(std::string& out, const StepBreakdownResult& steps) {
   OpenSection(out, "", "Step time breakdown",
-              steps.steps.empty() ? "no analysed step"
-                                  : fmt::format("{} steps; median {}, min {}, max {}; exclusive categories "
-                                                "(TensorBoard plugin order), so each bar is the step time",
-                                                steps.steps.size(), MsNs(steps.median_ns), MsNs(steps.min_ns),
-                                                MsNs(steps.max_ns)));
+              steps.steps.empty()
+                  ? "no analysed step"
+                  : fmt::format("{} steps; median {}, min {}, max {}; exclusive categories "
+                                "(TensorBoard plugin order), so each bar is the step time",
+                                steps.steps.size(), MsNs(steps.median_ns), MsNs(steps.min_ns),
+                                MsNs(steps.max_ns)));
   if (!steps.steps.empty()) {
     StackedBarsChart chart;
     chart.title = "Time per step by category (ms)";
@@ -78,46 +85,56 @@ void RenderStepsHtml(std::string& out, const StepBreakdownResult& steps) {
       std::string tip = fmt::format("ProfilerStep#{}: {}", s.number, MsNs(s.total_ns));
       for (size_t c = 0; c < kStepCategoryCount; ++c) {
         v.push_back(NsToMs(s.ns[c]));
-        if (s.ns[c] > 0) tip += fmt::format("\n{}: {}", StepCategoryName(static_cast<StepCategory>(c)), MsNs(s.ns[c]));
+        if (s.ns[c] > 0)
+          tip += fmt::format("\n{}: {}", StepCategoryName(static_cast<StepCategory>(c)),
+                             MsNs(s.ns[c]));
       }
       chart.values.push_back(std::move(v));
       chart.tooltips.push_back(std::move(tip));
     }
     out += RenderStackedBars(chart);
     if (steps.steps.size() > kMaxDrawnSteps) {
-      Element(out, "p", fmt::format("first {} of {} steps drawn", kMaxDrawnSteps, steps.steps.size()), "class=\"note\"");
+      Element(out, "p",
+              fmt::format("first {} of {} steps drawn", kMaxDrawnSteps, steps.steps.size()),
+              "class=\"note\"");
     }
     std::vector<std::vector<Cell>> rows;
     std::vector<Cell> row{{"mean per step"}};
-    for (size_t c = 0; c < kStepCategoryCount; ++c) row.push_back(Num(Ms(steps.mean_ns[c] / 1e6), steps.mean_ns[c]));
+    for (size_t c = 0; c < kStepCategoryCount; ++c)
+      row.push_back(Num(Ms(steps.mean_ns[c] / 1e6), steps.mean_ns[c]));
     row.push_back(Num(Ms(steps.mean_total_ns / 1e6), steps.mean_total_ns));
     rows.push_back(std::move(row));
     std::vector<std::string> headers{""};
-    for (size_t c = 0; c < kStepCategoryCount; ++c) headers.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
+    for (size_t c = 0; c < kStepCategoryCount; ++c)
+      headers.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
     headers.emplace_back("step");
     Table(out, headers, rows);
   }
-  for (const std::string& line : steps.not_applicable) Element(out, "p", "n/a: " + line, "class=\"note\"");
+  for (const std::string& line : steps.not_applicable)
+    Element(out, "p", "n/a: " + line, "class=\"note\"");
   CloseSection(out);
 }
 
 void RenderUtilizationHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
   const TimeSeriesResult& s = a.series;
-  OpenSection(out, "", "GPU utilization over time",
-              a.utilization.valid
-                  ? fmt::format("kernel utilization {} (TensorBoard convention: kernels only), GPU-op utilization {} "
-                                "(HTA / Nsight convention: kernels + memcpy + memset); {} buckets of {}",
-                                Pct(a.utilization.rank.kernel_pct), Pct(a.utilization.rank.gpu_op_pct),
-                                s.bucket_count, Duration(static_cast<double>(s.bucket_ns)))
-                  : "no GPU op");
+  OpenSection(
+      out, "", "GPU utilization over time",
+      a.utilization.valid
+          ? fmt::format("kernel utilization {} (TensorBoard convention: kernels only), GPU-op "
+                        "utilization {} "
+                        "(HTA / Nsight convention: kernels + memcpy + memset); {} buckets of {}",
+                        Pct(a.utilization.rank.kernel_pct), Pct(a.utilization.rank.gpu_op_pct),
+                        s.bucket_count, Duration(static_cast<double>(s.bucket_ns)))
+          : "no GPU op");
   for (const DeviceBusySeries& d : s.devices) {
     TimeAreaChart chart;
     double kernel_pct = 0, gpu_op_pct = 0;
     for (const DeviceUtilization& u : a.utilization.per_device) {
       if (u.device == d.device) kernel_pct = u.share.kernel_pct, gpu_op_pct = u.share.gpu_op_pct;
     }
-    chart.title = fmt::format("GPU {}: GPU-op busy {} (area), kernel busy {} (line), idle coloured by cause", d.device,
-                              Pct(gpu_op_pct), Pct(kernel_pct));
+    chart.title =
+        fmt::format("GPU {}: GPU-op busy {} (area), kernel busy {} (line), idle coloured by cause",
+                    d.device, Pct(gpu_op_pct), Pct(kernel_pct));
     chart.x_start_ms = NsToMs(s.window.start - h.span.start);
     chart.x_end_ms = NsToMs(s.window.end - h.span.start);
     chart.areas.push_back({"GPU-op busy (kernels + memcpy + memset)", kBusyColour});
@@ -138,11 +155,15 @@ void RenderUtilizationHtml(std::string& out, const RankHeader& h, const TraceAna
 
 void RenderIdleHtml(std::string& out, const RankHeader& h, const IdleGapsResult& idle) {
   const IdleTotals& t = idle.rank;
-  OpenSection(out, "", "Idle-gap causes",
-              fmt::format("{} idle of {} analysed device time ({}), {} gaps; each idle nanosecond gets one cause",
-                          MsNs(t.idle_ns), MsNs(t.window_ns),
-                          Pct(t.window_ns > 0 ? 100.0 * static_cast<double>(t.idle_ns) / static_cast<double>(t.window_ns) : 0),
-                          Count(t.gap_count)));
+  OpenSection(
+      out, "", "Idle-gap causes",
+      fmt::format(
+          "{} idle of {} analysed device time ({}), {} gaps; each idle nanosecond gets one cause",
+          MsNs(t.idle_ns), MsNs(t.window_ns),
+          Pct(t.window_ns > 0
+                  ? 100.0 * static_cast<double>(t.idle_ns) / static_cast<double>(t.window_ns)
+                  : 0),
+          Count(t.gap_count)));
   if (t.idle_ns > 0) {
     HBarChart chart;
     chart.title = "Idle time by cause (ms per step, share of idle time)";
@@ -150,8 +171,9 @@ void RenderIdleHtml(std::string& out, const RankHeader& h, const IdleGapsResult&
     for (size_t c = 0; c < kIdleCauseCount; ++c) {
       chart.labels.emplace_back(IdleCauseName(static_cast<IdleCause>(c)));
       chart.values.push_back(NsToMs(t.ns[c]) / steps);
-      chart.value_texts.push_back(fmt::format("{}/step ({} of idle)", Ms(NsToMs(t.ns[c]) / steps),
-                                              Pct(100.0 * static_cast<double>(t.ns[c]) / static_cast<double>(t.idle_ns))));
+      chart.value_texts.push_back(
+          fmt::format("{}/step ({} of idle)", Ms(NsToMs(t.ns[c]) / steps),
+                      Pct(100.0 * static_cast<double>(t.ns[c]) / static_cast<double>(t.idle_ns))));
       chart.colours.emplace_back(kIdleColours[c]);
     }
     out += RenderHBars(chart);
@@ -174,9 +196,13 @@ void RenderIdleHtml(std::string& out, const RankHeader& h, const IdleGapsResult&
   }
   if (!rows.empty()) {
     Element(out, "h3", "Longest gaps");
-    Table(out, {"GPU", "start", "end", "duration", "main cause", "pieces (cause, length, host activity)"}, rows, true);
+    Table(
+        out,
+        {"GPU", "start", "end", "duration", "main cause", "pieces (cause, length, host activity)"},
+        rows, true);
   }
-  for (const std::string& line : idle.not_applicable) Element(out, "p", "n/a: " + line, "class=\"note\"");
+  for (const std::string& line : idle.not_applicable)
+    Element(out, "p", "n/a: " + line, "class=\"note\"");
   CloseSection(out);
 }
 
@@ -184,12 +210,16 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
   const KernelStatsResult& k = a.kernels;
   double short_count_pct = a.metrics.ValueOr(metric::kKernelsShortCountPct.id, 0);
   double short_time_pct = a.metrics.ValueOr(metric::kKernelsShortTimePct.id, 0);
-  OpenSection(out, "", "Kernels",
-              fmt::format("{} GPU ops, {} in total (durations summed); {} of them ({} of the time) under 10 µs",
-                          Count(k.kernel_count), MsNs(k.kernel_time_ns), Pct(short_count_pct), Pct(short_time_pct)));
+  OpenSection(
+      out, "", "Kernels",
+      fmt::format(
+          "{} GPU ops, {} in total (durations summed); {} of them ({} of the time) under 10 µs",
+          Count(k.kernel_count), MsNs(k.kernel_time_ns), Pct(short_count_pct),
+          Pct(short_time_pct)));
   if (!k.histogram.empty() && k.kernel_count > 0) {
     ColumnChart chart;
-    chart.title = fmt::format("Duration histogram (count, log scale); red: under 10 µs = {} of ops", Pct(short_count_pct));
+    chart.title = fmt::format("Duration histogram (count, log scale); red: under 10 µs = {} of ops",
+                              Pct(short_count_pct));
     chart.log_y = true;
     chart.y_unit = "count";
     for (const HistogramBucket& b : k.histogram) {
@@ -197,7 +227,8 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
       chart.labels.push_back(Duration(static_cast<double>(b.lower_ns)));
       chart.values.push_back(static_cast<double>(b.count));
       chart.colours.emplace_back(b.upper_ns <= 10 * kNsPerUs ? "#e15759" : "#4e79a7");
-      chart.tooltips.push_back(fmt::format("[{}, {}): {} ops, {}", Duration(static_cast<double>(b.lower_ns)), upper,
+      chart.tooltips.push_back(fmt::format("[{}, {}): {} ops, {}",
+                                           Duration(static_cast<double>(b.lower_ns)), upper,
                                            Count(b.count), MsNs(b.total_ns)));
     }
     out += RenderColumns(chart);
@@ -207,46 +238,59 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
     const KernelNameStats& n = k.all_names[i];
     Cell name{ShortenKernelName(n.display_name, 90)};
     name.title = n.display_name;
-    rows.push_back({name, {std::string(KernelClassName(n.kernel_class))}, Num(Count(n.count), static_cast<double>(n.count)),
-                    Num(MsNs(n.total_ns), static_cast<double>(n.total_ns)), Num(Pct(n.time_pct), n.time_pct),
-                    Num(Us(n.duration_us.mean), n.duration_us.mean), Num(Us(n.duration_us.median), n.duration_us.median),
-                    Num(Us(n.duration_us.p95), n.duration_us.p95), Num(Us(n.duration_us.max), n.duration_us.max)});
+    rows.push_back({name,
+                    {std::string(KernelClassName(n.kernel_class))},
+                    Num(Count(n.count), static_cast<double>(n.count)),
+                    Num(MsNs(n.total_ns), static_cast<double>(n.total_ns)),
+                    Num(Pct(n.time_pct), n.time_pct),
+                    Num(Us(n.duration_us.mean), n.duration_us.mean),
+                    Num(Us(n.duration_us.median), n.duration_us.median),
+                    Num(Us(n.duration_us.p95), n.duration_us.p95),
+                    Num(Us(n.duration_us.max), n.duration_us.max)});
   }
   if (!rows.empty()) {
     Element(out, "h3", fmt::format("Top {} by total time (click a header to sort)", rows.size()));
-    Table(out, {"name", "class", "count", "total", "% of op time", "mean", "median", "p95", "max"}, rows, true);
+    Table(out, {"name", "class", "count", "total", "% of op time", "mean", "median", "p95", "max"},
+          rows, true);
   }
-  for (const std::string& line : k.not_applicable) Element(out, "p", "n/a: " + line, "class=\"note\"");
+  for (const std::string& line : k.not_applicable)
+    Element(out, "p", "n/a: " + line, "class=\"note\"");
   CloseSection(out);
 }
 
 void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
   if (c.rank.kernel_count == 0) return;
-  OpenSection(out, "", "Communication",
-              fmt::format("{} collective kernels, {} of communication, {} overlapped with computation (HTA "
-                          "comp_comm_overlap), {} exposed",
-                          Count(c.rank.kernel_count), MsNs(c.rank.comm_time), Pct(c.rank.overlap_pct),
-                          MsNs(c.rank.exposed)));
+  OpenSection(
+      out, "", "Communication",
+      fmt::format("{} collective kernels, {} of communication, {} overlapped with computation (HTA "
+                  "comp_comm_overlap), {} exposed",
+                  Count(c.rank.kernel_count), MsNs(c.rank.comm_time), Pct(c.rank.overlap_pct),
+                  MsNs(c.rank.exposed)));
   std::vector<std::vector<Cell>> rows;
   for (const CommDeviceStats& d : c.devices) {
-    rows.push_back({Num(std::to_string(d.device), d.device), Num(Count(d.kernel_count), static_cast<double>(d.kernel_count)),
+    rows.push_back({Num(std::to_string(d.device), d.device),
+                    Num(Count(d.kernel_count), static_cast<double>(d.kernel_count)),
                     Num(MsNs(d.comm_time), static_cast<double>(d.comm_time)),
                     Num(MsNs(d.overlapped), static_cast<double>(d.overlapped)),
-                    Num(MsNs(d.exposed), static_cast<double>(d.exposed)), Num(Pct(d.overlap_pct), d.overlap_pct)});
+                    Num(MsNs(d.exposed), static_cast<double>(d.exposed)),
+                    Num(Pct(d.overlap_pct), d.overlap_pct)});
   }
   Table(out, {"GPU", "kernels", "communication", "overlapped", "exposed", "overlap"}, rows);
   if (!c.by_collective.empty()) {
     HBarChart chart;
-    chart.title = "Bus bandwidth per collective (nccl-tests busbw: bytes / time × algorithm factor)";
+    chart.title =
+        "Bus bandwidth per collective (nccl-tests busbw: bytes / time × algorithm factor)";
     rows.clear();
     for (const CollectiveSummary& s : c.by_collective) {
       chart.labels.push_back(s.name);
       chart.values.push_back(s.busbw_gbps);
       chart.value_texts.push_back(s.bytes > 0 ? GBps(s.busbw_gbps) : "size unknown");
       chart.colours.emplace_back("#b07aa1");
-      rows.push_back({{s.name}, Num(Count(s.count), static_cast<double>(s.count)),
+      rows.push_back({{s.name},
+                      Num(Count(s.count), static_cast<double>(s.count)),
                       Num(Bytes(static_cast<double>(s.bytes)), static_cast<double>(s.bytes)),
-                      Num(MsNs(s.time), static_cast<double>(s.time)), Num(GBps(s.algbw_gbps), s.algbw_gbps),
+                      Num(MsNs(s.time), static_cast<double>(s.time)),
+                      Num(GBps(s.algbw_gbps), s.algbw_gbps),
                       Num(GBps(s.busbw_gbps), s.busbw_gbps)});
     }
     out += RenderHBars(chart);
@@ -258,19 +302,23 @@ void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
 void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
   const MemoryUsageResult& m = a.memory;
   if (m.devices.empty() && a.series.memory.empty()) return;
-  OpenSection(out, "", "Memory", "the caching allocator's totals from [memory] events (profile_memory=True)");
+  OpenSection(out, "", "Memory",
+              "the caching allocator's totals from [memory] events (profile_memory=True)");
   std::vector<std::vector<Cell>> rows;
   for (const DeviceMemoryStats& d : m.devices) {
-    rows.push_back({Num(std::to_string(d.device), d.device),
-                    Num(Bytes(static_cast<double>(d.peak_allocated)), static_cast<double>(d.peak_allocated)),
-                    Num(Bytes(static_cast<double>(d.peak_reserved)), static_cast<double>(d.peak_reserved)),
-                    Num(d.capacity == kNoValue ? "unknown" : Bytes(static_cast<double>(d.capacity)),
-                        static_cast<double>(d.capacity)),
-                    Num(d.capacity == kNoValue ? "–" : Pct(d.peak_reserved_pct), d.peak_reserved_pct),
-                    Num(fmt::format("{:.2f}", d.reserved_to_allocated), d.reserved_to_allocated)});
+    rows.push_back(
+        {Num(std::to_string(d.device), d.device),
+         Num(Bytes(static_cast<double>(d.peak_allocated)), static_cast<double>(d.peak_allocated)),
+         Num(Bytes(static_cast<double>(d.peak_reserved)), static_cast<double>(d.peak_reserved)),
+         Num(d.capacity == kNoValue ? "unknown" : Bytes(static_cast<double>(d.capacity)),
+             static_cast<double>(d.capacity)),
+         Num(d.capacity == kNoValue ? "–" : Pct(d.peak_reserved_pct), d.peak_reserved_pct),
+         Num(fmt::format("{:.2f}", d.reserved_to_allocated), d.reserved_to_allocated)});
   }
   if (!rows.empty()) {
-    Table(out, {"GPU", "peak allocated", "peak reserved", "capacity", "reserved of capacity", "reserved / allocated"},
+    Table(out,
+          {"GPU", "peak allocated", "peak reserved", "capacity", "reserved of capacity",
+           "reserved / allocated"},
           rows);
   }
   for (const DeviceMemorySeries& s : a.series.memory) {
@@ -280,7 +328,8 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
     if (max <= 0) continue;
     constexpr double kGiB = 1024.0 * 1024 * 1024;
     TimeAreaChart chart;
-    chart.title = fmt::format("GPU {}: allocated (area) and reserved (line) over time, GiB", s.device);
+    chart.title =
+        fmt::format("GPU {}: allocated (area) and reserved (line) over time, GiB", s.device);
     chart.x_start_ms = NsToMs(a.series.window.start - h.span.start);
     chart.x_end_ms = NsToMs(a.series.window.end - h.span.start);
     chart.y_max = max / kGiB;
@@ -301,20 +350,25 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
 
 void RenderImportHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
   OpenSection(out, "", "Import stats and data quality",
-              h.import_stats.empty() ? "every record was read" : fmt::format("{} import stats", h.import_stats.size()));
+              h.import_stats.empty() ? "every record was read"
+                                     : fmt::format("{} import stats", h.import_stats.size()));
   std::vector<std::vector<Cell>> rows;
   for (const ReportImportStat& s : h.import_stats) {
-    rows.push_back({{s.id}, {s.severity}, Num(Count(s.value), static_cast<double>(s.value)), {s.detail}});
+    rows.push_back(
+        {{s.id}, {s.severity}, Num(Count(s.value), static_cast<double>(s.value)), {s.detail}});
   }
   for (const DataQualityIssue& issue : a.data_quality.issues) {
-    rows.push_back({{issue.id}, {std::string(QualitySeverityName(issue.severity))},
-                    Num(Count(issue.count), static_cast<double>(issue.count)), {issue.message}});
+    rows.push_back({{issue.id},
+                    {std::string(QualitySeverityName(issue.severity))},
+                    Num(Count(issue.count), static_cast<double>(issue.count)),
+                    {issue.message}});
   }
   if (!rows.empty()) Table(out, {"id", "severity", "count", "detail"}, rows);
   std::vector<NotApplicable> na = CollectNotApplicable(a);
   if (!na.empty()) {
     out += "<ul class=\"na\">";
-    for (const NotApplicable& line : na) out += "<li>" + Escape(line.analysis + ": " + line.reason) + "</li>";
+    for (const NotApplicable& line : na)
+      out += "<li>" + Escape(line.analysis + ": " + line.reason) + "</li>";
     out += "</ul>";
   }
   CloseSection(out);
@@ -323,7 +377,8 @@ void RenderImportHtml(std::string& out, const RankHeader& h, const TraceAnalysis
 // Several ranks: the mean step breakdown of each rank side by side.
 void RenderRanksHtml(std::string& out, std::span<const RankReport> ranks) {
   OpenSection(out, "ranks", "Step time per rank",
-              "mean step time per rank by category; a rank much slower or faster than the others is a straggler or "
+              "mean step time per rank by category; a rank much slower or faster than the others "
+              "is a straggler or "
               "waits on one");
   StackedBarsChart chart;
   chart.title = "Mean step time per rank by category (ms)";
@@ -332,19 +387,25 @@ void RenderRanksHtml(std::string& out, std::span<const RankReport> ranks) {
   std::vector<std::vector<Cell>> rows;
   for (const RankReport& r : ranks) {
     const StepBreakdownResult& s = r.analysis.steps;
-    std::string label = r.header.rank == kNoValue ? r.header.path : fmt::format("rank {}", r.header.rank);
+    std::string label =
+        r.header.rank == kNoValue ? r.header.path : fmt::format("rank {}", r.header.rank);
     chart.labels.push_back(label);
     std::vector<double> v;
     for (size_t c = 0; c < kStepCategoryCount; ++c) v.push_back(s.mean_ns[c] / 1e6);
     chart.values.push_back(std::move(v));
     chart.tooltips.push_back(fmt::format("{}: mean step {}", label, Ms(s.mean_total_ns / 1e6)));
-    rows.push_back({{label}, Num(Count(static_cast<int64_t>(s.steps.size())), static_cast<double>(s.steps.size())),
-                    Num(Ms(s.mean_total_ns / 1e6), s.mean_total_ns), Num(MsNs(s.median_ns), static_cast<double>(s.median_ns)),
-                    Num(MsNs(s.min_ns), static_cast<double>(s.min_ns)), Num(MsNs(s.max_ns), static_cast<double>(s.max_ns)),
-                    Num(Pct(r.analysis.utilization.rank.gpu_op_pct), r.analysis.utilization.rank.gpu_op_pct)});
+    rows.push_back(
+        {{label},
+         Num(Count(static_cast<int64_t>(s.steps.size())), static_cast<double>(s.steps.size())),
+         Num(Ms(s.mean_total_ns / 1e6), s.mean_total_ns),
+         Num(MsNs(s.median_ns), static_cast<double>(s.median_ns)),
+         Num(MsNs(s.min_ns), static_cast<double>(s.min_ns)),
+         Num(MsNs(s.max_ns), static_cast<double>(s.max_ns)),
+         Num(Pct(r.analysis.utilization.rank.gpu_op_pct), r.analysis.utilization.rank.gpu_op_pct)});
   }
   out += RenderStackedBars(chart);
-  Table(out, {"rank", "steps", "mean step", "median", "min", "max", "GPU-op utilization"}, rows, true);
+  Table(out, {"rank", "steps", "mean step", "median", "min", "max", "GPU-op utilization"}, rows,
+        true);
   CloseSection(out);
 }
 
@@ -354,11 +415,13 @@ constexpr size_t kMaxHeatColumns = 200;
 // rank's, from the cross-rank analysis' aligned clocks.
 void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
   const CrossRankResult& r = job.result;
-  OpenSection(out, "late-arrival", "Late arrival per collective",
-              fmt::format("{} collectives matched across {} ranks; each cell: how long after the first rank this rank "
-                          "started the collective (clocks aligned, uncertainty up to {}); darker = later",
-                          Count(static_cast<int64_t>(r.collectives.size())), r.rank_count,
-                          Duration(static_cast<double>(r.max_uncertainty_ns))));
+  OpenSection(
+      out, "late-arrival", "Late arrival per collective",
+      fmt::format("{} collectives matched across {} ranks; each cell: how long after the first "
+                  "rank this rank "
+                  "started the collective (clocks aligned, uncertainty up to {}); darker = later",
+                  Count(static_cast<int64_t>(r.collectives.size())), r.rank_count,
+                  Duration(static_cast<double>(r.max_uncertainty_ns))));
   if (r.collectives.empty()) {
     Element(out, "p", "no collective matched across ranks", "class=\"note\"");
     CloseSection(out);
@@ -376,30 +439,35 @@ void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
       for (const CollectiveArrival& a : m.arrivals) {
         if (a.rank != row.rank) continue;
         values[c] = static_cast<double>(a.arrival - m.first_arrival) / 1e3;
-        tips[c] = fmt::format("rank {}, step {}, {} #{}: +{} after the first{}", row.rank, m.step, m.kind, m.ordinal,
-                              Duration(static_cast<double>(a.arrival - m.first_arrival)),
-                              m.late_rank == row.rank ? " (last to arrive)" : "");
+        tips[c] =
+            fmt::format("rank {}, step {}, {} #{}: +{} after the first{}", row.rank, m.step, m.kind,
+                        m.ordinal, Duration(static_cast<double>(a.arrival - m.first_arrival)),
+                        m.late_rank == row.rank ? " (last to arrive)" : "");
       }
     }
     chart.values.push_back(std::move(values));
     chart.tooltips.push_back(std::move(tips));
   }
   size_t label_every = std::max<size_t>(1, columns / 10);
-  for (size_t c = 0; c < columns; ++c) chart.column_labels.push_back(c % label_every == 0 ? fmt::format("#{}", c + 1) : "");
+  for (size_t c = 0; c < columns; ++c)
+    chart.column_labels.push_back(c % label_every == 0 ? fmt::format("#{}", c + 1) : "");
   out += RenderHeatMap(chart);
   if (r.collectives.size() > columns) {
-    Element(out, "p", fmt::format("first {} of {} collectives drawn", columns, r.collectives.size()), "class=\"note\"");
+    Element(out, "p",
+            fmt::format("first {} of {} collectives drawn", columns, r.collectives.size()),
+            "class=\"note\"");
   }
   CloseSection(out);
 }
 
 }  // namespace
 
-std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures,
-                             const CrossRankReport* job) {
+std::string RenderReportHtml(std::span<const RankReport> ranks,
+                             std::span<const ReportFailure> failures, const CrossRankReport* job) {
   std::string out = PageStart("gpuwhy report");
-  out += fmt::format("<header><h1>gpuwhy report</h1><p class=\"meta\">{} trace{} analysed{}</p>", ranks.size(),
-                     ranks.size() == 1 ? "" : "s", failures.empty() ? "" : fmt::format(", {} unusable", failures.size()));
+  out += fmt::format("<header><h1>gpuwhy report</h1><p class=\"meta\">{} trace{} analysed{}</p>",
+                     ranks.size(), ranks.size() == 1 ? "" : "s",
+                     failures.empty() ? "" : fmt::format(", {} unusable", failures.size()));
   if (!failures.empty()) {
     out += "<ul class=\"errors\">";
     for (const ReportFailure& f : failures) out += "<li>" + Escape(f.message) + "</li>";

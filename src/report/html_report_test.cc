@@ -69,10 +69,12 @@ TEST(HtmlReportTest, InputBoundTraceHasTheVerdictAndEveryChart) {
   std::string html = SynthReport("input-bound", 12);
   const char* expected = ScenarioExpectedFinding("input-bound");
   ASSERT_NE(expected, nullptr);
-  EXPECT_NE(html.find(std::string("<code class=\"fid\">") + expected + "</code>"), std::string::npos);
+  EXPECT_NE(html.find(std::string("<code class=\"fid\">") + expected + "</code>"),
+            std::string::npos);
   EXPECT_NE(html.find("id=\"finding-0-1\""), std::string::npos);
-  for (const char* title : {"Diagnosis", "Step time breakdown", "GPU utilization over time", "Idle-gap causes",
-                            "Kernels", "Checklist", "Import stats and data quality"}) {
+  for (const char* title :
+       {"Diagnosis", "Step time breakdown", "GPU utilization over time", "Idle-gap causes",
+        "Kernels", "Checklist", "Import stats and data quality"}) {
     EXPECT_NE(html.find(std::string("<h2>") + title + "</h2>"), std::string::npos) << title;
   }
   // Step bars, one utilization chart per device, idle causes, histogram.
@@ -147,9 +149,12 @@ TEST(HtmlReportTest, LateArrivalHeatMapFromTheCrossRankResult) {
   std::string html = RenderReportHtml(ranks, {}, &job);
   EXPECT_NE(html.find("<h2>Late arrival per collective</h2>"), std::string::npos);
   EXPECT_EQ(Occurrences(html, "<rect class=\"cell\""), 6u);
-  EXPECT_NE(html.find("rank 1, step 7, all_reduce&lt;&amp;&gt; #1: +500.0 µs after the first (last to arrive)"),
-            std::string::npos);
-  EXPECT_NE(html.find("fill-opacity=\"1.000\""), std::string::npos);  // the 500 µs cell is the maximum
+  EXPECT_NE(
+      html.find(
+          "rank 1, step 7, all_reduce&lt;&amp;&gt; #1: +500.0 µs after the first (last to arrive)"),
+      std::string::npos);
+  EXPECT_NE(html.find("fill-opacity=\"1.000\""),
+            std::string::npos);  // the 500 µs cell is the maximum
   EXPECT_EQ(RenderReportHtml(ranks, {}).find("Late arrival"), std::string::npos);
 }
 

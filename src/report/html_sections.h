@@ -19,7 +19,8 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
 void RenderChecklistHtml(std::string& out, const Diagnosis& d);
 
 // "<section id=… ><h2>title</h2>" … "</section>".
-void OpenSection(std::string& out, std::string_view id, std::string_view title, std::string_view summary = "");
+void OpenSection(std::string& out, std::string_view id, std::string_view title,
+                 std::string_view summary = "");
 void CloseSection(std::string& out);
 
 // A table; |sortable| adds click-to-sort headers (numeric cells carry data-v).
@@ -29,8 +30,8 @@ struct Cell {
   bool numeric = false;
   std::string title;  // full text when |text| is shortened
 };
-void Table(std::string& out, const std::vector<std::string>& headers, const std::vector<std::vector<Cell>>& rows,
-           bool sortable = false);
+void Table(std::string& out, const std::vector<std::string>& headers,
+           const std::vector<std::vector<Cell>>& rows, bool sortable = false);
 Cell Num(std::string text, double value);
 
 }  // namespace gpuwhy::report::html

@@ -15,8 +15,10 @@
 namespace gpuwhy::html_test {
 
 // Would mark the page if it ever ran: an attribute only script can set.
-inline constexpr const char* kScriptName = "<script>document.body.setAttribute('data-pwned','1')</script>";
-inline constexpr const char* kImgName = "\"><img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">";
+inline constexpr const char* kScriptName =
+    "<script>document.body.setAttribute('data-pwned','1')</script>";
+inline constexpr const char* kImgName =
+    "\"><img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">";
 inline constexpr const char* kAmpName = "void at::native::kernel<float, 'q' & \"r\">(float const*)";
 
 // JSON string literal of |s| (quotes and backslashes escaped).
@@ -38,8 +40,9 @@ inline std::string HostileTrace() {
   int64_t correlation = 1;
   for (int step = 0; step < 4; ++step) {
     int64_t t0 = 1000 + step * 10000;
-    add(fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":9000}})",
-                    step + 1, t0));
+    add(fmt::format(
+        R"({{"ph":"X","cat":"user_annotation","name":"ProfilerStep#{}","pid":1,"tid":1,"ts":{},"dur":9000}})",
+        step + 1, t0));
     add(fmt::format(R"({{"ph":"X","cat":"cpu_op","name":{},"pid":1,"tid":1,"ts":{},"dur":6000}})",
                     JsonString(kScriptName), t0 + 100));
     for (int k = 0; k < 3; ++k) {
@@ -57,7 +60,9 @@ inline std::string HostileTrace() {
          ",\"totalGlobalMem\":85899345920}],\n\"traceEvents\":[\n" + events + "\n]}\n";
 }
 
-inline void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
 
 // Import, analyse, diagnose and render as `gpuwhy analyze --format html` does.
 inline std::string HtmlReportOf(const std::string& path) {

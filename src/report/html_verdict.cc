@@ -18,8 +18,9 @@ std::string RecoverableText(const Finding& f) {
 }
 
 void Labelled(std::string& out, std::string_view label, const std::string& body_html) {
-  out += fmt::format("<div class=\"kv\"><span class=\"k\">{}</span><span class=\"v\">{}</span></div>",
-                     Escape(label), body_html);
+  out +=
+      fmt::format("<div class=\"kv\"><span class=\"k\">{}</span><span class=\"v\">{}</span></div>",
+                  Escape(label), body_html);
 }
 
 void FindingCard(std::string& out, const RankHeader& header, size_t index, const Finding& f) {
@@ -27,9 +28,11 @@ void FindingCard(std::string& out, const RankHeader& header, size_t index, const
   out += fmt::format("<article class=\"finding sev-{}\" id=\"finding-{}-{}\">", Escape(severity),
                      header.rank == kNoValue ? 0 : header.rank, index + 1);
   out += fmt::format(
-      "<h3><span class=\"rankno\">{}.</span> <span class=\"sev\">{}</span> <code class=\"fid\">{}</code> "
+      "<h3><span class=\"rankno\">{}.</span> <span class=\"sev\">{}</span> <code "
+      "class=\"fid\">{}</code> "
       "<span class=\"rec\">{}, confidence {}</span></h3>",
-      index + 1, Escape(severity), Escape(f.id), Escape(RecoverableText(f)), Escape(ConfidenceName(f.confidence)));
+      index + 1, Escape(severity), Escape(f.id), Escape(RecoverableText(f)),
+      Escape(ConfidenceName(f.confidence)));
   Element(out, "p", f.title, "class=\"title\"");
   std::string list = "<ul>";
   for (const FindingEvidence& e : f.evidence) {
@@ -40,12 +43,14 @@ void FindingCard(std::string& out, const RankHeader& header, size_t index, const
   Labelled(out, "evidence", list + "</ul>");
   if (!f.ranges.empty()) {
     list = "<ul>";
-    for (const EvidenceRange& r : f.ranges) list += "<li>" + Escape(RangeText(r, header.span.start)) + "</li>";
+    for (const EvidenceRange& r : f.ranges)
+      list += "<li>" + Escape(RangeText(r, header.span.start)) + "</li>";
     Labelled(out, "where", list + "</ul>");
   }
   if (!f.top_events.empty()) {
     list = "<ul>";
-    for (const std::string& name : f.top_events) list += "<li><code>" + Escape(name) + "</code></li>";
+    for (const std::string& name : f.top_events)
+      list += "<li><code>" + Escape(name) + "</code></li>";
     Labelled(out, "events", list + "</ul>");
   }
   for (size_t i = 0; i < f.fixes.size(); ++i) {
@@ -70,19 +75,24 @@ std::string_view StatusMark(AssessStatus status) {
 
 void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& d) {
   std::string summary =
-      d.findings.empty() ? std::string("no finding")
-                         : fmt::format("{} finding{} (worst: {})", d.findings.size(), d.findings.size() == 1 ? "" : "s",
-                                       SeverityName(d.MaxSeverity()));
+      d.findings.empty()
+          ? std::string("no finding")
+          : fmt::format("{} finding{} (worst: {})", d.findings.size(),
+                        d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
   if (d.step_ns > 0) {
-    summary += fmt::format("; step {}{}", MsNs(d.step_ns),
-                           d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count));
-    summary += fmt::format("; GPU idle {}/step ({})", MsNs(d.idle_ns_per_step),
-                           Pct(100.0 * static_cast<double>(d.idle_ns_per_step) / static_cast<double>(d.step_ns)));
+    summary += fmt::format(
+        "; step {}{}", MsNs(d.step_ns),
+        d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count));
+    summary += fmt::format(
+        "; GPU idle {}/step ({})", MsNs(d.idle_ns_per_step),
+        Pct(100.0 * static_cast<double>(d.idle_ns_per_step) / static_cast<double>(d.step_ns)));
   }
-  OpenSection(out, fmt::format("verdict-{}", header.rank == kNoValue ? 0 : header.rank), "Diagnosis", summary);
+  OpenSection(out, fmt::format("verdict-{}", header.rank == kNoValue ? 0 : header.rank),
+              "Diagnosis", summary);
   if (d.findings.empty()) {
     Element(out, "p",
-            "No rule fired: nothing here costs a measurable share of the step. The checklist says what this "
+            "No rule fired: nothing here costs a measurable share of the step. The checklist says "
+            "what this "
             "trace could and could not show.");
   }
   for (size_t i = 0; i < d.findings.size(); ++i) FindingCard(out, header, i, d.findings[i]);
@@ -91,18 +101,23 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
 }
 
 void RenderChecklistHtml(std::string& out, const Diagnosis& d) {
-  OpenSection(out, "", "Checklist", "✔ assessed, ~ partly, ✘ not assessed (with the command that captures it)");
+  OpenSection(out, "", "Checklist",
+              "✔ assessed, ~ partly, ✘ not assessed (with the command that captures it)");
   out += "<ul class=\"checklist\">";
   for (const ChecklistItem& item : d.checklist) {
     std::string status(AssessStatusName(item.status));
     for (char& c : status) c = c == ' ' ? '-' : c;
-    out += fmt::format("<li class=\"{}\"><span class=\"mark\">{}</span> <b>{}</b> {}", Escape(status),
-                       StatusMark(item.status), Escape(ChecklistSectionName(item.section)), Escape(item.title));
-    if (item.status != AssessStatus::kAssessed) out += " (" + Escape(AssessStatusName(item.status)) + ")";
+    out += fmt::format("<li class=\"{}\"><span class=\"mark\">{}</span> <b>{}</b> {}",
+                       Escape(status), StatusMark(item.status),
+                       Escape(ChecklistSectionName(item.section)), Escape(item.title));
+    if (item.status != AssessStatus::kAssessed)
+      out += " (" + Escape(AssessStatusName(item.status)) + ")";
     if (!item.detail.empty()) out += ": " + Escape(item.detail);
     if (item.status != AssessStatus::kAssessed) {
-      if (!item.missing.empty()) out += "<div class=\"sub\">missing: " + Escape(item.missing) + "</div>";
-      if (!item.command.empty()) out += "<div class=\"sub\">capture: <code>" + Escape(item.command) + "</code></div>";
+      if (!item.missing.empty())
+        out += "<div class=\"sub\">missing: " + Escape(item.missing) + "</div>";
+      if (!item.command.empty())
+        out += "<div class=\"sub\">capture: <code>" + Escape(item.command) + "</code></div>";
     }
     out += "</li>";
   }

@@ -9,7 +9,7 @@ namespace gpuwhy::report::html {
 namespace {
 
 constexpr double kWidth = 960;  // every chart's viewBox width
-constexpr double kLeft = 56;     // room for y-axis labels
+constexpr double kLeft = 56;    // room for y-axis labels
 constexpr double kRight = 12;
 
 // Coordinates with one decimal keep the SVG small and sharp enough.
@@ -24,10 +24,10 @@ void OpenSvg(std::string& out, double height, std::string_view title) {
 
 void CloseSvg(std::string& out) { out += "</svg></figure>"; }
 
-void Text(std::string& out, double x, double y, std::string_view text, std::string_view anchor = "start",
-          std::string_view cls = "axis") {
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" class=\"{}\">{}</text>", Num(x), Num(y),
-                     anchor, cls, Escape(text));
+void Text(std::string& out, double x, double y, std::string_view text,
+          std::string_view anchor = "start", std::string_view cls = "axis") {
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" class=\"{}\">{}</text>", Num(x),
+                     Num(y), anchor, cls, Escape(text));
 }
 
 // "1.2k", "35", "0.5": short axis labels.
@@ -42,9 +42,10 @@ std::string Short(double v) {
 void YAxis(std::string& out, double top, double bottom, double max, std::string_view unit) {
   for (int i = 0; i <= 4; ++i) {
     double y = bottom - (bottom - top) * i / 4.0;
-    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(kLeft), Num(y),
-                       Num(kWidth - kRight), Num(y));
-    Text(out, kLeft - 4, y + 4, Short(max * i / 4.0) + (i == 4 ? " " + std::string(unit) : ""), "end");
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(kLeft),
+                       Num(y), Num(kWidth - kRight), Num(y));
+    Text(out, kLeft - 4, y + 4, Short(max * i / 4.0) + (i == 4 ? " " + std::string(unit) : ""),
+         "end");
   }
 }
 
@@ -66,14 +67,16 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
-void Element(std::string& out, std::string_view tag, std::string_view text, std::string_view attrs) {
+void Element(std::string& out, std::string_view tag, std::string_view text,
+             std::string_view attrs) {
   out += fmt::format("<{}{}{}>{}</{}>", tag, attrs.empty() ? "" : " ", attrs, Escape(text), tag);
 }
 
 std::string RenderLegend(const std::vector<Series>& series) {
   std::string out = "<div class=\"legend\">";
   for (const Series& s : series) {
-    out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", Escape(s.colour), Escape(s.name));
+    out += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", Escape(s.colour),
+                       Escape(s.name));
   }
   return out + "</div>";
 }
@@ -103,8 +106,8 @@ std::string RenderStackedBars(const StackedBarsChart& chart) {
       double h = std::max(0.0, chart.values[i][k]) / max * (kBottom - kTop);
       if (h <= 0) continue;
       y -= h;
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Num(x), Num(y),
-                         Num(bar_width), Num(h), Escape(chart.series[k].colour));
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Num(x),
+                         Num(y), Num(bar_width), Num(h), Escape(chart.series[k].colour));
     }
     out += "</g>";
     if (i % label_every == 0 && i < chart.labels.size()) {
@@ -125,7 +128,9 @@ std::string RenderTimeAreas(const TimeAreaChart& chart) {
   for (const auto& l : chart.line_values) n = std::max(n, l.size());
   if (n > 0 && chart.y_max > 0) {
     double dx = (kWidth - kLeft - kRight) / static_cast<double>(n);
-    auto y_of = [&](double v) { return kBottom - std::clamp(v / chart.y_max, 0.0, 1.0) * (kBottom - kTop); };
+    auto y_of = [&](double v) {
+      return kBottom - std::clamp(v / chart.y_max, 0.0, 1.0) * (kBottom - kTop);
+    };
     std::vector<double> base(n, 0.0);
     for (size_t a = 0; a < chart.area_values.size() && a < chart.areas.size(); ++a) {
       const std::vector<double>& v = chart.area_values[a];
@@ -136,23 +141,28 @@ std::string RenderTimeAreas(const TimeAreaChart& chart) {
         double value = b < v.size() ? v[b] : 0.0;
         any = any || value > 0;
         double x0 = kLeft + dx * static_cast<double>(b), x1 = x0 + dx;
-        top += fmt::format("{},{} {},{} ", Num(x0), Num(y_of(base[b] + value)), Num(x1), Num(y_of(base[b] + value)));
+        top += fmt::format("{},{} {},{} ", Num(x0), Num(y_of(base[b] + value)), Num(x1),
+                           Num(y_of(base[b] + value)));
         size_t r = n - 1 - b;
         double rx0 = kLeft + dx * static_cast<double>(r), rx1 = rx0 + dx;
-        bottom += fmt::format("{},{} {},{} ", Num(rx1), Num(y_of(base[r])), Num(rx0), Num(y_of(base[r])));
+        bottom +=
+            fmt::format("{},{} {},{} ", Num(rx1), Num(y_of(base[r])), Num(rx0), Num(y_of(base[r])));
       }
       for (size_t b = 0; b < n && b < v.size(); ++b) base[b] += v[b];
       if (!any) continue;
-      out += fmt::format("<polygon class=\"area\" points=\"{}{}\" fill=\"{}\"><title>{}</title></polygon>", top,
-                         bottom, Escape(chart.areas[a].colour), Escape(chart.areas[a].name));
+      out += fmt::format(
+          "<polygon class=\"area\" points=\"{}{}\" fill=\"{}\"><title>{}</title></polygon>", top,
+          bottom, Escape(chart.areas[a].colour), Escape(chart.areas[a].name));
     }
     for (size_t l = 0; l < chart.line_values.size() && l < chart.lines.size(); ++l) {
       std::string points;
       for (size_t b = 0; b < chart.line_values[l].size(); ++b) {
-        points += fmt::format("{},{} ", Num(kLeft + dx * (static_cast<double>(b) + 0.5)), Num(y_of(chart.line_values[l][b])));
+        points += fmt::format("{},{} ", Num(kLeft + dx * (static_cast<double>(b) + 0.5)),
+                              Num(y_of(chart.line_values[l][b])));
       }
-      out += fmt::format("<polyline class=\"line\" points=\"{}\" stroke=\"{}\"><title>{}</title></polyline>", points,
-                         Escape(chart.lines[l].colour), Escape(chart.lines[l].name));
+      out += fmt::format(
+          "<polyline class=\"line\" points=\"{}\" stroke=\"{}\"><title>{}</title></polyline>",
+          points, Escape(chart.lines[l].colour), Escape(chart.lines[l].name));
     }
   }
   Text(out, kLeft, kBottom + 18, fmt::format("{:.1f} ms", chart.x_start_ms), "start");
@@ -177,9 +187,11 @@ std::string RenderHBars(const HBarChart& chart) {
     double y = 5 + kRow * static_cast<double>(i);
     double w = std::max(0.0, chart.values[i]) / max * span;
     Text(out, kLabel - 6, y + 15, i < chart.labels.size() ? chart.labels[i] : "", "end", "label");
-    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>", Num(kLabel), Num(y + 3),
-                       Num(w), Num(kRow - 6), Escape(i < chart.colours.size() ? chart.colours[i] : "#4e79a7"));
-    Text(out, kLabel + w + 6, y + 15, i < chart.value_texts.size() ? chart.value_texts[i] : "", "start", "label");
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+                       Num(kLabel), Num(y + 3), Num(w), Num(kRow - 6),
+                       Escape(i < chart.colours.size() ? chart.colours[i] : "#4e79a7"));
+    Text(out, kLabel + w + 6, y + 15, i < chart.value_texts.size() ? chart.value_texts[i] : "",
+         "start", "label");
   }
   CloseSvg(out);
   return out;
@@ -199,8 +211,8 @@ std::string RenderColumns(const ColumnChart& chart) {
   if (chart.log_y) {
     for (double d = 1; d <= std::max(1.0, max); d *= 10) {
       double y = kBottom - scale(d) * (kBottom - kTop);
-      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(kLeft), Num(y),
-                         Num(kWidth - kRight), Num(y));
+      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>",
+                         Num(kLeft), Num(y), Num(kWidth - kRight), Num(y));
       Text(out, kLeft - 4, y + 4, Short(d), "end");
     }
     Text(out, kLeft - 4, kTop - 0, chart.y_unit + " (log)", "end");
@@ -214,12 +226,14 @@ std::string RenderColumns(const ColumnChart& chart) {
     double h = scale(chart.values[i]) * (kBottom - kTop);
     out += "<g class=\"bar\">";
     if (i < chart.tooltips.size()) out += "<title>" + Escape(chart.tooltips[i]) + "</title>";
-    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/></g>", Num(x + 1),
-                       Num(kBottom - h), Num(std::max(1.0, slot - 2)), Num(h),
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/></g>",
+                       Num(x + 1), Num(kBottom - h), Num(std::max(1.0, slot - 2)), Num(h),
                        Escape(i < chart.colours.size() ? chart.colours[i] : "#4e79a7"));
     if (i < chart.labels.size()) {
-      out += fmt::format("<text class=\"axis\" text-anchor=\"end\" transform=\"translate({},{}) rotate(-45)\">{}</text>",
-                         Num(x + slot / 2 + 4), Num(kBottom + 12), Escape(chart.labels[i]));
+      out += fmt::format(
+          "<text class=\"axis\" text-anchor=\"end\" transform=\"translate({},{}) "
+          "rotate(-45)\">{}</text>",
+          Num(x + slot / 2 + 4), Num(kBottom + 12), Escape(chart.labels[i]));
     }
   }
   CloseSvg(out);
@@ -242,20 +256,27 @@ std::string RenderHeatMap(const HeatMapChart& chart) {
   double cell = columns > 0 ? (kWidth - kLabel - kRight) / static_cast<double>(columns) : 0;
   for (size_t r = 0; r < chart.values.size(); ++r) {
     double y = kTop + kRowHeight * static_cast<double>(r);
-    Text(out, kLabel - 6, y + 13, r < chart.row_labels.size() ? chart.row_labels[r] : "", "end", "label");
+    Text(out, kLabel - 6, y + 13, r < chart.row_labels.size() ? chart.row_labels[r] : "", "end",
+         "label");
     for (size_t c = 0; c < chart.values[r].size(); ++c) {
       double v = chart.values[r][c];
       double opacity = std::isnan(v) || max <= 0 ? 0 : std::clamp(v / max, 0.0, 1.0);
-      out += fmt::format("<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{:.3f}\" stroke=\"#eee\" stroke-width=\"0.5\">",
-                         Num(kLabel + cell * static_cast<double>(c)), Num(y), Num(std::max(0.5, cell)), Num(kRowHeight - 2),
-                         std::isnan(v) ? "#999" : Escape(chart.colour), std::isnan(v) ? 0.3 : std::max(0.04, opacity));
-      if (r < chart.tooltips.size() && c < chart.tooltips[r].size()) out += "<title>" + Escape(chart.tooltips[r][c]) + "</title>";
+      out += fmt::format(
+          "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+          "fill-opacity=\"{:.3f}\" stroke=\"#eee\" stroke-width=\"0.5\">",
+          Num(kLabel + cell * static_cast<double>(c)), Num(y), Num(std::max(0.5, cell)),
+          Num(kRowHeight - 2), std::isnan(v) ? "#999" : Escape(chart.colour),
+          std::isnan(v) ? 0.3 : std::max(0.04, opacity));
+      if (r < chart.tooltips.size() && c < chart.tooltips[r].size())
+        out += "<title>" + Escape(chart.tooltips[r][c]) + "</title>";
       out += "</rect>";
     }
   }
   double y = kTop + kRowHeight * static_cast<double>(chart.values.size()) + 14;
   for (size_t c = 0; c < chart.column_labels.size(); ++c) {
-    if (!chart.column_labels[c].empty()) Text(out, kLabel + cell * (static_cast<double>(c) + 0.5), y, chart.column_labels[c], "middle");
+    if (!chart.column_labels[c].empty())
+      Text(out, kLabel + cell * (static_cast<double>(c) + 0.5), y, chart.column_labels[c],
+           "middle");
   }
   CloseSvg(out);
   return out;

@@ -14,7 +14,8 @@ namespace gpuwhy::report::html {
 std::string Escape(std::string_view text);
 
 // Appends "<tag attrs>escaped text</tag>".
-void Element(std::string& out, std::string_view tag, std::string_view text, std::string_view attrs = "");
+void Element(std::string& out, std::string_view tag, std::string_view text,
+             std::string_view attrs = "");
 
 struct Series {
   std::string name;    // legend text
@@ -41,7 +42,7 @@ struct TimeAreaChart {
   double x_end_ms = 0;
   double y_max = 100;
   std::string y_unit = "%";
-  std::vector<Series> areas;  // stacked bottom-up
+  std::vector<Series> areas;                     // stacked bottom-up
   std::vector<std::vector<double>> area_values;  // [area][bucket]
   std::vector<Series> lines;
   std::vector<std::vector<double>> line_values;  // [line][bucket]
@@ -76,7 +77,7 @@ struct HeatMapChart {
   std::string title;
   std::string colour = "#d62728";
   std::vector<std::string> row_labels;
-  std::vector<std::string> column_labels;  // may be sparse: empty labels are skipped
+  std::vector<std::string> column_labels;   // may be sparse: empty labels are skipped
   std::vector<std::vector<double>> values;  // [row][column]
   std::vector<std::vector<std::string>> tooltips;
 };

@@ -124,7 +124,6 @@ void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   RenderStats(out, s, colour);
 }
 
-
 void WriteDevices(JsonWriter& w, const InfoSummary& s) {
   w.Key("devices");
   w.BeginArray();

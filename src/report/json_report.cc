@@ -1,10 +1,10 @@
-// JSON report: each rank's diagnosis, every metric plus the main structured tables. Keys are written
-// in a fixed order and lists keep the analyses' (deterministic) order.
+// JSON report: each rank's diagnosis, every metric plus the main structured tables. Keys are
+// written in a fixed order and lists keep the analyses' (deterministic) order.
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
-#include "report/diagnosis_sections.h"
 #include "report/cross_rank_report.h"
+#include "report/diagnosis_sections.h"
 #include "report/report.h"
 
 namespace gpuwhy {
@@ -220,7 +220,8 @@ void WriteFailures(JsonWriter& w, std::span<const ReportFailure> failures) {
 }
 
 std::string RenderReportJson(std::span<const RankReport> ranks,
-                             std::span<const ReportFailure> failures, size_t top_n, const CrossRankReport* job) {
+                             std::span<const ReportFailure> failures, size_t top_n,
+                             const CrossRankReport* job) {
   JsonWriter w;
   w.BeginObject();
   w.Field("schema_version", 1);

@@ -78,22 +78,20 @@ const std::vector<ExportedFamily>& Families() {
        "DCGM_FI_DEV_MEM_COPY_UTIL"},
       {"gpuwhy_gpu_sm_active_ratio", "gauge",
        "Share of time at least one warp was resident on an SM, averaged over SMs (when the "
-       "source records it).", "DCGM_FI_PROF_SM_ACTIVE"},
+       "source records it).",
+       "DCGM_FI_PROF_SM_ACTIVE"},
       {"gpuwhy_gpu_tensor_active_ratio", "gauge",
        "Share of cycles the tensor pipes were active (when the source records it).",
        "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"},
       {"gpuwhy_gpu_memory_used_bytes", "gauge", "Device memory in use.", "DCGM_FI_DEV_FB_USED"},
-      {"gpuwhy_gpu_memory_total_bytes", "gauge", "Device memory capacity.",
-       "DCGM_FI_DEV_FB_TOTAL"},
+      {"gpuwhy_gpu_memory_total_bytes", "gauge", "Device memory capacity.", "DCGM_FI_DEV_FB_TOTAL"},
       {"gpuwhy_gpu_sm_clock_hertz", "gauge", "Current SM clock.", "DCGM_FI_DEV_SM_CLOCK"},
       {"gpuwhy_gpu_sm_clock_max_hertz", "gauge", "Maximum SM clock.", ""},
-      {"gpuwhy_gpu_memory_clock_hertz", "gauge", "Current memory clock.",
-       "DCGM_FI_DEV_MEM_CLOCK"},
+      {"gpuwhy_gpu_memory_clock_hertz", "gauge", "Current memory clock.", "DCGM_FI_DEV_MEM_CLOCK"},
       {"gpuwhy_gpu_power_watts", "gauge", "Power draw.", "DCGM_FI_DEV_POWER_USAGE"},
       {"gpuwhy_gpu_power_limit_watts", "gauge", "Enforced power limit.",
        "DCGM_FI_DEV_POWER_MGMT_LIMIT"},
-      {"gpuwhy_gpu_temperature_celsius", "gauge", "GPU core temperature.",
-       "DCGM_FI_DEV_GPU_TEMP"},
+      {"gpuwhy_gpu_temperature_celsius", "gauge", "GPU core temperature.", "DCGM_FI_DEV_GPU_TEMP"},
       {"gpuwhy_gpu_temperature_slowdown_celsius", "gauge",
        "Temperature at which the GPU starts slowing its clocks.", "DCGM_FI_DEV_SLOWDOWN_TEMP"},
       {"gpuwhy_gpu_throttle_active", "gauge",
@@ -109,7 +107,8 @@ const std::vector<ExportedFamily>& Families() {
        "DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH"},
       {"gpuwhy_gpu_pcie_transmit_bytes_total", "counter",
        "Bytes the GPU sent over PCIe since the exporter started (integrated from NVML "
-       "throughput samples).", "DCGM_FI_PROF_PCIE_TX_BYTES (a rate there)"},
+       "throughput samples).",
+       "DCGM_FI_PROF_PCIE_TX_BYTES (a rate there)"},
       {"gpuwhy_gpu_pcie_receive_bytes_total", "counter",
        "Bytes the GPU received over PCIe since the exporter started.",
        "DCGM_FI_PROF_PCIE_RX_BYTES (a rate there)"},
@@ -117,8 +116,7 @@ const std::vector<ExportedFamily>& Families() {
        "Xid errors the driver reported since the exporter started, by code.",
        "DCGM_FI_DEV_XID_ERRORS (last code there)"},
       {"gpuwhy_gpu_ecc_uncorrected_errors", "gauge",
-       "Uncorrected (double-bit) ECC errors the driver counts.",
-       "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"},
+       "Uncorrected (double-bit) ECC errors the driver counts.", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"},
       {"gpuwhy_gpu_row_remap_pending", "gauge", "1 when a row remapping awaits a GPU reset.",
        "DCGM_FI_DEV_ROW_REMAP_PENDING"},
       {"gpuwhy_gpu_persistence_mode", "gauge", "1 when persistence mode is on.", ""},
@@ -127,19 +125,17 @@ const std::vector<ExportedFamily>& Families() {
       {"gpuwhy_gpu_process_sm_ratio", "gauge",
        "SM share of a process over the last period (--per-process, largest only).", ""},
       {"gpuwhy_idle_ratio", "gauge",
-       "Share of the exporter's window in which the GPU ran nothing (1 - mean utilization).",
-       ""},
+       "Share of the exporter's window in which the GPU ran nothing (1 - mean utilization).", ""},
       {"gpuwhy_finding_active", "gauge",
        "1 for each bottleneck finding live over the exporter's window (ids: docs/findings.md).",
        ""},
       {"gpuwhy_host_cpu_utilization_ratio", "gauge", "Busy share of all host CPUs.", ""},
       {"gpuwhy_host_cpu_iowait_ratio", "gauge", "Share of host CPU time waiting for I/O.", ""},
-      {"gpuwhy_host_cpu_steal_ratio", "gauge",
-       "Share of host CPU time taken by the hypervisor.", ""},
+      {"gpuwhy_host_cpu_steal_ratio", "gauge", "Share of host CPU time taken by the hypervisor.",
+       ""},
       {"gpuwhy_host_cpus", "gauge", "Host CPUs.", ""},
       {"gpuwhy_host_load1", "gauge", "One-minute load average.", ""},
-      {"gpuwhy_host_memory_used_bytes", "gauge", "Host memory in use (total - available).",
-       ""},
+      {"gpuwhy_host_memory_used_bytes", "gauge", "Host memory in use (total - available).", ""},
       {"gpuwhy_host_disk_utilization_ratio", "gauge",
        "Share of time the block device had I/O in flight (busiest devices only).", ""},
       {"gpuwhy_host_disk_read_bytes_total", "counter",
@@ -151,7 +147,8 @@ const std::vector<ExportedFamily>& Families() {
       {"gpuwhy_exporter_build_info", "gauge", "Always 1; the version is a label.", ""},
       {"gpuwhy_exporter_samples_total", "counter", "Sampling rounds since start.", ""},
       {"gpuwhy_exporter_refresh_duration_seconds", "gauge",
-       "Time the last refresh of the served bodies took to drain the samples and diagnose them.", ""},
+       "Time the last refresh of the served bodies took to drain the samples and diagnose them.",
+       ""},
       {"gpuwhy_exporter_last_sample_timestamp_seconds", "gauge",
        "Unix time of the last sampling round.", ""},
       {"gpuwhy_exporter_sampler_cpu_ratio", "gauge",
@@ -222,8 +219,7 @@ std::string GpuLabels(const MetricSeriesSet& set, int32_t device) {
 
 // The latest value of a device's series: the device-wide one ("" entity) first, else any
 // other source of the same metric (sysfs for PCIe links).
-std::optional<double> Latest(const MetricSeriesSet& set, std::string_view metric,
-                             int32_t device) {
+std::optional<double> Latest(const MetricSeriesSet& set, std::string_view metric, int32_t device) {
   if (const MetricSeries* s = set.Find(metric, device, ""); s != nullptr && !s->empty()) {
     return s->value.back();
   }
@@ -325,8 +321,8 @@ void WriteProcesses(const LiveExport& live, FamilyWriter& w) {
           GpuLabels(set, s->key.device) + "," + ProcessLabels(*s), s->value.back() * kMiB);
   }
   for (const MetricSeries* s : Largest(set, "gpu.process_sm_pct", live.top_processes)) {
-    w.Add("gpuwhy_gpu_process_sm_ratio",
-          GpuLabels(set, s->key.device) + "," + ProcessLabels(*s), s->value.back() * 0.01);
+    w.Add("gpuwhy_gpu_process_sm_ratio", GpuLabels(set, s->key.device) + "," + ProcessLabels(*s),
+          s->value.back() * 0.01);
   }
   for (const MetricSeries* s : Largest(set, "proc.cpu_pct", live.top_processes)) {
     w.Add("gpuwhy_host_process_cpu_ratio", ProcessLabels(*s), s->value.back() * 0.01);

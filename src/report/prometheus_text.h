@@ -19,11 +19,11 @@ namespace gpuwhy {
 // What the exporter measured about itself.
 struct ExporterSelf {
   std::string version;
-  int64_t samples = 0;               // sampling rounds since start
-  double last_refresh_seconds = 0;   // drain + diagnose of the last refresh
+  int64_t samples = 0;              // sampling rounds since start
+  double last_refresh_seconds = 0;  // drain + diagnose of the last refresh
   double last_sample_unix_seconds = 0;
-  double sampler_cpu_ratio = -1;     // CPU of the sampler thread / one core (< 0: unknown)
-  int64_t dropped_samples = 0;       // ring-buffer overflows
+  double sampler_cpu_ratio = -1;  // CPU of the sampler thread / one core (< 0: unknown)
+  int64_t dropped_samples = 0;    // ring-buffer overflows
   bool nvml_available = false;
 };
 

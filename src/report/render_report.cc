@@ -11,13 +11,15 @@ ReportFormat ParseReportFormat(std::string_view name) {
   return ReportFormat::kText;
 }
 
-std::string RenderReport(const Report& report, ReportFormat format, const TextReportOptions& options) {
+std::string RenderReport(const Report& report, ReportFormat format,
+                         const TextReportOptions& options) {
   const std::optional<CrossRankReport>& job = report.job;
   switch (format) {
     case ReportFormat::kJson: {
       return RenderReportJson(report.ranks, report.failures, options.top_n, job ? &*job : nullptr);
     }
-    case ReportFormat::kHtml: return RenderReportHtml(report.ranks, report.failures, job ? &*job : nullptr);
+    case ReportFormat::kHtml:
+      return RenderReportHtml(report.ranks, report.failures, job ? &*job : nullptr);
     case ReportFormat::kMarkdown: {
       std::string rendered = RenderReportMarkdown(report.ranks, report.failures, options);
       return job ? RenderCrossRankMarkdown(*job, options) + rendered : rendered;

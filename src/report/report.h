@@ -1,6 +1,6 @@
 // Renders the analyses of `gpuwhy analyze`: pure functions from the pipeline's Report
-// (pipeline/report_model.h) to text, JSON, Markdown or HTML. Renderers only render: nothing here computes a metric
-// or touches a file.
+// (pipeline/report_model.h) to text, JSON, Markdown or HTML. Renderers only render: nothing here
+// computes a metric or touches a file.
 #pragma once
 
 #include <cstddef>
@@ -38,10 +38,10 @@ struct TextReportOptions {
 std::string RenderReportText(std::span<const RankReport> ranks, const TextReportOptions& options);
 
 // {"schema_version": 1, "tool": "gpuwhy", "ranks": [...], "errors": [...]}: each rank's
-// findings and checklist, every metric of its MetricSet plus the main tables, in a deterministic order; NaN and
-// infinities are written as null, and so is a scope field meaning "all" (-1). The schema is
-// docs/report-schema.json (JSON Schema draft 2020-12).
-// |job| (several ranks of one job) adds the "cross_rank" member at the end.
+// findings and checklist, every metric of its MetricSet plus the main tables, in a deterministic
+// order; NaN and infinities are written as null, and so is a scope field meaning "all" (-1). The
+// schema is docs/report-schema.json (JSON Schema draft 2020-12). |job| (several ranks of one job)
+// adds the "cross_rank" member at the end.
 std::string RenderReportJson(std::span<const RankReport> ranks,
                              std::span<const ReportFailure> failures, size_t top_n = 10,
                              const CrossRankReport* job = nullptr);
@@ -59,7 +59,8 @@ std::string RenderReportMarkdown(std::span<const RankReport> ranks,
 // several ranks a per-rank step-time view first. Every trace string is escaped. docs/html.md.
 // |job| (several ranks) adds the late-arrival heat map: per matched collective and rank, how
 // long after the first rank it arrived.
-std::string RenderReportHtml(std::span<const RankReport> ranks, std::span<const ReportFailure> failures,
+std::string RenderReportHtml(std::span<const RankReport> ranks,
+                             std::span<const ReportFailure> failures,
                              const CrossRankReport* job = nullptr);
 
 enum class ReportFormat { kText, kJson, kMarkdown, kHtml };
@@ -69,7 +70,8 @@ ReportFormat ParseReportFormat(std::string_view name);
 // The whole report in |format|: with a job-wide view (Report::job) its section comes first in
 // text and Markdown and as the "cross_rank" member in JSON. |options.top_n| also bounds the
 // JSON lists.
-std::string RenderReport(const Report& report, ReportFormat format, const TextReportOptions& options);
+std::string RenderReport(const Report& report, ReportFormat format,
+                         const TextReportOptions& options);
 
 // Every not_applicable line of every analysis, as (analysis, reason), in list order.
 struct NotApplicable {

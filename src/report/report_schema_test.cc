@@ -198,7 +198,8 @@ TEST_F(ReportSchemaTest, ValidatorRejectsWhatTheSchemaForbids) {
 }
 
 TEST_F(ReportSchemaTest, EverySynthScenarioMatchesTheSchema) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_report_schema_" + std::to_string(getpid()));
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("gpuwhy_report_schema_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::vector<RankReport> ranks;
   for (const std::string& scenario : ScenarioNames()) {
@@ -246,7 +247,8 @@ TEST_F(ReportSchemaTest, RealTracesMatchTheSchema) {
 }
 
 TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_cross_rank_schema_" + std::to_string(getpid()));
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("gpuwhy_cross_rank_schema_" + std::to_string(getpid()));
   fs::create_directories(dir);
   SynthOptions options;
   options.scenario = "comm-exposed";
@@ -273,7 +275,8 @@ TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
   dom::element doc = parser.parse(json);
   std::string straggler;
   for (dom::element f : doc["cross_rank"]["diagnosis"]["findings"].get_array()) {
-    if (std::string_view(f["id"].get_string().value()) == "comm.straggler") straggler = f["title"].get_string().value();
+    if (std::string_view(f["id"].get_string().value()) == "comm.straggler")
+      straggler = f["title"].get_string().value();
   }
   EXPECT_EQ(straggler.rfind("rank 2 arrives last", 0), 0u) << straggler;
   EXPECT_EQ(doc["cross_rank"]["stragglers"].at(0)["rank"].get_int64().value(), 2);

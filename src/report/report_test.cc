@@ -25,7 +25,8 @@ RankReport Analyse(const Trace& trace) {
 }
 
 RankReport FromSynth(const std::string& scenario) {
-  fs::path dir = fs::path(::testing::TempDir()) / ("gpuwhy_report_" + scenario + "_" + std::to_string(getpid()));
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("gpuwhy_report_" + scenario + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / "trace.json").string();
   SynthOptions options;

@@ -13,7 +13,6 @@
 
 namespace gpuwhy::report {
 
-
 // Shortens a kernel name for a column: drops "void ", then the argument list, then
 // template arguments ("<…>"), then namespace qualifiers, and finally cuts the end.
 std::string ShortenKernelName(std::string_view name, size_t width);

@@ -84,9 +84,10 @@ std::vector<std::string> WatchHints(const MetricSeriesSet& window) {
   SignalAnalysis a = AnalyzeSignals(window);
   for (const GpuSignals& g : a.gpus) {
     if (g.sawtooth.found) {
-      hints.push_back(fmt::format("gpu{}: sawtooth utilization with period {:.1f} s, below 20% "
-                                  "{:.0f}% of the time: likely input-bound",
-                                  g.device, g.sawtooth.period_s, g.sawtooth.low_time_pct));
+      hints.push_back(
+          fmt::format("gpu{}: sawtooth utilization with period {:.1f} s, below 20% "
+                      "{:.0f}% of the time: likely input-bound",
+                      g.device, g.sawtooth.period_s, g.sawtooth.low_time_pct));
     }
     for (size_t r = 0; r < g.throttle_pct.size(); ++r) {
       if (g.throttle_pct[r] >= 5) {
@@ -98,8 +99,8 @@ std::vector<std::string> WatchHints(const MetricSeriesSet& window) {
       hints.push_back(fmt::format("gpu{}: PCIe link below its maximum while busy", g.device));
     }
     if (g.compute_processes.size() >= 2) {
-      hints.push_back(fmt::format("gpu{}: {} processes share this GPU", g.device,
-                                  g.compute_processes.size()));
+      hints.push_back(
+          fmt::format("gpu{}: {} processes share this GPU", g.device, g.compute_processes.size()));
     }
   }
   const HostSignals& h = a.host;
@@ -116,8 +117,8 @@ std::vector<std::string> WatchHints(const MetricSeriesSet& window) {
 std::string RenderWatchScreen(const MetricSeriesSet& window, size_t width) {
   std::vector<std::string> lines;
   auto span = window.Span();
-  lines.push_back(fmt::format("gpuwhy watch  {}  (Ctrl-C to stop)",
-                              span ? Clock(span->second) : ""));
+  lines.push_back(
+      fmt::format("gpuwhy watch  {}  (Ctrl-C to stop)", span ? Clock(span->second) : ""));
   for (int32_t d : window.DeviceIndices()) lines.push_back(GpuLine(window, d));
   if (window.DeviceIndices().empty()) lines.push_back("no GPU metrics (see notes)");
   lines.push_back("host " + HostLine(window));

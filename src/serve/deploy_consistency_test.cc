@@ -39,7 +39,8 @@ TEST(DeployConsistencyTest, DashboardQueriesUseExportedMetricsOnly) {
   std::string dashboard = Read("deploy/grafana/gpuwhy.json");
   ASSERT_FALSE(dashboard.empty()) << "deploy/grafana/gpuwhy.json missing";
   // Only the query strings: "expr": "..." and the templating "query".
-  std::set<std::string> exprs = Matches(dashboard, std::regex(R"re("(?:expr|query)": "([^"]*)")re"));
+  std::set<std::string> exprs =
+      Matches(dashboard, std::regex(R"re("(?:expr|query)": "([^"]*)")re"));
   ASSERT_GE(exprs.size(), 10u);
   std::set<std::string> exported = Exported();
   std::string rules = Read("deploy/prometheus/gpuwhy-rules.yml");

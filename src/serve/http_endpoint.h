@@ -21,10 +21,10 @@ namespace gpuwhy {
 
 struct EndpointOptions {
   std::string host = "127.0.0.1";
-  int port = 9400;             // 0: any free port (tests)
-  std::string auth_token;      // empty: no authentication
-  int threads = 16;            // connections served at once
-  int read_timeout_s = 2;      // a client that sends nothing for this long is dropped
+  int port = 9400;         // 0: any free port (tests)
+  std::string auth_token;  // empty: no authentication
+  int threads = 16;        // connections served at once
+  int read_timeout_s = 2;  // a client that sends nothing for this long is dropped
   int write_timeout_s = 2;
   size_t max_body_bytes = 1024;  // requests carry no body; anything larger is refused
 };

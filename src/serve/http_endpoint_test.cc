@@ -176,7 +176,7 @@ TEST_F(EndpointTest, SlowAndHalfOpenClientsDoNotBlockOthers) {
     ASSERT_GT(::send(fd, partial, sizeof(partial) - 1, MSG_NOSIGNAL), 0);
     slow.push_back(fd);
   }
-  for (int i = 0; i < 4; ++i) ::close(Connect());  // half-open: connect and vanish
+  for (int i = 0; i < 4; ++i) ::close(Connect());                // half-open: connect and vanish
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past the read timeout
   ExpectHealthy();
   for (int fd : slow) ::close(fd);
@@ -185,8 +185,8 @@ TEST_F(EndpointTest, SlowAndHalfOpenClientsDoNotBlockOthers) {
 
 TEST_F(EndpointTest, HugeHeadersAndGarbageGetErrors) {
   StartServer();
-  std::string huge = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'a') +
-                     "\r\n\r\n";
+  std::string huge =
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'a') + "\r\n\r\n";
   std::string reply = Exchange(huge);
   EXPECT_EQ(reply.find("gpuwhy_x"), std::string::npos) << "a 64 KiB header was served";
   std::string long_uri = "GET /" + std::string(20000, 'm') + " HTTP/1.1\r\nHost: x\r\n\r\n";

@@ -111,9 +111,10 @@ TEST(PrometheusTextTest, ValidFormatInBaseUnitsWithEscapedLabels) {
   EXPECT_EQ(samples.at("gpuwhy_gpu_xid_errors_total{" + gpu0 + ",code=\"79\"}"), 2);
   EXPECT_EQ(samples.at("gpuwhy_gpu_pcie_transmit_bytes_total{" + gpu0 + "}"), 3e9);
   EXPECT_EQ(samples.at("gpuwhy_idle_ratio{" + gpu0 + "}"), 0.5);
-  EXPECT_EQ(samples.at(
-                R"(gpuwhy_finding_active{id="platform.throttling",class="platform",severity="high"})"),
-            1);
+  EXPECT_EQ(
+      samples.at(
+          R"(gpuwhy_finding_active{id="platform.throttling",class="platform",severity="high"})"),
+      1);
   EXPECT_EQ(samples.at("gpuwhy_host_cpu_utilization_ratio"), 0.25);
   EXPECT_EQ(samples.at("gpuwhy_exporter_build_info{version=\"0.1.0\"}"), 1);
   // Per-process series are opt-in; per-core host series are never exported.
@@ -121,7 +122,8 @@ TEST(PrometheusTextTest, ValidFormatInBaseUnitsWithEscapedLabels) {
   EXPECT_EQ(text.find("cpu3"), std::string::npos);
 
   std::set<std::string> documented;
-  for (const ExportedFamily& family : ExportedFamilies()) documented.insert(std::string(family.name));
+  for (const ExportedFamily& family : ExportedFamilies())
+    documented.insert(std::string(family.name));
   for (const auto& [key, value] : samples) {
     EXPECT_EQ(documented.count(key.substr(0, key.find('{'))), 1u) << key;
   }

@@ -60,15 +60,16 @@ class EventWriter {
   virtual Status Finish(TimeNs trace_start, TimeNs trace_end) = 0;
 
   // Host spans (cpu_op, user_annotation): `extra_args` is raw JSON starting with ','.
-  virtual void Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts, DurationNs dur,
-                    int64_t external_id, std::string_view extra_args = {}) = 0;
+  virtual void Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts,
+                    DurationNs dur, int64_t external_id, std::string_view extra_args = {}) = 0;
   virtual void Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
                        int64_t external_id, int64_t correlation) = 0;
   // `ac2g` flow: start on the launching thread, end on the GPU stream.
   virtual void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) = 0;
   virtual void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation) = 0;
   virtual void Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur,
-                      int64_t external_id, int64_t correlation, std::string_view extra_args = {}) = 0;
+                      int64_t external_id, int64_t correlation,
+                      std::string_view extra_args = {}) = 0;
   // gpu_memcpy or gpu_memset; memcpy names follow Kineto: "Memcpy HtoD (Pageable -> Device)".
   virtual void Copy(EventCat cat, std::string_view name, int device, int stream, TimeNs ts,
                     DurationNs dur, int64_t external_id, int64_t correlation, int64_t bytes) = 0;
@@ -76,8 +77,8 @@ class EventWriter {
                         int64_t correlation) = 0;
   virtual void MemoryInstant(int pid, int tid, TimeNs ts, int device, uint64_t addr, int64_t bytes,
                              int64_t total_allocated, int64_t total_reserved) = 0;
-  virtual void GpuAnnotation(std::string_view name, int device, int stream, TimeNs ts, DurationNs dur,
-                             int64_t external_id) = 0;
+  virtual void GpuAnnotation(std::string_view name, int device, int stream, TimeNs ts,
+                             DurationNs dur, int64_t external_id) = 0;
   // "M" metadata: {"name":kind,...,"args":{key:value_json}}.
   virtual void Metadata(std::string_view kind, int pid, int tid, TimeNs ts, std::string_view key,
                         std::string_view value_json) = 0;

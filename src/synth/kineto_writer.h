@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/output_sink.h"
 #include "base/status.h"
 #include "base/time.h"
 #include "synth/event_writer.h"
-#include "base/output_sink.h"
 
 namespace gpuwhy {
 

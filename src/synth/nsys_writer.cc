@@ -49,7 +49,8 @@ CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INT
 )sql";
 
 constexpr const char* kInserts[] = {
-    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, 1, 1, ?, 0, NULL)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?, 1, "
+    "1, ?, 0, NULL)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?, ?, ?, 1, ?, ?, ?, 0, ?, 2)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, ?, ?, ?, 0)",
@@ -83,11 +84,12 @@ std::pair<int64_t, int64_t> EndpointsOf(std::string_view name) {
   size_t open = name.find('(');
   size_t arrow = name.find(" -> ");
   size_t close = name.rfind(')');
-  if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos ||
-      !(open < arrow && arrow < close)) {
+  if (open == std::string_view::npos || arrow == std::string_view::npos ||
+      close == std::string_view::npos || !(open < arrow && arrow < close)) {
     return {7, 7};
   }
-  return {MemKindOf(name.substr(open + 1, arrow - open - 1)), MemKindOf(name.substr(arrow + 4, close - arrow - 4))};
+  return {MemKindOf(name.substr(open + 1, arrow - open - 1)),
+          MemKindOf(name.substr(arrow + 4, close - arrow - 4))};
 }
 
 // nsys's shortName: the function name without "void ", template arguments or parameters.
@@ -126,7 +128,8 @@ void NsysWriter::Exec(const char* sql) {
 void NsysWriter::Begin(const DocumentInfo& info) {
   info_ = info;
   std::remove(path_.c_str());
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
     Fail("open");
     return;
   }
@@ -135,7 +138,8 @@ void NsysWriter::Begin(const DocumentInfo& info) {
   Exec(kSchema);
   Exec("BEGIN");
   for (int i = 0; i < kInsertCount && status_.ok(); ++i) {
-    if (sqlite3_prepare_v2(db_, kInserts[i], -1, &insert_[i], nullptr) != SQLITE_OK) Fail(kInserts[i]);
+    if (sqlite3_prepare_v2(db_, kInserts[i], -1, &insert_[i], nullptr) != SQLITE_OK)
+      Fail(kInserts[i]);
   }
 }
 
@@ -160,8 +164,8 @@ void NsysWriter::Row(Insert which, std::initializer_list<int64_t> values) {
   sqlite3_reset(stmt);
 }
 
-void NsysWriter::Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts, DurationNs dur,
-                      int64_t, std::string_view) {
+void NsysWriter::Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts,
+                      DurationNs dur, int64_t, std::string_view) {
   ++counts_[static_cast<int>(cat)];
   if (!status_.ok()) return;
   // PyTorch's NVTX ranges carry unregistered text, as the real exports show.
@@ -174,18 +178,22 @@ void NsysWriter::Span(EventCat cat, std::string_view name, int pid, int tid, Tim
   sqlite3_reset(stmt);
 }
 
-void NsysWriter::Runtime(std::string_view name, int, int pid, int tid, TimeNs ts, DurationNs dur, int64_t,
-                         int64_t correlation) {
+void NsysWriter::Runtime(std::string_view name, int, int pid, int tid, TimeNs ts, DurationNs dur,
+                         int64_t, int64_t correlation) {
   ++counts_[static_cast<int>(EventCat::kCudaRuntime)];
   int64_t name_id = StringIdOf(VersionedApiName(name));
   Row(kRuntime, {ts, ts + dur, GlobalTid(pid, tid), correlation, name_id});
 }
 
-void NsysWriter::FlowStart(int, int, TimeNs, int64_t) { ++counts_[static_cast<int>(EventCat::kAc2g)]; }
-void NsysWriter::FlowEnd(int, int, TimeNs, int64_t) { ++counts_[static_cast<int>(EventCat::kAc2g)]; }
+void NsysWriter::FlowStart(int, int, TimeNs, int64_t) {
+  ++counts_[static_cast<int>(EventCat::kAc2g)];
+}
+void NsysWriter::FlowEnd(int, int, TimeNs, int64_t) {
+  ++counts_[static_cast<int>(EventCat::kAc2g)];
+}
 
-void NsysWriter::Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur, int64_t,
-                        int64_t correlation, std::string_view) {
+void NsysWriter::Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur,
+                        int64_t, int64_t correlation, std::string_view) {
   ++counts_[static_cast<int>(EventCat::kKernel)];
   auto [it, inserted] = kernel_names_.try_emplace(spec.name.data());
   if (inserted) {
@@ -197,19 +205,20 @@ void NsysWriter::Kernel(const KernelSpec& spec, int device, int stream, TimeNs t
                 spec.shared_memory});
 }
 
-void NsysWriter::Copy(EventCat cat, std::string_view name, int device, int stream, TimeNs ts, DurationNs dur,
-                      int64_t, int64_t correlation, int64_t bytes) {
+void NsysWriter::Copy(EventCat cat, std::string_view name, int device, int stream, TimeNs ts,
+                      DurationNs dur, int64_t, int64_t correlation, int64_t bytes) {
   ++counts_[static_cast<int>(cat)];
   if (cat == EventCat::kGpuMemset) {
     Row(kMemset, {ts, ts + dur, device, stream, correlation, GlobalTid(info_.pid, 0), bytes});
     return;
   }
   auto [src, dst] = EndpointsOf(name);
-  Row(kMemcpy, {ts, ts + dur, device, stream, correlation, GlobalTid(info_.pid, 0), bytes, CopyKindOf(name),
-                src, dst});
+  Row(kMemcpy, {ts, ts + dur, device, stream, correlation, GlobalTid(info_.pid, 0), bytes,
+                CopyKindOf(name), src, dst});
 }
 
-void NsysWriter::CudaSync(int device, int stream, TimeNs ts, DurationNs dur, int64_t, int64_t correlation) {
+void NsysWriter::CudaSync(int device, int stream, TimeNs ts, DurationNs dur, int64_t,
+                          int64_t correlation) {
   ++counts_[static_cast<int>(EventCat::kCudaSync)];
   Row(kSync, {ts, ts + dur, device, stream, correlation, GlobalTid(info_.pid, 0)});
 }
@@ -239,7 +248,8 @@ void NsysWriter::Metadata(std::string_view kind, int pid, int tid, TimeNs, std::
                           std::string_view value_json) {
   if (pid != info_.pid) return;  // GPU "processes" of the Kineto view
   std::string_view value = value_json;
-  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    value = value.substr(1, value.size() - 2);
   if (kind == "thread_name") Row(kThreadName, {StringIdOf(value), GlobalTid(pid, tid)});
   if (kind == "process_name") info_.trace_name = std::string(value);
 }
@@ -247,7 +257,8 @@ void NsysWriter::Metadata(std::string_view kind, int pid, int tid, TimeNs, std::
 Status NsysWriter::Finish(TimeNs, TimeNs) {
   if (!status_.ok()) return status_;
   sqlite3_stmt* strings = nullptr;
-  if (sqlite3_prepare_v2(db_, "INSERT INTO StringIds VALUES (?, ?)", -1, &strings, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "INSERT INTO StringIds VALUES (?, ?)", -1, &strings, nullptr) !=
+      SQLITE_OK) {
     Fail("StringIds");
     return status_;
   }
@@ -267,7 +278,8 @@ Status NsysWriter::Finish(TimeNs, TimeNs) {
       info_.base_time_ns, GlobalTid(info_.pid, 0), info_.pid);
   for (int d = 0; d < info_.num_devices; ++d) {
     meta += fmt::format(
-        "INSERT INTO TARGET_INFO_GPU VALUES ({}, {}, 'NVIDIA H100 80GB HBM3', 85018279936, 132, {}, 32, "
+        "INSERT INTO TARGET_INFO_GPU VALUES ({}, {}, 'NVIDIA H100 80GB HBM3', 85018279936, 132, "
+        "{}, 32, "
         "64, 9, 0);",
         kVmBits, d, d);
   }

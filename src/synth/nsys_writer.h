@@ -47,7 +47,17 @@ class NsysWriter final : public EventWriter {
   int64_t count(EventCat cat) const override { return counts_[static_cast<int>(cat)]; }
 
  private:
-  enum Insert { kKernel, kMemcpy, kMemset, kRuntime, kSync, kNvtx, kMemory, kThreadName, kInsertCount };
+  enum Insert {
+    kKernel,
+    kMemcpy,
+    kMemset,
+    kRuntime,
+    kSync,
+    kNvtx,
+    kMemory,
+    kThreadName,
+    kInsertCount
+  };
 
   void Exec(const char* sql);
   // The StringIds id of |text|, added on first use.

@@ -4,7 +4,8 @@
 
 namespace gpuwhy {
 
-CollectiveRendezvous::CollectiveRendezvous(int ranks, int slow_rank) : expected_(ranks), slow_rank_(slow_rank) {}
+CollectiveRendezvous::CollectiveRendezvous(int ranks, int slow_rank)
+    : expected_(ranks), slow_rank_(slow_rank) {}
 
 TimeNs CollectiveRendezvous::Arrive(int rank, TimeNs arrival, DurationNs transfer_ns) {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -30,7 +31,8 @@ void CollectiveRendezvous::CompleteRound() {
   for (const auto& [rank, t] : arrivals_) last = std::max(last, t);
   result_ = last + max_transfer_;
   // Ground truth for the slow rank, measured exactly as the analysis defines it.
-  auto slow = std::find_if(arrivals_.begin(), arrivals_.end(), [&](const auto& a) { return a.first == slow_rank_; });
+  auto slow = std::find_if(arrivals_.begin(), arrivals_.end(),
+                           [&](const auto& a) { return a.first == slow_rank_; });
   if (slow != arrivals_.end() && arrivals_.size() > 1) {
     std::vector<TimeNs> others;
     for (const auto& [rank, t] : arrivals_) {
@@ -43,7 +45,8 @@ void CollectiveRendezvous::CompleteRound() {
     if (slow->second >= last) {
       truth_.late_count++;
       truth_.sum_late_ns += static_cast<double>(slow->second - median);
-      truth_.sum_wait_ns += static_cast<double>(slow->second - others.back()) * static_cast<double>(n);
+      truth_.sum_wait_ns +=
+          static_cast<double>(slow->second - others.back()) * static_cast<double>(n);
     }
   }
   arrivals_.clear();

@@ -16,9 +16,10 @@ namespace gpuwhy {
 // What the generator knows about the slow rank's lateness, for the ground truth.
 struct LatenessTruth {
   int64_t collectives = 0;
-  int64_t late_count = 0;        // the slow rank arrived last
-  double sum_late_ns = 0;        // sum of (its arrival - median arrival of the others)
-  double sum_wait_ns = 0;        // sum over collectives of the others' wait for it beyond the second-latest
+  int64_t late_count = 0;  // the slow rank arrived last
+  double sum_late_ns = 0;  // sum of (its arrival - median arrival of the others)
+  double sum_wait_ns =
+      0;  // sum over collectives of the others' wait for it beyond the second-latest
 };
 
 class CollectiveRendezvous {

@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "base/file_input.h"
+#include "base/output_sink.h"
 #include "synth/kineto_writer.h"
 #include "synth/nsys_writer.h"
-#include "base/output_sink.h"
 #include "synth/scenarios.h"
 #include "synth/timeline.h"
 #include "synth/training_step.h"
@@ -89,7 +89,8 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   const int autograd_tid = pid + 163;
   const bool distributed = setup.world_size > 1;
   // Ranks start a few µs apart, as unsynchronized host clocks do.
-  const TimeNs start = kTraceStartNs + (coupling != nullptr ? coupling->clock_offset : 3217 * setup.rank);
+  const TimeNs start =
+      kTraceStartNs + (coupling != nullptr ? coupling->clock_offset : 3217 * setup.rank);
 
   // One simulated run, written through whichever format was asked for.
   std::unique_ptr<EventWriter> format_writer;
@@ -183,8 +184,8 @@ Status ValidateOptions(const SynthOptions& options, const std::string& out_path)
   if (out_path.empty()) return InvalidArgument("output path is empty");
   if (options.slow_rank >= 0) {
     if (options.ranks < 2 || options.slow_rank >= options.ranks) {
-      return InvalidArgument("slow-rank must name one of at least 2 ranks (0..{}), got {}", options.ranks - 1,
-                             options.slow_rank);
+      return InvalidArgument("slow-rank must name one of at least 2 ranks (0..{}), got {}",
+                             options.ranks - 1, options.slow_rank);
     }
     if (!(options.slow_by_pct > 0 && options.slow_by_pct <= 1000)) {
       return InvalidArgument("slow-by must be in (0, 1000] percent, got {}", options.slow_by_pct);
@@ -197,8 +198,9 @@ Status ValidateOptions(const SynthOptions& options, const std::string& out_path)
 TimeNs ClockOffset(int rank) { return 3217 * rank + (rank % 4) * 1'234'567; }
 
 // Every rank on its own thread, meeting at each collective (synth --slow-rank).
-Status WriteCoupledRanks(const SynthOptions& options, const ScenarioInfo& scenario, const RankSetup& base,
-                         const std::vector<std::string>& paths, GroundTruth& truth, uint64_t& json_bytes) {
+Status WriteCoupledRanks(const SynthOptions& options, const ScenarioInfo& scenario,
+                         const RankSetup& base, const std::vector<std::string>& paths,
+                         GroundTruth& truth, uint64_t& json_bytes) {
   CollectiveRendezvous rendezvous(options.ranks, options.slow_rank);
   std::vector<Status> statuses(options.ranks);
   std::vector<RankTruth> truths(options.ranks);
@@ -210,9 +212,11 @@ Status WriteCoupledRanks(const SynthOptions& options, const ScenarioInfo& scenar
       setup.rank = r;
       setup.trace_name = TraceName(paths[r]);
       setup.file_name = BaseName(paths[r]);
-      Coupling coupling{&rendezvous, ClockOffset(r), r == options.slow_rank ? 1 + options.slow_by_pct / 100 : 1};
+      Coupling coupling{&rendezvous, ClockOffset(r),
+                        r == options.slow_rank ? 1 + options.slow_by_pct / 100 : 1};
       StatusOr<std::unique_ptr<OutputSink>> sink = OpenOutputSink(paths[r]);
-      StatusOr<RankTruth> written = sink.ok() ? WriteRank(scenario, setup, sink->get(), &coupling) : sink.status();
+      StatusOr<RankTruth> written =
+          sink.ok() ? WriteRank(scenario, setup, sink->get(), &coupling) : sink.status();
       Status closed = written.ok() ? (*sink)->Close() : written.status();
       if (!closed.ok()) {
         statuses[r] = closed;
@@ -285,7 +289,8 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   truth.steps = setup.steps;
   truth.world_size = setup.world_size;
   uint64_t json_bytes = 0;
-  if (options.slow_rank >= 0) RETURN_IF_ERROR(WriteCoupledRanks(options, scenario, setup, paths, truth, json_bytes));
+  if (options.slow_rank >= 0)
+    RETURN_IF_ERROR(WriteCoupledRanks(options, scenario, setup, paths, truth, json_bytes));
   for (int r = 0; r < options.ranks && options.slow_rank < 0; ++r) {
     setup.rank = r;
     setup.trace_name = TraceName(paths[r]);

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/file_input.h"
+#include "base/output_sink.h"
 #include "synth/kernels.h"
 #include "synth/kineto_writer.h"
-#include "base/output_sink.h"
 
 namespace gpuwhy {
 namespace {

@@ -76,7 +76,8 @@ void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream
   if (stream == kCommStream && rendezvous_ != nullptr) {
     // NCCL: the kernel runs from this rank's arrival until the last rank's data is through;
     // ends differ by a few hundred ns across ranks, as completion polling does.
-    TimeNs end = rendezvous_->Arrive(rank_, start - clock_offset_, kernel_ns) + clock_offset_ + (rank_ % 3) * 400;
+    TimeNs end = rendezvous_->Arrive(rank_, start - clock_offset_, kernel_ns) + clock_offset_ +
+                 (rank_ % 3) * 400;
     kernel_ns = end - start;
   }
   writer_->Kernel(kernel, device_, stream, start, kernel_ns, external_id, correlation,

@@ -49,12 +49,13 @@ std::string RenderTruthJson(const GroundTruth& truth) {
   if (truth.slow_rank >= 0) {
     const LatenessTruth& l = truth.lateness;
     double late = l.late_count > 0 ? l.sum_late_ns / static_cast<double>(l.late_count) : 0;
-    fmt::format_to(it,
-                   ",\n  \"straggler\": {{\"rank\": {}, \"slow_by_pct\": {}, \"cause\": \"compute\", "
-                   "\"collectives\": {}, \"late_count\": {}, \"mean_late_ns\": {:.0f}, "
-                   "\"others_wait_ns_per_step\": {:.0f}}}",
-                   truth.slow_rank, truth.slow_by_pct, l.collectives, l.late_count, late,
-                   l.sum_wait_ns / std::max(1, truth.steps));
+    fmt::format_to(
+        it,
+        ",\n  \"straggler\": {{\"rank\": {}, \"slow_by_pct\": {}, \"cause\": \"compute\", "
+        "\"collectives\": {}, \"late_count\": {}, \"mean_late_ns\": {:.0f}, "
+        "\"others_wait_ns_per_step\": {:.0f}}}",
+        truth.slow_rank, truth.slow_by_pct, l.collectives, l.late_count, late,
+        l.sum_wait_ns / std::max(1, truth.steps));
   }
   fmt::format_to(it, ",\n  \"per_rank\": [");
   for (size_t r = 0; r < truth.ranks.size(); ++r) {
@@ -63,7 +64,8 @@ std::string RenderTruthJson(const GroundTruth& truth) {
                    r == 0 ? "" : ",", rank.rank, JsonEscape(rank.file), rank.mean.step_ns);
     fmt::format_to(it, "\"gpu_busy_ns_per_step\": {}, ", rank.mean.gpu_busy_ns);
     if (r < truth.clock_offsets.size()) {
-      fmt::format_to(it, "\"clock_offset_ns\": {}, ", truth.clock_offsets[r] - truth.clock_offsets[0]);
+      fmt::format_to(it, "\"clock_offset_ns\": {}, ",
+                     truth.clock_offsets[r] - truth.clock_offsets[0]);
     }
     fmt::format_to(it, "\"counts\": ");
     AppendCounts(out, rank.counts);

@@ -51,8 +51,10 @@ inline std::string PlatformScript() {
   for (int i = -1; i < 60; ++i) {
     bool busy = (i + 12) % 12 < 9;
     s += "tick 0 util=" + std::string(busy ? "92" : "4") + " sm=" + (busy ? "1400" : "1980") +
-         " throttle=" + (busy ? "0x40" : "0x1") + " used=30000 gen=5 width=16 power=650 "
-         "temp=88 pids=4242:30000 tx=" + std::to_string((i + 1) * 1000000) + " rx=0\n";
+         " throttle=" + (busy ? "0x40" : "0x1") +
+         " used=30000 gen=5 width=16 power=650 "
+         "temp=88 pids=4242:30000 tx=" +
+         std::to_string((i + 1) * 1000000) + " rx=0\n";
     s += "tick 1 util=80 sm=1980 throttle=0x0 used=50000 gen=3 width=8 power=500 temp=60 "
          "pids=5000:20000,6000:30000\n";
   }

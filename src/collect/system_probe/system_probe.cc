@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -44,7 +44,8 @@ void ReadGovernors(const std::string& root, SystemFacts& facts) {
   fs::path cpus = Under(root, "/sys/devices/system/cpu");
   for (const fs::directory_entry& e : fs::directory_iterator(cpus, ec)) {
     std::string name = e.path().filename().string();
-    if (!name.starts_with("cpu") || name.size() < 4 || !std::isdigit(static_cast<unsigned char>(name[3]))) {
+    if (!name.starts_with("cpu") || name.size() < 4 ||
+        !std::isdigit(static_cast<unsigned char>(name[3]))) {
       continue;
     }
     if (auto g = ReadSmallFile(e.path() / "cpufreq" / "scaling_governor")) ++governors[*g];
@@ -69,8 +70,8 @@ void ReadSetting(const std::string& root, std::string_view file, std::string nam
   fs::path path = Under(root, file);
   std::optional<std::string> value = ReadSmallFile(path);
   if (!value) {
-    facts.unavailable.push_back({"host setting " + name, "cannot read " + path.string(),
-                                 fmt::format("cat {}", file)});
+    facts.unavailable.push_back(
+        {"host setting " + name, "cannot read " + path.string(), fmt::format("cat {}", file)});
     return;
   }
   facts.settings.push_back({std::move(name), *value, {path.string(), 1, *value}});
@@ -108,12 +109,15 @@ void ReadPciLinks(const std::string& root, SystemFacts& facts) {
     if (auto w = SysfsSpeed(e.path() / "current_link_width")) link.width = static_cast<int>(*w);
     if (auto w = SysfsSpeed(e.path() / "max_link_width")) link.max_width = static_cast<int>(*w);
     if (!link.speed_gts && !link.width) continue;
-    link.speed_downgraded = link.speed_gts && link.max_speed_gts && *link.speed_gts < *link.max_speed_gts;
+    link.speed_downgraded =
+        link.speed_gts && link.max_speed_gts && *link.speed_gts < *link.max_speed_gts;
     link.width_downgraded = link.width && link.max_width && *link.width < *link.max_width;
-    link.sta_quote = {(e.path() / "current_link_speed").string(), 0,
-                      fmt::format("current {} GT/s x{}", link.speed_gts.value_or(0), link.width.value_or(0))};
-    link.cap_quote = {(e.path() / "max_link_speed").string(), 0,
-                      fmt::format("max {} GT/s x{}", link.max_speed_gts.value_or(0), link.max_width.value_or(0))};
+    link.sta_quote = {
+        (e.path() / "current_link_speed").string(), 0,
+        fmt::format("current {} GT/s x{}", link.speed_gts.value_or(0), link.width.value_or(0))};
+    link.cap_quote = {
+        (e.path() / "max_link_speed").string(), 0,
+        fmt::format("max {} GT/s x{}", link.max_speed_gts.value_or(0), link.max_width.value_or(0))};
     facts.pcie_links.push_back(std::move(link));
     any = true;
   }
@@ -151,7 +155,8 @@ bool RunAndParse(const ProbeOptions& options, const std::vector<std::string>& ar
 }
 
 void ReadKernelLog(const ProbeOptions& options, SystemFacts& facts) {
-  if (RunAndParse(options, {"dmesg", "--time-format", "iso"}, SystemFormat::kKernelLog, facts)) return;
+  if (RunAndParse(options, {"dmesg", "--time-format", "iso"}, SystemFormat::kKernelLog, facts))
+    return;
   if (RunAndParse(options, {"journalctl", "-k", "-o", "short-iso", "--no-pager", "-q"},
                   SystemFormat::kKernelLog, facts)) {
     return;
@@ -197,7 +202,8 @@ CommandOutput RunLocalCommand(const std::vector<std::string>& argv) {
   char buffer[65536];
   bool timed_out = false;
   while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -235,9 +241,11 @@ void ProbeLocalSystem(const ProbeOptions& options, SystemFacts& facts) {
         {"GPU state (nvidia-smi)",
          "nvidia-smi did not run: no NVIDIA driver or no GPU on this machine",
          "nvidia-smi -q > nvidia-smi-q.txt  (on the GPU node)"});
-    facts.unavailable.push_back({"topology", "nvidia-smi did not run", "nvidia-smi topo -m > topo.txt"});
+    facts.unavailable.push_back(
+        {"topology", "nvidia-smi did not run", "nvidia-smi topo -m > topo.txt"});
   } else if (!RunAndParse(options, {"nvidia-smi", "topo", "-m"}, SystemFormat::kTopology, facts)) {
-    facts.unavailable.push_back({"topology", "nvidia-smi topo -m failed", "nvidia-smi topo -m > topo.txt"});
+    facts.unavailable.push_back(
+        {"topology", "nvidia-smi topo -m failed", "nvidia-smi topo -m > topo.txt"});
   }
   ReadKernelLog(options, facts);
 }

@@ -16,8 +16,8 @@
 namespace gpuwhy {
 
 struct CommandOutput {
-  int exit_code = -1;   // -1: could not start (not installed)
-  std::string output;   // stdout
+  int exit_code = -1;  // -1: could not start (not installed)
+  std::string output;  // stdout
 };
 
 // Runs argv[0] with arguments (no shell) under a timeout, capturing stdout.
@@ -25,9 +25,9 @@ using CommandRunner = std::function<CommandOutput(const std::vector<std::string>
 CommandOutput RunLocalCommand(const std::vector<std::string>& argv);
 
 struct ProbeOptions {
-  std::string root = "/";  // prefix of /proc and /sys
-  bool read_environment = true;   // the process environment (off for bundles)
-  bool run_commands = true;       // nvidia-smi, dmesg, journalctl (off for bundles and tests)
+  std::string root = "/";        // prefix of /proc and /sys
+  bool read_environment = true;  // the process environment (off for bundles)
+  bool run_commands = true;      // nvidia-smi, dmesg, journalctl (off for bundles and tests)
   std::optional<std::map<std::string, std::string>> environment;  // instead of environ
   CommandRunner run = RunLocalCommand;
 };

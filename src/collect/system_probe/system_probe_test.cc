@@ -101,8 +101,9 @@ TEST_F(SystemProbeTest, ParsesCommandOutputs) {
     } else if (argv[0] == "nvidia-smi") {
       out.output = "\tGPU0\tCPU Affinity\tNUMA Affinity\nGPU0\t X \t0-7\t0\n";
     } else if (argv[0] == "dmesg") {
-      out.output = "2025-01-01T00:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79, pid=1, "
-                   "name=x, GPU has fallen off the bus.\n";
+      out.output =
+          "2025-01-01T00:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79, pid=1, "
+          "name=x, GPU has fallen off the bus.\n";
     }
     return out;
   };

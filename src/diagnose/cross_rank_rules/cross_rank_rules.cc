@@ -32,7 +32,8 @@ constexpr std::array<const ParamRef*, 4> kStragglerAndScalingParams = {
 
 class JobRules {
  public:
-  JobRules(const CrossRankResult& r, const DiagnoseOptions& o, Diagnosis& d) : result(r), options(o), out(d) {}
+  JobRules(const CrossRankResult& r, const DiagnoseOptions& o, Diagnosis& d)
+      : result(r), options(o), out(d) {}
 
   const CrossRankResult& result;
   const DiagnoseOptions& options;
@@ -56,12 +57,15 @@ class JobRules {
                 param);
   }
 
-  void Emit(Finding f, std::initializer_list<TitleArg> args, const std::string& suffix, bool by_share) {
-    f.title = FormatTitle(Spec(f.id), std::span<const TitleArg>(args.begin(), args.size())) + suffix;
+  void Emit(Finding f, std::initializer_list<TitleArg> args, const std::string& suffix,
+            bool by_share) {
+    f.title =
+        FormatTitle(Spec(f.id), std::span<const TitleArg>(args.begin(), args.size())) + suffix;
     if (by_share) {
-      f.severity = std::max(f.severity == Severity::kHigh ? Severity::kHigh : Severity::kInfo,
-                            SeverityForShare(PctOfStep(static_cast<double>(f.recoverable_ns_per_step)),
-                                             options.bands));
+      f.severity =
+          std::max(f.severity == Severity::kHigh ? Severity::kHigh : Severity::kInfo,
+                   SeverityForShare(PctOfStep(static_cast<double>(f.recoverable_ns_per_step)),
+                                    options.bands));
     }
     Outcome(f.id, AssessStatus::kAssessed, true, "");
     out.findings.push_back(std::move(f));
@@ -74,26 +78,31 @@ class JobRules {
 
 std::string CauseText(const StragglerStats& s) {
   if (s.cause == "compute") {
-    std::string text = fmt::format("; cause: its computation before the collective takes {:.3f} ms longer",
-                                   NsToMs(s.compute_delta_ns));
+    std::string text =
+        fmt::format("; cause: its computation before the collective takes {:.3f} ms longer",
+                    NsToMs(s.compute_delta_ns));
     if (s.same_kernels_ratio > 0) {
-      text += fmt::format(" and the same kernels run {:.0f}% {} than on its peers", std::abs(s.same_kernels_ratio - 1) * 100,
+      text += fmt::format(" and the same kernels run {:.0f}% {} than on its peers",
+                          std::abs(s.same_kernels_ratio - 1) * 100,
                           s.same_kernels_ratio >= 1 ? "slower" : "faster");
     }
     return text + " (slow GPU)";
   }
   if (s.cause == "input_wait") {
-    return fmt::format("; cause: it waits {:.3f} ms longer for input before the collective", NsToMs(s.input_wait_delta_ns));
+    return fmt::format("; cause: it waits {:.3f} ms longer for input before the collective",
+                       NsToMs(s.input_wait_delta_ns));
   }
   if (s.cause == "step_start") {
     return fmt::format("; cause: it starts the step {:.3f} ms late", NsToMs(s.step_start_delta_ns));
   }
-  return fmt::format("; cause: {:.3f} ms more host time before the collective", NsToMs(s.host_delta_ns));
+  return fmt::format("; cause: {:.3f} ms more host time before the collective",
+                     NsToMs(s.host_delta_ns));
 }
 
 void Straggler(JobRules& j) {
   if (j.result.collectives.empty()) {
-    j.Outcome(kStraggler, AssessStatus::kNotAssessed, false, "no collective matched across two ranks or more");
+    j.Outcome(kStraggler, AssessStatus::kNotAssessed, false,
+              "no collective matched across two ranks or more");
     return;
   }
   const RuleParam& min_late = j.Param(kStragglerMinLatePct);
@@ -110,22 +119,33 @@ void Straggler(JobRules& j) {
     f.rank = s.rank;
     f.recoverable_ns_per_step = std::llround(wait_per_rank);
     f.confidence = s.collectives >= 4 ? Confidence::kHigh : Confidence::kMedium;
-    JobRules::Evidence(f, "ranks.late_pct", late_pct, unit::kPercent, ">=", min_late.value, &min_late);
-    JobRules::Evidence(f, "ranks.wait_step_pct", wait_pct, unit::kPercent, ">", min_wait.value, &min_wait);
+    JobRules::Evidence(f, "ranks.late_pct", late_pct, unit::kPercent, ">=", min_late.value,
+                       &min_late);
+    JobRules::Evidence(f, "ranks.wait_step_pct", wait_pct, unit::kPercent, ">", min_wait.value,
+                       &min_wait);
     JobRules::Evidence(f, "ranks.mean_late_ms", NsToMs(s.mean_late_ns), unit::kMs, ">", 0, nullptr);
-    JobRules::Evidence(f, "ranks.compute_delta_ms", NsToMs(s.compute_delta_ns), unit::kMs, ">=", 0, nullptr);
-    JobRules::Evidence(f, "ranks.input_wait_delta_ms", NsToMs(s.input_wait_delta_ns), unit::kMs, ">=", 0, nullptr);
-    JobRules::Evidence(f, "ranks.step_start_delta_ms", NsToMs(s.step_start_delta_ns), unit::kMs, ">=", 0, nullptr);
-    JobRules::Evidence(f, "ranks.host_delta_ms", NsToMs(s.host_delta_ns), unit::kMs, ">=", 0, nullptr);
+    JobRules::Evidence(f, "ranks.compute_delta_ms", NsToMs(s.compute_delta_ns), unit::kMs, ">=", 0,
+                       nullptr);
+    JobRules::Evidence(f, "ranks.input_wait_delta_ms", NsToMs(s.input_wait_delta_ns), unit::kMs,
+                       ">=", 0, nullptr);
+    JobRules::Evidence(f, "ranks.step_start_delta_ms", NsToMs(s.step_start_delta_ns), unit::kMs,
+                       ">=", 0, nullptr);
+    JobRules::Evidence(f, "ranks.host_delta_ms", NsToMs(s.host_delta_ns), unit::kMs, ">=", 0,
+                       nullptr);
     if (s.same_kernels_ratio > 0) {
-      JobRules::Evidence(f, "ranks.same_kernels_ratio", s.same_kernels_ratio, unit::kRatio, ">=", 0, nullptr);
+      JobRules::Evidence(f, "ranks.same_kernels_ratio", s.same_kernels_ratio, unit::kRatio, ">=", 0,
+                         nullptr);
     }
     f.top_events = s.slowest_kernels;
     // The catalog orders fixes compute, input, host; the one for this cause goes first.
     size_t first = s.cause == "compute" ? 0 : s.cause == "input_wait" ? 1 : 2;
-    if (first < f.fixes.size()) std::rotate(f.fixes.begin(), f.fixes.begin() + static_cast<ptrdiff_t>(first), f.fixes.begin() + static_cast<ptrdiff_t>(first) + 1);
+    if (first < f.fixes.size())
+      std::rotate(f.fixes.begin(), f.fixes.begin() + static_cast<ptrdiff_t>(first),
+                  f.fixes.begin() + static_cast<ptrdiff_t>(first) + 1);
     j.Emit(std::move(f),
-           {{"rank", static_cast<double>(s.rank)}, {"late_pct", late_pct}, {"late_ms", NsToMs(s.mean_late_ns)},
+           {{"rank", static_cast<double>(s.rank)},
+            {"late_pct", late_pct},
+            {"late_ms", NsToMs(s.mean_late_ns)},
             {"wait_ms", wait_per_rank / kNsPerMs}},
            CauseText(s), true);
     fired = true;
@@ -136,7 +156,8 @@ void Straggler(JobRules& j) {
 void Scaling(JobRules& j) {
   const ScalingResult& s = j.result.scaling;
   if (!s.present) {
-    j.Outcome(kScaling, AssessStatus::kNotAssessed, false, "no --baseline-single run to compare with");
+    j.Outcome(kScaling, AssessStatus::kNotAssessed, false,
+              "no --baseline-single run to compare with");
     return;
   }
   const RuleParam& min_eff = j.Param(kScalingMinEfficiency);
@@ -147,14 +168,21 @@ void Scaling(JobRules& j) {
     return;
   }
   Finding f = j.Start(kScaling);
-  double target_ms = s.single_step_ms / min_eff.value;  // the step time that would meet the threshold
-  f.recoverable_ns_per_step = std::max<DurationNs>(0, std::llround((s.multi_step_ms - target_ms) * kNsPerMs));
+  double target_ms =
+      s.single_step_ms / min_eff.value;  // the step time that would meet the threshold
+  f.recoverable_ns_per_step =
+      std::max<DurationNs>(0, std::llround((s.multi_step_ms - target_ms) * kNsPerMs));
   f.severity = s.efficiency < min_eff.value ? Severity::kHigh : Severity::kMedium;
-  JobRules::Evidence(f, "ranks.scaling_efficiency", s.efficiency, unit::kRatio, "<", min_eff.value, &min_eff);
-  JobRules::Evidence(f, "ranks.speedup", s.speedup, unit::kRatio, four_gpu_low ? "<" : ">=",
-                     four_gpu_low ? four.value : 0, four_gpu_low ? &four : nullptr);
+  JobRules::Evidence(f, "ranks.scaling_efficiency", s.efficiency, unit::kRatio, "<", min_eff.value,
+                     &min_eff);
+  JobRules::Evidence(f, "ranks.speedup", s.speedup, unit::kRatio,
+                     four_gpu_low ? "<" : ">=", four_gpu_low ? four.value : 0,
+                     four_gpu_low ? &four : nullptr);
   std::string suffix = four_gpu_low ? "; 4 GPUs below 2.5x points at communication" : "";
-  j.Emit(std::move(f), {{"ranks", static_cast<double>(s.ranks)}, {"speedup", s.speedup}, {"eff", 100 * s.efficiency}},
+  j.Emit(std::move(f),
+         {{"ranks", static_cast<double>(s.ranks)},
+          {"speedup", s.speedup},
+          {"eff", 100 * s.efficiency}},
          suffix, false);
 }
 
@@ -171,11 +199,12 @@ void Exposed(JobRules& j) {
   }
   Finding f = j.Start(kExposed);
   f.recoverable_ns_per_step = std::llround(e.median * kNsPerMs);
-  JobRules::Evidence(f, "ranks.comm_exposed_step_pct", pct, unit::kPercent, ">", min_pct.value, &min_pct);
+  JobRules::Evidence(f, "ranks.comm_exposed_step_pct", pct, unit::kPercent, ">", min_pct.value,
+                     &min_pct);
   JobRules::Evidence(f, "ranks.comm_exposed_ms_max", e.max, unit::kMs, ">=", 0, nullptr);
   JobRules::Evidence(f, "ranks.comm_exposed_ms_min", e.min, unit::kMs, ">=", 0, nullptr);
-  std::string suffix = fmt::format(" (median over {} ranks; rank {} most, {:.3f} ms)", j.result.rank_count,
-                                   e.max_rank, e.max);
+  std::string suffix = fmt::format(" (median over {} ranks; rank {} most, {:.3f} ms)",
+                                   j.result.rank_count, e.max_rank, e.max);
   Severity floor = pct >= dominant.value ? Severity::kHigh : Severity::kInfo;
   f.severity = floor;
   j.Emit(std::move(f), {{"ms", e.median}, {"pct", pct}}, suffix, true);
@@ -196,7 +225,8 @@ void BusBandwidth(JobRules& j) {
     bytes += static_cast<double>(m.bytes);
   }
   if (ns <= 0) {
-    j.Outcome(kBusBw, AssessStatus::kNotAssessed, false, "no matched collective with a recorded size >= min_message_bytes");
+    j.Outcome(kBusBw, AssessStatus::kNotAssessed, false,
+              "no matched collective with a recorded size >= min_message_bytes");
     return;
   }
   double busbw = bus_bytes / ns;
@@ -211,12 +241,14 @@ void BusBandwidth(JobRules& j) {
   JobRules::Evidence(f, "ranks.busbw_gbps", busbw, unit::kGBps, "<", threshold,
                      j.result.link_peak_gbps > 0 ? nullptr : &min_bw);
   double steps = 0;
-  for (const CrossRankRow& r : j.result.ranks) steps = std::max(steps, static_cast<double>(r.steps));
-  std::string suffix = fmt::format(" (all ranks, from the last arrival{})",
-                                   j.result.link_peak_gbps > 0
-                                       ? fmt::format("; link peak {:.0f} GB/s", j.result.link_peak_gbps)
-                                       : "");
-  j.Emit(std::move(f), {{"busbw", busbw}, {"bytes_mb", bytes / std::max(1.0, steps) / 1e6}}, suffix, false);
+  for (const CrossRankRow& r : j.result.ranks)
+    steps = std::max(steps, static_cast<double>(r.steps));
+  std::string suffix = fmt::format(
+      " (all ranks, from the last arrival{})",
+      j.result.link_peak_gbps > 0 ? fmt::format("; link peak {:.0f} GB/s", j.result.link_peak_gbps)
+                                  : "");
+  j.Emit(std::move(f), {{"busbw", busbw}, {"bytes_mb", bytes / std::max(1.0, steps) / 1e6}}, suffix,
+         false);
 }
 
 // comm.straggler and comm.poor_scaling exist only over every rank.
@@ -263,7 +295,8 @@ std::vector<RuleSpec> StragglerAndScalingSpecs() {
       .severity_logic = "high below min_efficiency, else medium",
       .title_template = "{ranks:.0f} GPUs run {speedup:.2f}x one GPU's throughput: {eff:.0f}% "
                         "scaling efficiency",
-      .recoverable_logic = "step time above single-GPU step time × N / (N × min_efficiency), per step",
+      .recoverable_logic =
+          "step time above single-GPU step time × N / (N × min_efficiency), per step",
       .params = {{"min_efficiency", 0.7, "ratio",
                   "field rule: data-parallel scaling below 70% needs a look",
                   "scaling efficiency below this fires"},
@@ -279,7 +312,6 @@ std::vector<RuleSpec> StragglerAndScalingSpecs() {
   });
   return rules;
 }
-
 
 // The cross-rank rules, in evaluation order; comm.exposed and comm.low_bus_bandwidth are
 // specified by the trace rules (trace_rules/comm_rules.cc).

@@ -84,7 +84,8 @@ void MemoryRule(PlatformContext& ctx) {
   }
   std::string list;
   for (const std::string& b : bad) list += (list.empty() ? "" : "; ") + b;
-  Finding& f = ctx.AddFinding(kMemory, Severity::kLow, "host memory settings that add latency: " + list);
+  Finding& f =
+      ctx.AddFinding(kMemory, Severity::kLow, "host memory settings that add latency: " + list);
   AddPlatformEvidence(f, "doctor.host_memory_settings", static_cast<double>(bad.size()), "count",
                       ">", 0, "gpuwhy: numa_balancing 0, THP madvise on GPU hosts");
   for (const NameValue* v : quoted) AddQuote(f, v->quote);
@@ -98,9 +99,9 @@ void ThreadsRule(PlatformContext& ctx) {
     return;
   }
   if (omp == nullptr || omp->value != "1") {
-    ctx.Outcome(kThreads, AssessStatus::kAssessed, false,
-                omp == nullptr ? "OMP_NUM_THREADS unset: each rank may start one thread per core"
-                               : "");
+    ctx.Outcome(
+        kThreads, AssessStatus::kAssessed, false,
+        omp == nullptr ? "OMP_NUM_THREADS unset: each rank may start one thread per core" : "");
     return;
   }
   Finding& f = ctx.AddFinding(
@@ -124,41 +125,54 @@ void EvaluateEnvironmentRules(PlatformContext& ctx) {
 
 std::vector<RuleSpec> EnvironmentRuleSpecs() {
   std::vector<RuleSpec> rules;
-  rules.push_back(PlatformSpec({
-      "platform.launch_blocking", Severity::kHigh, "high",
-      "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch with the host",
-      {},
-      {{"Unset it outside debugging sessions", "unset CUDA_LAUNCH_BLOCKING"}},
-      "launch.* metrics: CPU and GPU overlap again", "the job's environment", kEnv,
-      "environment and host settings"}));
-  rules.push_back(PlatformSpec({
-      "platform.cpu_governor", Severity::kMedium, "medium",
-      "CPU frequency governor '{governor}' on {cpus} CPUs",
-      {},
-      {{"Run the host CPUs at full speed during training",
-        "sudo cpupower frequency-set -g performance"}},
-      "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor: performance",
-      "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", kEnv,
-      "environment and host settings"}));
-  rules.push_back(PlatformSpec({
-      "platform.host_memory_settings", Severity::kLow, "low",
-      "host memory settings that add latency: {settings}",
-      {},
-      {{"Turn automatic NUMA balancing off on GPU nodes (it migrates pages under the job)",
-        "sudo sysctl kernel.numa_balancing=0"},
-       {"Use transparent huge pages on request only (compaction stalls)",
-        "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"}},
-      "kernel.numa_balancing = 0; transparent_hugepage [madvise]",
-      "/proc/sys/kernel/numa_balancing, /sys/kernel/mm/transparent_hugepage/enabled", kEnv,
-      "environment and host settings"}));
-  rules.push_back(PlatformSpec({
-      "platform.thread_settings", Severity::kLow, "low",
-      "thread settings: {settings}",
-      {},
-      {{"Give each rank its share of cores, not 1 and not all of them",
-        "OMP_NUM_THREADS=$(( $(nproc) / GPUS_PER_NODE ))"}},
-      "OMP_NUM_THREADS set to cores / ranks per node", "the job's environment", kEnv,
-      "environment and host settings"}));
+  rules.push_back(
+      PlatformSpec({"platform.launch_blocking",
+                    Severity::kHigh,
+                    "high",
+                    "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch with the host",
+                    {},
+                    {{"Unset it outside debugging sessions", "unset CUDA_LAUNCH_BLOCKING"}},
+                    "launch.* metrics: CPU and GPU overlap again",
+                    "the job's environment",
+                    kEnv,
+                    "environment and host settings"}));
+  rules.push_back(
+      PlatformSpec({"platform.cpu_governor",
+                    Severity::kMedium,
+                    "medium",
+                    "CPU frequency governor '{governor}' on {cpus} CPUs",
+                    {},
+                    {{"Run the host CPUs at full speed during training",
+                      "sudo cpupower frequency-set -g performance"}},
+                    "cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor: performance",
+                    "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
+                    kEnv,
+                    "environment and host settings"}));
+  rules.push_back(PlatformSpec(
+      {"platform.host_memory_settings",
+       Severity::kLow,
+       "low",
+       "host memory settings that add latency: {settings}",
+       {},
+       {{"Turn automatic NUMA balancing off on GPU nodes (it migrates pages under the job)",
+         "sudo sysctl kernel.numa_balancing=0"},
+        {"Use transparent huge pages on request only (compaction stalls)",
+         "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled"}},
+       "kernel.numa_balancing = 0; transparent_hugepage [madvise]",
+       "/proc/sys/kernel/numa_balancing, /sys/kernel/mm/transparent_hugepage/enabled",
+       kEnv,
+       "environment and host settings"}));
+  rules.push_back(PlatformSpec({"platform.thread_settings",
+                                Severity::kLow,
+                                "low",
+                                "thread settings: {settings}",
+                                {},
+                                {{"Give each rank its share of cores, not 1 and not all of them",
+                                  "OMP_NUM_THREADS=$(( $(nproc) / GPUS_PER_NODE ))"}},
+                                "OMP_NUM_THREADS set to cores / ranks per node",
+                                "the job's environment",
+                                kEnv,
+                                "environment and host settings"}));
   return rules;
 }
 

@@ -114,12 +114,12 @@ void SlowPairsRule(PlatformContext& ctx) {
                         ? "NVLink is present on other pairs or the GPUs are NVLink parts: a link "
                           "or the fabric manager is likely down"
                         : "no NVLink between them: collectives run at PCIe speed";
-  Finding& f = ctx.AddFinding(
-      kSlowPairs, expected ? Severity::kMedium : Severity::kLow,
-      fmt::format("{} of {} GPU pairs talk over {} ({} across CPU sockets): {}", slow, pairs_total,
-                  TopoLinkKindName(worst), sys, why));
-  AddPlatformEvidence(f, "doctor.gpu_pairs_over_pcie_host", static_cast<double>(slow), "count",
-                      ">", 0, "nvidia-smi topo -m legend: PHB/NODE/SYS traverse host bridges");
+  Finding& f =
+      ctx.AddFinding(kSlowPairs, expected ? Severity::kMedium : Severity::kLow,
+                     fmt::format("{} of {} GPU pairs talk over {} ({} across CPU sockets): {}",
+                                 slow, pairs_total, TopoLinkKindName(worst), sys, why));
+  AddPlatformEvidence(f, "doctor.gpu_pairs_over_pcie_host", static_cast<double>(slow), "count", ">",
+                      0, "nvidia-smi topo -m legend: PHB/NODE/SYS traverse host bridges");
   AddPlatformEvidence(f, "doctor.gpu_pairs_cross_socket", static_cast<double>(sys), "count");
   for (const Hit& h : hits) {
     AddQuote(f, h.m->header);
@@ -163,8 +163,8 @@ void NumaRule(PlatformContext& ctx) {
       fmt::format("{} GPU{} reach every NIC only over SYS (another CPU socket): their network "
                   "traffic crosses the inter-socket link",
                   far.size(), far.size() == 1 ? "" : "s"));
-  AddPlatformEvidence(f, "doctor.gpus_without_local_nic", static_cast<double>(far.size()),
-                      "count", ">", 0, "nvidia-smi topo -m legend: SYS crosses NUMA nodes");
+  AddPlatformEvidence(f, "doctor.gpus_without_local_nic", static_cast<double>(far.size()), "count",
+                      ">", 0, "nvidia-smi topo -m legend: SYS crosses NUMA nodes");
   for (const TopoRow* row : far) AddQuote(f, row->quote);
   ctx.Outcome(kNuma, AssessStatus::kAssessed, true);
 }
@@ -260,7 +260,8 @@ void EnvRule(PlatformContext& ctx) {
   }
   bool socket_used = false;
   for (const NcclLog& log : ctx.facts.nccl_logs) {
-    for (const NcclConnection& c : log.connections) socket_used |= c.transport == NcclTransport::kNetSocket;
+    for (const NcclConnection& c : log.connections)
+      socket_used |= c.transport == NcclTransport::kNetSocket;
     for (const NameValue& n : log.networks_used) socket_used |= n.name == "Socket";
   }
   std::vector<std::string> bad;
@@ -271,7 +272,8 @@ void EnvRule(PlatformContext& ctx) {
     std::string key = v->name + "=" + v->value;
     if (seen.contains(key)) continue;
     if ((v->name == "NCCL_IB_DISABLE" || v->name == "NCCL_P2P_DISABLE" ||
-         v->name == "NCCL_SHM_DISABLE") && v->value == "1") {
+         v->name == "NCCL_SHM_DISABLE") &&
+        v->value == "1") {
       seen.insert(key);
       bad.push_back(fmt::format("{} (turns off {})", key,
                                 v->name == "NCCL_IB_DISABLE"    ? "InfiniBand/RoCE"
@@ -293,8 +295,8 @@ void EnvRule(PlatformContext& ctx) {
   std::string list;
   for (const std::string& b : bad) list += (list.empty() ? "" : "; ") + b;
   Finding& f = ctx.AddFinding(kEnv, severity, "NCCL settings that slow collectives: " + list);
-  AddPlatformEvidence(f, "doctor.nccl_disabling_settings", static_cast<double>(bad.size()),
-                      "count", ">", 0, "KNOWLEDGE.md §4: NCCL_IB_DISABLE unset or 0");
+  AddPlatformEvidence(f, "doctor.nccl_disabling_settings", static_cast<double>(bad.size()), "count",
+                      ">", 0, "KNOWLEDGE.md §4: NCCL_IB_DISABLE unset or 0");
   for (const NameValue* v : quoted) AddQuote(f, v->quote);
   ctx.Outcome(kEnv, AssessStatus::kAssessed, true);
 }
@@ -313,8 +315,8 @@ void WarningsRule(PlatformContext& ctx) {
     return;
   }
   bool failure = std::any_of(warnings.begin(), warnings.end(), [](const SourceQuote* q) {
-    return q->text.find("fail") != std::string::npos || q->text.find("error") != std::string::npos ||
-           q->text.find("Fail") != std::string::npos;
+    return q->text.find("fail") != std::string::npos ||
+           q->text.find("error") != std::string::npos || q->text.find("Fail") != std::string::npos;
   });
   std::string first = warnings.front()->text;
   size_t at = first.find("NCCL WARN ");
@@ -335,7 +337,8 @@ void GdrRule(PlatformContext& ctx) {
   for (const NcclLog& log : ctx.facts.nccl_logs) {
     bool net = false, gdr_conn = false;
     for (const NcclConnection& c : log.connections) {
-      bool fast_net = c.transport == NcclTransport::kNetIb || c.transport == NcclTransport::kNetPlugin;
+      bool fast_net =
+          c.transport == NcclTransport::kNetIb || c.transport == NcclTransport::kNetPlugin;
       net |= fast_net;
       gdr_conn |= fast_net && c.gdr;
     }
@@ -450,76 +453,97 @@ void EvaluateFabricRules(PlatformContext& ctx) {
 
 std::vector<RuleSpec> FabricRuleSpecs() {
   std::vector<RuleSpec> rules;
-  rules.push_back(PlatformSpec({
-      "platform.topology_slow_pairs", Severity::kMedium,
-      "medium when other pairs of the same matrix have NVLink (a link is missing) or the GPUs "
-      "are NVLink parts; low when the node simply has no NVLink",
-      "{pairs} GPU pairs talk over {worst} (PCIe through host bridges or across CPU sockets)",
-      {},
-      {{"Place tensor/pipeline-parallel groups on GPUs that share NVLink or a PCIe switch",
-        "CUDA_VISIBLE_DEVICES=0,1,2,3 torchrun --nproc-per-node 4 train.py"},
-       {"If NVLink is expected: check the fabric manager and link state",
-        "systemctl status nvidia-fabricmanager; nvidia-smi nvlink -s"}},
-      "nvidia-smi topo -m shows NV# (or PIX/PXB) between the GPUs of each group",
-      "nvidia-smi topo -m", kTopo,
-      "GPU topology, NUMA placement and communication groups"}));
-  rules.push_back(PlatformSpec({
-      "platform.numa_mismatch", Severity::kMedium, "medium",
-      "{count} GPUs have no NIC on their NUMA node (nearest NIC over SYS)",
-      {},
-      {{"Bind each rank to the NIC and CPU cores of its GPU's NUMA node",
-        "NCCL_IB_HCA=<nic of the GPU's socket>; numactl --cpunodebind=N --membind=N"},
-       {"Check where each NIC sits", "nvidia-smi topo -m; cat /sys/class/net/*/device/numa_node"}},
-      "every GPU reaches a NIC over PIX/PXB/NODE", "nvidia-smi topo -m with NIC columns",
-      kTopo,
-      "GPU topology, NUMA placement and communication groups"}));
-  rules.push_back(PlatformSpec({
-      "platform.nccl_socket_fallback", Severity::kHigh, "high",
-      "NCCL runs over TCP sockets ({socket} connections) although {fabric} is present",
-      {},
-      {{"Make the IB/EFA transport load: the network plugin and its provider must initialise",
-        "NCCL_DEBUG=INFO; check 'NET/OFI', 'NET/IB : Using' lines; fi_info -p efa; ibstat"},
-       {"Do not disable IB and do not point NCCL_SOCKET_IFNAME at a slow NIC",
-        "unset NCCL_IB_DISABLE; NCCL_NET=IB (or the plugin's name)"}},
-      "NCCL log shows 'Using network IB' (or the plugin) and 'via NET/IB' connections",
-      "an NCCL_DEBUG=INFO log", kNccl,
-      "NCCL transport, interface and GPUDirect RDMA"}));
-  rules.push_back(PlatformSpec({
-      "platform.nccl_env", Severity::kHigh,
-      "high for NCCL_IB_DISABLE=1 or NCCL_P2P_DISABLE=1, medium for a management-NIC "
-      "NCCL_SOCKET_IFNAME that carries the traffic",
-      "NCCL settings that slow collectives: {settings}",
-      {},
-      {{"Remove settings that disable fast transports", "unset NCCL_IB_DISABLE NCCL_P2P_DISABLE"},
-       {"Point NCCL_SOCKET_IFNAME at the data-plane interface (or exclude only lo/docker)",
-        "NCCL_SOCKET_IFNAME=^lo,docker0"}},
-      "NCCL log: P2P/NVLink inside the node, NET/IB between nodes",
-      "an NCCL_DEBUG=INFO log or the job's environment", kNccl,
-      "NCCL transport, interface and GPUDirect RDMA"}));
-  rules.push_back(PlatformSpec({
-      "platform.nccl_warnings", Severity::kMedium,
-      "medium; high when the warnings mention a failed network plugin or handshake",
-      "{count} NCCL warnings: {first}",
-      {},
-      {{"Read the first warning: it names the transport that failed", "grep 'NCCL WARN' nccl.log"}},
-      "no NCCL WARN line", "an NCCL_DEBUG=INFO log", kNccl,
-      "NCCL transport, interface and GPUDirect RDMA"}));
-  rules.push_back(PlatformSpec({
-      "platform.nccl_no_gdr", Severity::kMedium, "medium",
-      "NCCL moves network data through host memory (GDR 0) on {count} communicators",
-      {},
-      {{"Load the GPUDirect RDMA module and check the NIC-GPU path",
-        "sudo modprobe nvidia_peermem; NCCL_NET_GDR_LEVEL=PHB"}},
-      "'Connected all rings … GDR 1' and connections 'via NET/…/GDRDMA'",
-      "an NCCL_DEBUG=INFO log", kNccl,
-      "NCCL transport, interface and GPUDirect RDMA"}));
-  rules.push_back(PlatformSpec({
-      "platform.ib_ports_down", Severity::kMedium, "medium",
-      "{count} InfiniBand ports not Active: {ports}",
-      {},
-      {{"Check cables, switch ports and the subnet manager", "ibstat; iblinkinfo"}},
-      "ibstat: every port State Active, Physical state LinkUp", "ibstat or ibstatus", "ibstat > ibstat.txt",
-      "InfiniBand ports"}));
+  rules.push_back(PlatformSpec(
+      {"platform.topology_slow_pairs",
+       Severity::kMedium,
+       "medium when other pairs of the same matrix have NVLink (a link is missing) or the GPUs "
+       "are NVLink parts; low when the node simply has no NVLink",
+       "{pairs} GPU pairs talk over {worst} (PCIe through host bridges or across CPU sockets)",
+       {},
+       {{"Place tensor/pipeline-parallel groups on GPUs that share NVLink or a PCIe switch",
+         "CUDA_VISIBLE_DEVICES=0,1,2,3 torchrun --nproc-per-node 4 train.py"},
+        {"If NVLink is expected: check the fabric manager and link state",
+         "systemctl status nvidia-fabricmanager; nvidia-smi nvlink -s"}},
+       "nvidia-smi topo -m shows NV# (or PIX/PXB) between the GPUs of each group",
+       "nvidia-smi topo -m",
+       kTopo,
+       "GPU topology, NUMA placement and communication groups"}));
+  rules.push_back(PlatformSpec(
+      {"platform.numa_mismatch",
+       Severity::kMedium,
+       "medium",
+       "{count} GPUs have no NIC on their NUMA node (nearest NIC over SYS)",
+       {},
+       {{"Bind each rank to the NIC and CPU cores of its GPU's NUMA node",
+         "NCCL_IB_HCA=<nic of the GPU's socket>; numactl --cpunodebind=N --membind=N"},
+        {"Check where each NIC sits", "nvidia-smi topo -m; cat /sys/class/net/*/device/numa_node"}},
+       "every GPU reaches a NIC over PIX/PXB/NODE",
+       "nvidia-smi topo -m with NIC columns",
+       kTopo,
+       "GPU topology, NUMA placement and communication groups"}));
+  rules.push_back(PlatformSpec(
+      {"platform.nccl_socket_fallback",
+       Severity::kHigh,
+       "high",
+       "NCCL runs over TCP sockets ({socket} connections) although {fabric} is present",
+       {},
+       {{"Make the IB/EFA transport load: the network plugin and its provider must initialise",
+         "NCCL_DEBUG=INFO; check 'NET/OFI', 'NET/IB : Using' lines; fi_info -p efa; ibstat"},
+        {"Do not disable IB and do not point NCCL_SOCKET_IFNAME at a slow NIC",
+         "unset NCCL_IB_DISABLE; NCCL_NET=IB (or the plugin's name)"}},
+       "NCCL log shows 'Using network IB' (or the plugin) and 'via NET/IB' connections",
+       "an NCCL_DEBUG=INFO log",
+       kNccl,
+       "NCCL transport, interface and GPUDirect RDMA"}));
+  rules.push_back(PlatformSpec(
+      {"platform.nccl_env",
+       Severity::kHigh,
+       "high for NCCL_IB_DISABLE=1 or NCCL_P2P_DISABLE=1, medium for a management-NIC "
+       "NCCL_SOCKET_IFNAME that carries the traffic",
+       "NCCL settings that slow collectives: {settings}",
+       {},
+       {{"Remove settings that disable fast transports", "unset NCCL_IB_DISABLE NCCL_P2P_DISABLE"},
+        {"Point NCCL_SOCKET_IFNAME at the data-plane interface (or exclude only lo/docker)",
+         "NCCL_SOCKET_IFNAME=^lo,docker0"}},
+       "NCCL log: P2P/NVLink inside the node, NET/IB between nodes",
+       "an NCCL_DEBUG=INFO log or the job's environment",
+       kNccl,
+       "NCCL transport, interface and GPUDirect RDMA"}));
+  rules.push_back(
+      PlatformSpec({"platform.nccl_warnings",
+                    Severity::kMedium,
+                    "medium; high when the warnings mention a failed network plugin or handshake",
+                    "{count} NCCL warnings: {first}",
+                    {},
+                    {{"Read the first warning: it names the transport that failed",
+                      "grep 'NCCL WARN' nccl.log"}},
+                    "no NCCL WARN line",
+                    "an NCCL_DEBUG=INFO log",
+                    kNccl,
+                    "NCCL transport, interface and GPUDirect RDMA"}));
+  rules.push_back(
+      PlatformSpec({"platform.nccl_no_gdr",
+                    Severity::kMedium,
+                    "medium",
+                    "NCCL moves network data through host memory (GDR 0) on {count} communicators",
+                    {},
+                    {{"Load the GPUDirect RDMA module and check the NIC-GPU path",
+                      "sudo modprobe nvidia_peermem; NCCL_NET_GDR_LEVEL=PHB"}},
+                    "'Connected all rings … GDR 1' and connections 'via NET/…/GDRDMA'",
+                    "an NCCL_DEBUG=INFO log",
+                    kNccl,
+                    "NCCL transport, interface and GPUDirect RDMA"}));
+  rules.push_back(
+      PlatformSpec({"platform.ib_ports_down",
+                    Severity::kMedium,
+                    "medium",
+                    "{count} InfiniBand ports not Active: {ports}",
+                    {},
+                    {{"Check cables, switch ports and the subnet manager", "ibstat; iblinkinfo"}},
+                    "ibstat: every port State Active, Physical state LinkUp",
+                    "ibstat or ibstatus",
+                    "ibstat > ibstat.txt",
+                    "InfiniBand ports"}));
   return rules;
 }
 

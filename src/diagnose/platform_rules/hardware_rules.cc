@@ -75,20 +75,18 @@ void XidRule(PlatformContext& ctx) {
                          order[i].second->events.size(), pci.empty() ? "?" : pci);
   }
   if (order.size() > 3) codes += fmt::format("; +{} more", order.size() - 3);
-  Finding& f = ctx.AddFinding(
-      kXid, worst,
-      fmt::format("{} Xid error{} on {} GPU{}: {}", facts.xids.size(),
-                  facts.xids.size() == 1 ? "" : "s", gpus.size(), gpus.size() == 1 ? "" : "s",
-                  codes));
+  Finding& f = ctx.AddFinding(kXid, worst,
+                              fmt::format("{} Xid error{} on {} GPU{}: {}", facts.xids.size(),
+                                          facts.xids.size() == 1 ? "" : "s", gpus.size(),
+                                          gpus.size() == 1 ? "" : "s", codes));
   std::vector<Fix> actions;
   std::set<int> seen_codes;
   for (const auto& [key, group] : order) {
     const auto& [code, pci] = *key;
     const XidInfo& info = LookupXid(code);
-    AddPlatformEvidence(f, fmt::format("doctor.xid_{}_count", code), group->events.size(), "count",
-                        ">=", min_count,
-                        fmt::format("NVIDIA Xid {}: {} (cause: {})", code, info.meaning,
-                                    XidCauseName(info.cause)));
+    AddPlatformEvidence(
+        f, fmt::format("doctor.xid_{}_count", code), group->events.size(), "count", ">=", min_count,
+        fmt::format("NVIDIA Xid {}: {} (cause: {})", code, info.meaning, XidCauseName(info.cause)));
     const XidEvent& first = *group->events.front();
     const XidEvent& last = *group->events.back();
     std::string span;
@@ -97,17 +95,15 @@ void XidRule(PlatformContext& ctx) {
     } else if (first.since_boot_ns && last.since_boot_ns) {
       span = fmt::format(", over {}", Duration(*last.since_boot_ns - *first.since_boot_ns));
     }
-    f.top_events.push_back(fmt::format("Xid {} on {}: {} events, first {}, last {}{}", code,
-                                       pci.empty() ? "?" : pci, group->events.size(),
-                                       first.time_text.empty() ? "(no time)" : first.time_text,
-                                       last.time_text.empty() ? "(no time)" : last.time_text,
-                                       span));
+    f.top_events.push_back(
+        fmt::format("Xid {} on {}: {} events, first {}, last {}{}", code, pci.empty() ? "?" : pci,
+                    group->events.size(), first.time_text.empty() ? "(no time)" : first.time_text,
+                    last.time_text.empty() ? "(no time)" : last.time_text, span));
     AddQuote(f, first.quote);
     if (&last != &first) AddQuote(f, last.quote);
     if (seen_codes.insert(code).second) {
-      actions.push_back({fmt::format("Xid {} ({} cause): {}", code, XidCauseName(info.cause),
-                                     info.action),
-                         ""});
+      actions.push_back(
+          {fmt::format("Xid {} ({} cause): {}", code, XidCauseName(info.cause), info.action), ""});
     }
   }
   actions.insert(actions.end(), f.fixes.begin(), f.fixes.end());
@@ -185,9 +181,10 @@ void PcieRule(PlatformContext& ctx) {
                                 [](const GpuState& g) { return g.pcie_gen_current.has_value(); });
   std::string note;
   if (other_down > 0) {
-    note = fmt::format("{} bridge/other links below capability ignored (empty slots, switches, "
-                       "management NICs)",
-                       other_down);
+    note = fmt::format(
+        "{} bridge/other links below capability ignored (empty slots, switches, "
+        "management NICs)",
+        other_down);
   }
   if (idle_down > 0) {
     note += fmt::format("{}{} idle GPUs (P8+) at a lower PCIe generation: normal power saving",
@@ -257,13 +254,13 @@ void EccRule(PlatformContext& ctx) {
       severity = std::max(severity, Severity::kHigh);
     }
     if (g.ecc_volatile_uncorrectable.value_or(0) > 0) {
-      parts.push_back(fmt::format("{} uncorrectable ECC errors since boot",
-                                  *g.ecc_volatile_uncorrectable));
+      parts.push_back(
+          fmt::format("{} uncorrectable ECC errors since boot", *g.ecc_volatile_uncorrectable));
       severity = std::max(severity, Severity::kHigh);
     }
     if (g.remapped_rows_uncorrectable.value_or(0) > 0) {
-      parts.push_back(fmt::format("{} rows remapped for uncorrectable errors",
-                                  *g.remapped_rows_uncorrectable));
+      parts.push_back(
+          fmt::format("{} rows remapped for uncorrectable errors", *g.remapped_rows_uncorrectable));
     }
     if (g.ecc_aggregate_uncorrectable.value_or(0) > 0) {
       parts.push_back(fmt::format("{} uncorrectable ECC errors in its lifetime",
@@ -296,9 +293,9 @@ void EccRule(PlatformContext& ctx) {
                           static_cast<double>(*g->ecc_volatile_uncorrectable), "count", ">", 0,
                           "NVIDIA: any uncorrectable ECC error needs a GPU reset");
     }
-    for (const char* field : {"remapped_rows_pending", "remapped_rows_failure",
-                              "remapped_rows_uncorrectable", "ecc_volatile_uncorrectable",
-                              "retired_pages_pending"}) {
+    for (const char* field :
+         {"remapped_rows_pending", "remapped_rows_failure", "remapped_rows_uncorrectable",
+          "ecc_volatile_uncorrectable", "retired_pages_pending"}) {
       if (const SourceQuote* q = g->Quote(field)) AddQuote(f, *q);
     }
   }
@@ -313,8 +310,8 @@ std::string NormalReason(std::string_view reason) {
 
 void ClocksRule(PlatformContext& ctx) {
   static const std::set<std::string> kLimiting = {"sw_power_cap", "hw_slowdown",
-                                                  "hw_thermal_slowdown",
-                                                  "hw_power_brake_slowdown", "sw_thermal_slowdown"};
+                                                  "hw_thermal_slowdown", "hw_power_brake_slowdown",
+                                                  "sw_thermal_slowdown"};
   double margin = ctx.catalog.Get(kClocksTempMarginC).value;
   double power_pct = ctx.catalog.Get(kClocksPowerPct).value;
   std::vector<std::string> why;
@@ -364,8 +361,8 @@ void ClocksRule(PlatformContext& ctx) {
                                           hits.size(), hits.size() == 1 ? "" : "s", list));
   for (const auto& [g, fields] : hits) {
     if (g->temp_c && g->slowdown_temp_c) {
-      AddPlatformEvidence(f, "doctor.gpu_temp_c", *g->temp_c, "C", ">=",
-                          *g->slowdown_temp_c - margin,
+      AddPlatformEvidence(f, "doctor.gpu_temp_c", *g->temp_c, "C",
+                          ">=", *g->slowdown_temp_c - margin,
                           "nvidia-smi GPU Slowdown Temp minus temp_margin_c");
     }
     if (g->power_w && g->power_limit_w) {
@@ -448,74 +445,94 @@ std::span<const ParamRef* const> HardwareRuleParams() { return kParams; }
 
 std::vector<RuleSpec> HardwareRuleSpecs() {
   std::vector<RuleSpec> rules;
-  rules.push_back(PlatformSpec({
-      "platform.xid_errors", Severity::kHigh,
-      "the worst Xid's catalog severity: hardware ECC/bus errors critical, GSP and NVLink high, "
-      "application faults medium",
-      "{count} Xid errors on {gpus} GPUs: {codes}",
-      {{"min_count", 1, "count", "NVIDIA: every Xid is an event the driver logged", "Xid events"}},
-      {{"Read the kernel log around the first Xid", "sudo dmesg -T | grep -i -B2 -A5 'NVRM: Xid'"},
-       {"Drain the node on repeated hardware Xids (48, 63/64, 74, 79, 94/95, 140)",
-        "scontrol update nodename=$(hostname) state=drain reason='Xid'"},
-       {"Test the GPU before returning it to service", "dcgmi diag -r 3"}},
-      "no new 'NVRM: Xid' line in dmesg after the fix",
-      "a kernel log (dmesg, journalctl -k, /var/log/kern.log)", kKernelLog,
-      "driver Xid errors in the kernel log", {{Checklist::kSignals, kPlatformChecklistItem, 4}}}));
-  rules.push_back(PlatformSpec({
-      "platform.pcie_downgraded", Severity::kMedium,
-      "high when a GPU link runs at under half its lanes or speed, else medium; NICs medium",
-      "{count} PCIe links below their capability: {links}",
-      {{"max_ratio", 1, "ratio",
-        "lspci: LnkSta below LnkCap is marked (downgraded)",
-        "current speed x width over capability below this fires"}},
-      {{"Compare the link state with its capability under load (idle GPUs lower the speed)",
-        "sudo lspci -vvv -s BUS | grep -E 'LnkCap|LnkSta'; nvidia-smi -q -d PCI"},
-       {"Reseat the card, replace the riser or move it to a full x16 slot; check the BIOS PCIe "
-        "generation setting", ""}},
-      "LnkSta equals LnkCap; host-to-device copy bandwidth at the link's rate",
-      "lspci -vvv, nvidia-smi -q or /sys/bus/pci/devices/*/current_link_speed", kLspci,
-      "PCIe link speed and width", {{Checklist::kSignals, kPlatformChecklistItem, 2}}}));
-  rules.push_back(PlatformSpec({
-      "platform.ecc_errors", Severity::kHigh,
-      "critical on a remapping failure; high on uncorrectable errors or pending remaps",
-      "GPU memory errors on {gpus} GPUs: {what}",
-      {},
-      {{"Reset the GPU to apply pending row remaps / page retirements",
-        "sudo nvidia-smi -r -i INDEX  (when no process uses it)"},
-       {"Drain and replace a GPU whose remapping failed", "nvidia-smi -q -d ROW_REMAPPER,ECC"}},
-      "Remapped Rows Pending: No; volatile uncorrectable ECC 0",
-      "nvidia-smi -q (ECC Errors, Retired Pages, Remapped Rows)", kQuery,
-      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
-  rules.push_back(PlatformSpec({
-      "platform.gpu_clocks_limited", Severity::kMedium,
-      "high on hardware slowdown or thermal reasons, medium on power cap or temperature near "
-      "the slowdown threshold",
-      "GPU clocks held back on {gpus} GPUs: {why}",
-      {{"temp_margin_c", 5, "C", "nvidia-smi: GPU Slowdown Temp is where clocks drop",
-        "a GPU this close to its slowdown temperature fires"},
-       {"power_pct", 95, "%", "NVML: the SW Power Cap reason engages at the power limit",
-        "power draw at or above this share of the limit fires"}},
-      {{"Read the clock-event reasons and temperatures under load",
-        "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER"},
-       {"Fix airflow / fan curves; check the power limit has not been lowered",
-        "nvidia-smi -q -d POWER | grep -E 'Current Power Limit|Default Power Limit'"}},
-      "no active clock-event reason except Idle under load; temperature below slowdown - 5 C",
-      "nvidia-smi -q or -q -x", kQuery,
-      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
-  rules.push_back(PlatformSpec({
-      "platform.persistence_off", Severity::kLow, "low",
-      "persistence mode off on {gpus} GPUs",
-      {},
-      {{"Keep the driver loaded between jobs", "sudo nvidia-smi -pm 1  (or enable nvidia-persistenced)"}},
-      "Persistence Mode: Enabled", "nvidia-smi -q or the nvidia-smi table", kQuery,
-      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
-  rules.push_back(PlatformSpec({
-      "platform.driver_mismatch", Severity::kLow, "low",
-      "{count} different driver versions across the inputs: {versions}",
-      {},
-      {{"Run every node of a job on the same driver and CUDA version", "nvidia-smi --query-gpu=driver_version --format=csv"}},
-      "one driver version across nodes", "nvidia-smi output from each node", kQuery,
-      "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(PlatformSpec(
+      {"platform.xid_errors",
+       Severity::kHigh,
+       "the worst Xid's catalog severity: hardware ECC/bus errors critical, GSP and NVLink high, "
+       "application faults medium",
+       "{count} Xid errors on {gpus} GPUs: {codes}",
+       {{"min_count", 1, "count", "NVIDIA: every Xid is an event the driver logged", "Xid events"}},
+       {{"Read the kernel log around the first Xid", "sudo dmesg -T | grep -i -B2 -A5 'NVRM: Xid'"},
+        {"Drain the node on repeated hardware Xids (48, 63/64, 74, 79, 94/95, 140)",
+         "scontrol update nodename=$(hostname) state=drain reason='Xid'"},
+        {"Test the GPU before returning it to service", "dcgmi diag -r 3"}},
+       "no new 'NVRM: Xid' line in dmesg after the fix",
+       "a kernel log (dmesg, journalctl -k, /var/log/kern.log)",
+       kKernelLog,
+       "driver Xid errors in the kernel log",
+       {{Checklist::kSignals, kPlatformChecklistItem, 4}}}));
+  rules.push_back(PlatformSpec(
+      {"platform.pcie_downgraded",
+       Severity::kMedium,
+       "high when a GPU link runs at under half its lanes or speed, else medium; NICs medium",
+       "{count} PCIe links below their capability: {links}",
+       {{"max_ratio", 1, "ratio", "lspci: LnkSta below LnkCap is marked (downgraded)",
+         "current speed x width over capability below this fires"}},
+       {{"Compare the link state with its capability under load (idle GPUs lower the speed)",
+         "sudo lspci -vvv -s BUS | grep -E 'LnkCap|LnkSta'; nvidia-smi -q -d PCI"},
+        {"Reseat the card, replace the riser or move it to a full x16 slot; check the BIOS PCIe "
+         "generation setting",
+         ""}},
+       "LnkSta equals LnkCap; host-to-device copy bandwidth at the link's rate",
+       "lspci -vvv, nvidia-smi -q or /sys/bus/pci/devices/*/current_link_speed",
+       kLspci,
+       "PCIe link speed and width",
+       {{Checklist::kSignals, kPlatformChecklistItem, 2}}}));
+  rules.push_back(PlatformSpec(
+      {"platform.ecc_errors",
+       Severity::kHigh,
+       "critical on a remapping failure; high on uncorrectable errors or pending remaps",
+       "GPU memory errors on {gpus} GPUs: {what}",
+       {},
+       {{"Reset the GPU to apply pending row remaps / page retirements",
+         "sudo nvidia-smi -r -i INDEX  (when no process uses it)"},
+        {"Drain and replace a GPU whose remapping failed", "nvidia-smi -q -d ROW_REMAPPER,ECC"}},
+       "Remapped Rows Pending: No; volatile uncorrectable ECC 0",
+       "nvidia-smi -q (ECC Errors, Retired Pages, Remapped Rows)",
+       kQuery,
+       "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(PlatformSpec(
+      {"platform.gpu_clocks_limited",
+       Severity::kMedium,
+       "high on hardware slowdown or thermal reasons, medium on power cap or temperature near "
+       "the slowdown threshold",
+       "GPU clocks held back on {gpus} GPUs: {why}",
+       {{"temp_margin_c", 5, "C", "nvidia-smi: GPU Slowdown Temp is where clocks drop",
+         "a GPU this close to its slowdown temperature fires"},
+        {"power_pct", 95, "%", "NVML: the SW Power Cap reason engages at the power limit",
+         "power draw at or above this share of the limit fires"}},
+       {{"Read the clock-event reasons and temperatures under load",
+         "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER"},
+        {"Fix airflow / fan curves; check the power limit has not been lowered",
+         "nvidia-smi -q -d POWER | grep -E 'Current Power Limit|Default Power Limit'"}},
+       "no active clock-event reason except Idle under load; temperature below slowdown - 5 C",
+       "nvidia-smi -q or -q -x",
+       kQuery,
+       "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(
+      PlatformSpec({"platform.persistence_off",
+                    Severity::kLow,
+                    "low",
+                    "persistence mode off on {gpus} GPUs",
+                    {},
+                    {{"Keep the driver loaded between jobs",
+                      "sudo nvidia-smi -pm 1  (or enable nvidia-persistenced)"}},
+                    "Persistence Mode: Enabled",
+                    "nvidia-smi -q or the nvidia-smi table",
+                    kQuery,
+                    "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(
+      PlatformSpec({"platform.driver_mismatch",
+                    Severity::kLow,
+                    "low",
+                    "{count} different driver versions across the inputs: {versions}",
+                    {},
+                    {{"Run every node of a job on the same driver and CUDA version",
+                      "nvidia-smi --query-gpu=driver_version --format=csv"}},
+                    "one driver version across nodes",
+                    "nvidia-smi output from each node",
+                    kQuery,
+                    "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   return rules;
 }
 

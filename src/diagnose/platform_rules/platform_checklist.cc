@@ -84,8 +84,10 @@ std::string TopologyDetail(const SystemFacts& f) {
       }
     }
     std::string numa_text;
-    for (const auto& [node, names] : numa) Join(numa_text, fmt::format("NUMA {}: {}", node, names), ", ");
-    Join(out, fmt::format("{}: communication groups {}{}", m.header.file.substr(m.header.file.rfind('/') + 1),
+    for (const auto& [node, names] : numa)
+      Join(numa_text, fmt::format("NUMA {}: {}", node, names), ", ");
+    Join(out, fmt::format("{}: communication groups {}{}",
+                          m.header.file.substr(m.header.file.rfind('/') + 1),
                           text.empty() ? "none (no NVLink or PCIe-switch pair)" : text,
                           numa_text.empty() ? "" : "; " + numa_text));
   }
@@ -96,7 +98,8 @@ std::string NcclDetail(const SystemFacts& f) {
   std::string out;
   for (const NcclLog& log : f.nccl_logs) {
     std::map<std::string, size_t> transports;
-    for (const NcclConnection& c : log.connections) ++transports[std::string(NcclTransportName(c.transport))];
+    for (const NcclConnection& c : log.connections)
+      ++transports[std::string(NcclTransportName(c.transport))];
     std::string t;
     for (const auto& [name, n] : transports) Join(t, fmt::format("{} x{}", name, n), ", ");
     std::string nets;
@@ -114,9 +117,10 @@ std::string NcclDetail(const SystemFacts& f) {
     if (log.avg_busbw_gbs) {
       double best = 0;
       for (const NcclTestRow& r : log.test_rows) best = std::max(best, r.busbw_gbs);
-      part += fmt::format(", nccl-tests average bus bandwidth {:.2f} GB/s (peak {:.2f} GB/s over "
-                          "{} sizes)",
-                          *log.avg_busbw_gbs, best, log.test_rows.size());
+      part += fmt::format(
+          ", nccl-tests average bus bandwidth {:.2f} GB/s (peak {:.2f} GB/s over "
+          "{} sizes)",
+          *log.avg_busbw_gbs, best, log.test_rows.size());
     }
     Join(out, part);
   }
@@ -140,10 +144,10 @@ std::string GpuDetail(const SystemFacts& f) {
   for (const std::string& v : drivers) Join(d, v, ",");
   for (const std::string& v : cudas) Join(c, v, ",");
   for (const std::string& v : modes) Join(m, v, ",");
-  out = fmt::format("{} GPU records; driver {}; CUDA {}; compute mode {}; MIG on {} GPUs; {} "
-                    "processes listed",
-                    f.gpus.size(), d.empty() ? "?" : d, c.empty() ? "?" : c, m.empty() ? "?" : m,
-                    mig, processes);
+  out = fmt::format(
+      "{} GPU records; driver {}; CUDA {}; compute mode {}; MIG on {} GPUs; {} "
+      "processes listed",
+      f.gpus.size(), d.empty() ? "?" : d, c.empty() ? "?" : c, m.empty() ? "?" : m, mig, processes);
   return out;
 }
 
@@ -161,8 +165,9 @@ std::string EnvDetail(const SystemFacts& f) {
     }
   }
   if (f.Setting("PYTORCH_CUDA_ALLOC_CONF") == nullptr && !f.settings.empty()) {
-    Join(out, "PYTORCH_CUDA_ALLOC_CONF unset (consider expandable_segments:True against "
-              "fragmentation)");
+    Join(out,
+         "PYTORCH_CUDA_ALLOC_CONF unset (consider expandable_segments:True against "
+         "fragmentation)");
   }
   return out;
 }

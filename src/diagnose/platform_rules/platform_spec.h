@@ -25,10 +25,8 @@ struct PlatformRuleText {
 
 // A platform rule feeds gpuwhy doctor's checklist and the trace checklist's platform item.
 inline RuleSpec PlatformSpec(PlatformRuleText t) {
-  t.also.insert(
-      t.also.begin(),
-      {{Checklist::kDoctor, std::move(t.item)},
-       {Checklist::kTrace, kPlatformChecklistItem}});
+  t.also.insert(t.also.begin(), {{Checklist::kDoctor, std::move(t.item)},
+                                 {Checklist::kTrace, kPlatformChecklistItem}});
   return RuleSpec{
       .id = std::move(t.id),
       .bottleneck_class = BottleneckClass::kPlatform,
@@ -46,11 +44,13 @@ inline RuleSpec PlatformSpec(PlatformRuleText t) {
   };
 }
 
-inline constexpr const char* kKernelLog = "sudo dmesg -T > dmesg.txt  (or: journalctl -k -o short-iso > kern.txt)";
+inline constexpr const char* kKernelLog =
+    "sudo dmesg -T > dmesg.txt  (or: journalctl -k -o short-iso > kern.txt)";
 inline constexpr const char* kLspci = "sudo lspci -vvv > lspci.txt";
 inline constexpr const char* kTopo = "nvidia-smi topo -m > topo.txt";
 inline constexpr const char* kNccl = "NCCL_DEBUG=INFO python train.py 2>&1 | tee nccl.log";
 inline constexpr const char* kQuery = "nvidia-smi -q > nvidia-smi-q.txt  (or -q -x for XML)";
-inline constexpr const char* kEnv = "env > env.txt (in the job's shell); gpuwhy doctor on the node reads /proc and /sys";
+inline constexpr const char* kEnv =
+    "env > env.txt (in the job's shell); gpuwhy doctor on the node reads /proc and /sys";
 
 }  // namespace gpuwhy

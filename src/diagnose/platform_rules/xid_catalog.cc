@@ -72,7 +72,8 @@ std::string_view XidCauseName(XidCause cause) {
 }
 
 const XidInfo& LookupXid(int code) {
-  auto it = std::find_if(kXids.begin(), kXids.end(), [code](const XidInfo& x) { return x.code == code; });
+  auto it =
+      std::find_if(kXids.begin(), kXids.end(), [code](const XidInfo& x) { return x.code == code; });
   return it == kXids.end() ? kUnknownXid : *it;
 }
 

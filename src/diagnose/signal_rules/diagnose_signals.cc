@@ -51,7 +51,7 @@ ChecklistItem Item(ChecklistSection section, std::string title, const Diagnosis&
     }
   }
   if (missing > 0) item.status = assessed > 0 ? AssessStatus::kPartly : AssessStatus::kNotAssessed;
-  item.detail = !found.empty() ? "from metric series: " + found
+  item.detail = !found.empty()                              ? "from metric series: " + found
                 : item.status == AssessStatus::kNotAssessed ? "not assessed from metric series"
                                                             : "metric series: nothing found";
   return item;
@@ -60,9 +60,13 @@ ChecklistItem Item(ChecklistSection section, std::string title, const Diagnosis&
 std::vector<ChecklistItem> SignalChecklist(const SignalAnalysis& a, const Diagnosis& d,
                                            const Catalog& c) {
   std::vector<ChecklistItem> items;
-  ChecklistItem base{ChecklistSection::kBaseline, "device, steps and step time",
-                     AssessStatus::kPartly, "", "step times and throughput (a profiler trace)",
-                     "gpuwhy run --trace-dir ./traces -- python train.py", {}};
+  ChecklistItem base{ChecklistSection::kBaseline,
+                     "device, steps and step time",
+                     AssessStatus::kPartly,
+                     "",
+                     "step times and throughput (a profiler trace)",
+                     "gpuwhy run --trace-dir ./traces -- python train.py",
+                     {}};
   base.detail = fmt::format("{}; {:.1f} s of metric series from {}", DeviceSummary(a),
                             NsToSec(a.span_ns), a.source);
   items.push_back(std::move(base));
@@ -79,12 +83,14 @@ void AddNotes(const SignalAnalysis& a, Diagnosis& d) {
                                 a.path.empty() ? "" : " (" + a.path + ")", NsToSec(a.span_ns),
                                 a.gpus.size()));
   if (a.times_synthesized) {
-    d.notes.push_back("the samples carry no timestamps (e.g. dmon without -o DT): times assume "
-                      "1 s between samples; periods are in those units");
+    d.notes.push_back(
+        "the samples carry no timestamps (e.g. dmon without -o DT): times assume "
+        "1 s between samples; periods are in those units");
   }
   if (d.step_ns == 0) {
-    d.notes.push_back("no step time from metric series: recoverable time is not estimated; "
-                      "findings rank by severity");
+    d.notes.push_back(
+        "no step time from metric series: recoverable time is not estimated; "
+        "findings rank by severity");
   }
 }
 

@@ -12,13 +12,14 @@ constexpr ParamRef kIoBoundMinTimePct{"input.io_bound", "min_time_pct"};
 constexpr ParamRef kGilBoundMinTimePct{"host.gil_bound", "min_time_pct"};
 constexpr ParamRef kCpuSaturatedMinTimePct{"host.cpu_saturated", "min_time_pct"};
 constexpr std::array<const ParamRef*, 7> kParams = {
-    &kIoBoundIowaitPct,       &kIoBoundDiskBusyPct,          &kIoBoundMinTimePct,
-    &kGilBoundPinnedThreadPct, &kGilBoundMinTimePct,         &kCpuSaturatedSaturatedCpuPct,
+    &kIoBoundIowaitPct,        &kIoBoundDiskBusyPct, &kIoBoundMinTimePct,
+    &kGilBoundPinnedThreadPct, &kGilBoundMinTimePct, &kCpuSaturatedSaturatedCpuPct,
     &kCpuSaturatedMinTimePct};
 
 // |min_time_pct|: the rule's threshold; its rule is the rule this evaluates.
-void HostRule(SignalRuleContext& r, const ParamRef& min_time_pct, const std::optional<double>& share,
-              const char* metric, std::initializer_list<TitleArg> args, const char* missing) {
+void HostRule(SignalRuleContext& r, const ParamRef& min_time_pct,
+              const std::optional<double>& share, const char* metric,
+              std::initializer_list<TitleArg> args, const char* missing) {
   std::string_view id = min_time_pct.rule;
   if (!share) {
     r.Outcome(id, AssessStatus::kNotAssessed, false, missing);
@@ -39,10 +40,10 @@ void HostRule(SignalRuleContext& r, const ParamRef& min_time_pct, const std::opt
 
 void EvaluateHostSignals(SignalRuleContext& r) {
   const HostSignals& h = r.a_.host;
-  HostRule(r, kIoBoundMinTimePct, h.io_wait_gpu_idle_pct, "signals.io_wait_gpu_idle_pct",
-           {{"io_pct", h.io_wait_gpu_idle_pct.value_or(0)},
-            {"low", r.P(kStarvationLowUtilPct).value}},
-           "host iowait and disk series (gpuwhy run records them)");
+  HostRule(
+      r, kIoBoundMinTimePct, h.io_wait_gpu_idle_pct, "signals.io_wait_gpu_idle_pct",
+      {{"io_pct", h.io_wait_gpu_idle_pct.value_or(0)}, {"low", r.P(kStarvationLowUtilPct).value}},
+      "host iowait and disk series (gpuwhy run records them)");
   HostRule(r, kGilBoundMinTimePct, h.thread_pinned_gpu_idle_pct,
            "signals.thread_pinned_gpu_idle_pct",
            {{"pinned", r.P(kGilBoundPinnedThreadPct).value},
@@ -63,13 +64,13 @@ void EvaluateHostSignals(SignalRuleContext& r) {
 
 std::span<const ParamRef* const> HostSignalParams() { return kParams; }
 
-
 std::vector<RuleSpec> HostSignalSpecs() {
   std::vector<RuleSpec> rules;
   RuleSpec io = Series("input.io_bound", BottleneckClass::kInput, ChecklistSection::kInputAndCpu,
-                        "input rhythm, I/O and host CPU");
-  io.title_template = "the GPUs wait while the host waits on disk: iowait or a saturated disk "
-                      "{io_pct:.0f}% of the time with the GPUs below {low:.0f}%";
+                       "input rhythm, I/O and host CPU");
+  io.title_template =
+      "the GPUs wait while the host waits on disk: iowait or a saturated disk "
+      "{io_pct:.0f}% of the time with the GPUs below {low:.0f}%";
   io.params = {{"iowait_pct", 10, "%", "gpuwhy", "iowait above this is waiting on storage"},
                {"disk_busy_pct", 90, "%", "gpuwhy: a disk busy > 90% is saturated",
                 "disk utilization above this counts too"},
@@ -84,24 +85,28 @@ std::vector<RuleSpec> HostSignalSpecs() {
 
   RuleSpec gil = Series("host.gil_bound", BottleneckClass::kHost, ChecklistSection::kInputAndCpu,
                         "input rhythm, I/O and host CPU");
-  gil.title_template = "one thread of the job is pinned at >= {pinned:.0f}% of a core "
-                       "{share:.0f}% of the time while the GPUs idle: Python (GIL) bound";
+  gil.title_template =
+      "one thread of the job is pinned at >= {pinned:.0f}% of a core "
+      "{share:.0f}% of the time while the GPUs idle: Python (GIL) bound";
   gil.params = {{"pinned_thread_pct", 90, "%", "KNOWLEDGE.md §2: one CPU thread at 100%",
                  "a thread above this share of one core is pinned"},
                 {"min_time_pct", 20, "%", "gpuwhy", "fires above this share of the run"}};
   gil.needs = kNeedsHost;
   gil.fixes = {{"See where the thread spends its time", "py-spy dump --pid PID; py-spy top"},
                {"Move Python work (tokenizing, collate loops, logging) out of the main loop "
-                "into DataLoader workers or ahead of time", ""},
+                "into DataLoader workers or ahead of time",
+                ""},
                kDataLoaderFix};
   gil.verify = "signals.thread_pinned_gpu_idle_pct falls";
   rules.push_back(std::move(gil));
 
-  RuleSpec sat = Series("host.cpu_saturated", BottleneckClass::kHost, ChecklistSection::kInputAndCpu,
-                        "input rhythm, I/O and host CPU");
-  sat.title_template = "all {cores:.0f} CPU cores saturated (>= {busy:.0f}% busy) {share:.0f}% "
-                       "of the time";
-  sat.params = {{"saturated_cpu_pct", 95, "%", "gpuwhy", "all-core busy above this is "
+  RuleSpec sat = Series("host.cpu_saturated", BottleneckClass::kHost,
+                        ChecklistSection::kInputAndCpu, "input rhythm, I/O and host CPU");
+  sat.title_template =
+      "all {cores:.0f} CPU cores saturated (>= {busy:.0f}% busy) {share:.0f}% "
+      "of the time";
+  sat.params = {{"saturated_cpu_pct", 95, "%", "gpuwhy",
+                 "all-core busy above this is "
                  "saturated"},
                 {"min_time_pct", 20, "%", "gpuwhy", "fires above this share of the run"}};
   sat.needs = kNeedsHost;

@@ -13,8 +13,8 @@ void EvaluateMemorySignals(SignalRuleContext& r) {
     if (*g.mem_used_max_pct <= peak.value) continue;
     Finding f = r.Start(kNearCapacity);
     f.severity = *g.mem_used_max_pct > 97 ? Severity::kHigh : Severity::kMedium;
-    SignalRuleContext::Evidence(f, "signals.mem_used_max_pct", g.device, *g.mem_used_max_pct,
-                                "%", ">", peak.value, &peak);
+    SignalRuleContext::Evidence(f, "signals.mem_used_max_pct", g.device, *g.mem_used_max_pct, "%",
+                                ">", peak.value, &peak);
     r.Emit(std::move(f), {{"peak_pct", *g.mem_used_max_pct},
                           {"capacity_gb", g.mem_total_mib.value_or(0) / 1024.0},
                           {"device", static_cast<double>(g.device)}});

@@ -28,8 +28,8 @@ std::string ThrottleText(const GpuSignals& g, double min, double& worst) {
   }
   if (g.power_violation_pct && *g.power_violation_pct >= min) {
     worst = std::max(worst, *g.power_violation_pct);
-    text += fmt::format("{}power violation {:.0f}%", text.empty() ? "" : ", ",
-                        *g.power_violation_pct);
+    text +=
+        fmt::format("{}power violation {:.0f}%", text.empty() ? "" : ", ", *g.power_violation_pct);
   }
   if (g.thermal_violation_pct && *g.thermal_violation_pct >= min) {
     worst = std::max(worst, *g.thermal_violation_pct);
@@ -53,17 +53,16 @@ void Throttling(SignalRuleContext& r) {
     f.severity = r.ForShare(worst);
     for (size_t i = 0; i < g.throttle_pct.size(); ++i) {
       if (g.throttle_pct[i] < min) continue;
-      SignalRuleContext::Evidence(f, std::string("signals.throttle_") + kThrottleReasons[i].id +
-                                         "_pct", g.device, g.throttle_pct[i], "%", ">=", min,
-                                  &min_time);
+      SignalRuleContext::Evidence(
+          f, std::string("signals.throttle_") + kThrottleReasons[i].id + "_pct", g.device,
+          g.throttle_pct[i], "%", ">=", min, &min_time);
     }
     if (g.sm_clock_vs_max_pct) {
       SignalRuleContext::Evidence(f, "signals.sm_clock_vs_max_pct", g.device,
                                   *g.sm_clock_vs_max_pct, "%", "<", 100, nullptr);
     }
-    r.Emit(std::move(f), {{"device", static_cast<double>(g.device)},
-                          {"share", worst},
-                          {"reasons", 0, reasons}});
+    r.Emit(std::move(f),
+           {{"device", static_cast<double>(g.device)}, {"share", worst}, {"reasons", 0, reasons}});
   }
   if (!any) {
     return r.Outcome(id, AssessStatus::kNotAssessed, false,
@@ -94,8 +93,8 @@ void Contention(SignalRuleContext& r, bool process_series) {
     SignalRuleContext::Evidence(f, "signals.compute_processes", g.device, n, "count", ">=", min,
                                 &min_processes);
     for (const GpuProcess& p : g.compute_processes) {
-      f.top_events.push_back(fmt::format("{} {} (in {:.0f}% of samples)", p.entity, p.name,
-                                         p.present_pct));
+      f.top_events.push_back(
+          fmt::format("{} {} (in {:.0f}% of samples)", p.entity, p.name, p.present_pct));
     }
     r.Emit(std::move(f), {{"processes", n}, {"device", static_cast<double>(g.device)}});
   }
@@ -110,12 +109,13 @@ void Pcie(SignalRuleContext& r) {
     if (*g.pcie_downgraded_pct < kPcieMinBusyPct) continue;
     Finding f = r.Start(kPcieRule);
     f.severity = Severity::kMedium;
-    f.title = fmt::format("GPU {} PCIe link at gen {:.0f} x{:.0f} while busy, capable of gen "
-                          "{:.0f} x{:.0f}", g.device, g.pcie_gen.value_or(0),
-                          g.pcie_width.value_or(0), g.pcie_gen_max.value_or(0),
-                          g.pcie_width_max.value_or(0));
-    SignalRuleContext::Evidence(f, "signals.pcie_downgraded_pct", g.device,
-                                *g.pcie_downgraded_pct, "%", ">=", kPcieMinBusyPct, nullptr);
+    f.title = fmt::format(
+        "GPU {} PCIe link at gen {:.0f} x{:.0f} while busy, capable of gen "
+        "{:.0f} x{:.0f}",
+        g.device, g.pcie_gen.value_or(0), g.pcie_width.value_or(0), g.pcie_gen_max.value_or(0),
+        g.pcie_width_max.value_or(0));
+    SignalRuleContext::Evidence(f, "signals.pcie_downgraded_pct", g.device, *g.pcie_downgraded_pct,
+                                "%", ">=", kPcieMinBusyPct, nullptr);
     f.evidence.back().threshold_source =
         "gpuwhy: below max gen or width in most samples while busy (idle links slow down on "
         "purpose)";
@@ -131,7 +131,6 @@ void Pcie(SignalRuleContext& r) {
 
 }  // namespace
 
-
 void EvaluatePlatformSignals(SignalRuleContext& r) {
   Throttling(r);
   Contention(r, HasProcessSeries(r.a_));
@@ -142,21 +141,24 @@ std::span<const ParamRef* const> PlatformSignalParams() { return kParams; }
 
 std::vector<RuleSpec> PlatformSignalSpecs() {
   std::vector<RuleSpec> rules;
-  RuleSpec thr = Series("platform.throttling", BottleneckClass::kPlatform, ChecklistSection::kPlatform,
-                        kPlatformChecklistItem, 1);
-  thr.title_template = "GPU {device:.0f} clocks throttled {share:.0f}% of the time "
-                       "({reasons})";
-  thr.params = {{"min_time_pct", 5, "%", "gpuwhy", "a throttle reason active above this share "
+  RuleSpec thr = Series("platform.throttling", BottleneckClass::kPlatform,
+                        ChecklistSection::kPlatform, kPlatformChecklistItem, 1);
+  thr.title_template =
+      "GPU {device:.0f} clocks throttled {share:.0f}% of the time "
+      "({reasons})";
+  thr.params = {{"min_time_pct", 5, "%", "gpuwhy",
+                 "a throttle reason active above this share "
                  "of samples fires"}};
   thr.fixes = {{"Read the clock-event reasons", "nvidia-smi -q -d PERFORMANCE"},
                {"Fix cooling or the power cap", "nvidia-smi -q -d POWER,TEMPERATURE"}};
   thr.verify = "clock-event reasons clear; SM clock at its maximum under load";
   rules.push_back(std::move(thr));
 
-  RuleSpec con = Series("platform.contention", BottleneckClass::kPlatform, ChecklistSection::kPlatform,
-                        kPlatformChecklistItem, 3);
-  con.title_template = "{processes:.0f} processes with a compute context share GPU "
-                       "{device:.0f}";
+  RuleSpec con = Series("platform.contention", BottleneckClass::kPlatform,
+                        ChecklistSection::kPlatform, kPlatformChecklistItem, 3);
+  con.title_template =
+      "{processes:.0f} processes with a compute context share GPU "
+      "{device:.0f}";
   con.params = {{"min_processes", 2, "count", "KNOWLEDGE.md §7: other processes on the same GPU",
                  "this many compute processes on one GPU fires"}};
   con.fixes = {{"List processes on the GPU",

@@ -32,15 +32,15 @@ class SignalRuleContext {
     return StartFinding(catalog_.Spec(id), confidence);
   }
 
-  static void Evidence(Finding& f, std::string id, int32_t device, double value,
-                       std::string unit, const char* cmp, double threshold,
-                       const RuleParam* param) {
+  static void Evidence(Finding& f, std::string id, int32_t device, double value, std::string unit,
+                       const char* cmp, double threshold, const RuleParam* param) {
     AddEvidence(f, Metric{std::move(id), MetricScope::Device(device), value, std::move(unit)}, cmp,
                 threshold, param);
   }
 
   void Emit(Finding f, std::initializer_list<TitleArg> args) {
-    f.title = FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
+    f.title =
+        FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
     Outcome(f.id, AssessStatus::kAssessed, true);
     auto same = std::find_if(d_.findings.begin(), d_.findings.end(),
                              [&](const Finding& have) { return have.id == f.id; });

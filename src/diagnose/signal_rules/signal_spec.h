@@ -14,15 +14,16 @@ inline constexpr const char* kNeedsSeries =
     "dcgm-exporter text)";
 inline constexpr const char* kNeedsHost =
     "host CPU, per-thread and disk series of the job (gpuwhy run records them)";
-inline constexpr const char* kFromShare = "share of the run's time in the condition (severity bands of "
-                                   "the diagnosis)";
+inline constexpr const char* kFromShare =
+    "share of the run's time in the condition (severity bands of "
+    "the diagnosis)";
 
 inline const Fix kDataLoaderFix = {"Load batches in parallel worker processes and prefetch",
-                            "DataLoader(ds, batch_size=B, num_workers=8, pin_memory=True, "
-                            "persistent_workers=True, prefetch_factor=4)"};
+                                   "DataLoader(ds, batch_size=B, num_workers=8, pin_memory=True, "
+                                   "persistent_workers=True, prefetch_factor=4)"};
 inline const Fix kTraceFix = {"Capture a profiler trace to see what fills the gaps",
-                       "gpuwhy run --trace-dir ./traces -- python train.py  (with "
-                       "torch.profiler writing to ./traces)"};
+                              "gpuwhy run --trace-dir ./traces -- python train.py  (with "
+                              "torch.profiler writing to ./traces)"};
 
 // |item|: the rule's item of the metric-series checklist; platform rules also feed the trace
 // checklist's platform item.

@@ -86,8 +86,8 @@ void Misleading(SignalRuleContext& r) {
     if (*g.util_mean_pct < min_util.value || *g.sm_active_mean_pct >= max_sm.value) continue;
     Finding f = r.Start(id);
     f.severity = r.ForShare(*g.util_mean_pct - *g.sm_active_mean_pct);
-    SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", ">=",
-                                min_util.value, &min_util);
+    SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%",
+                                ">=", min_util.value, &min_util);
     SignalRuleContext::Evidence(f, "signals.sm_active_mean_pct", g.device, *g.sm_active_mean_pct,
                                 "%", "<", max_sm.value, &max_sm);
     r.Emit(std::move(f), {{"util", *g.util_mean_pct}, {"sm", *g.sm_active_mean_pct}});
@@ -111,28 +111,32 @@ std::span<const ParamRef* const> UtilizationSignalParams() { return kParams; }
 
 std::vector<RuleSpec> UtilizationSignalSpecs() {
   std::vector<RuleSpec> rules;
-  RuleSpec low = Series("compute.low_gpu_utilization", BottleneckClass::kCompute, ChecklistSection::kTimeline,
-                        "GPU utilization over the run");
+  RuleSpec low = Series("compute.low_gpu_utilization", BottleneckClass::kCompute,
+                        ChecklistSection::kTimeline, "GPU utilization over the run");
   low.severity_logic = "by how far mean utilization is below the threshold: the idle share";
-  low.title_template = "GPU utilization {util:.0f}% on average over {gpus:.0f} GPU(s): the GPUs "
-                       "are idle most of the time";
-  low.params = {{"max_util_pct", 50, "%",
-                 "DESIGN.md anchor: kernel utilization < 50%",
+  low.title_template =
+      "GPU utilization {util:.0f}% on average over {gpus:.0f} GPU(s): the GPUs "
+      "are idle most of the time";
+  low.params = {{"max_util_pct", 50, "%", "DESIGN.md anchor: kernel utilization < 50%",
                  "mean NVML/nvidia-smi utilization below this fires"}};
-  low.fixes = {kTraceFix, kDataLoaderFix,
+  low.fixes = {kTraceFix,
+               kDataLoaderFix,
                {"Give each GPU more work per step: a larger batch (scale the learning rate)", ""}};
   low.verify = "signals.util_mean_pct rises; throughput (samples/s) rises with it";
   rules.push_back(std::move(low));
 
-  RuleSpec saw = Series("input.starvation_pattern", BottleneckClass::kInput, ChecklistSection::kInputAndCpu,
-                        "input rhythm, I/O and host CPU");
-  saw.title_template = "sawtooth utilization with period {period_s:.1f} s: below {low:.0f}% "
-                       "{low_pct:.0f}% of the time, likely input-bound";
+  RuleSpec saw = Series("input.starvation_pattern", BottleneckClass::kInput,
+                        ChecklistSection::kInputAndCpu, "input rhythm, I/O and host CPU");
+  saw.title_template =
+      "sawtooth utilization with period {period_s:.1f} s: below {low:.0f}% "
+      "{low_pct:.0f}% of the time, likely input-bound";
   saw.params = {{"low_util_pct", 20, "%", "issue 7: share of time below 20%",
                  "a collapse is utilization below this"},
-                {"high_util_pct", 50, "%", "gpuwhy", "a cycle must rise above this between "
+                {"high_util_pct", 50, "%", "gpuwhy",
+                 "a cycle must rise above this between "
                  "collapses"},
-                {"min_low_time_pct", 10, "%", "gpuwhy, after TensorFlow profiler: >= 5% "
+                {"min_low_time_pct", 10, "%",
+                 "gpuwhy, after TensorFlow profiler: >= 5% "
                  "moderately input-bound",
                  "fires when the share of time below low_util_pct is above this"},
                 {"min_collapses", 3, "count", "gpuwhy: three regular collapses make a rhythm",
@@ -145,13 +149,15 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
   saw.verify = "signals.util_low_pct falls and the sawtooth disappears";
   rules.push_back(std::move(saw));
 
-  RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute, ChecklistSection::kKernelsAndSync,
-                        "SM activity behind utilization");
-  mis.title_template = "utilization reads {util:.0f}% but SMs are active only {sm:.0f}% of the "
-                       "time: the GPU is 'busy' with little work";
+  RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute,
+                        ChecklistSection::kKernelsAndSync, "SM activity behind utilization");
+  mis.title_template =
+      "utilization reads {util:.0f}% but SMs are active only {sm:.0f}% of the "
+      "time: the GPU is 'busy' with little work";
   mis.params = {{"min_util_pct", 80, "%", "KNOWLEDGE.md §0: one tiny kernel reads 100%",
                  "utilization above this is 'busy'"},
-                {"max_sm_active_pct", 50, "%", "gpuwhy", "SM activity below this while busy "
+                {"max_sm_active_pct", 50, "%", "gpuwhy",
+                 "SM activity below this while busy "
                  "fires"}};
   mis.needs = "DCGM profiling metrics (DCGM_FI_PROF_SM_ACTIVE) next to utilization";
   mis.capture_command = "dcgm-exporter, or: dcgmi dmon -e 203,1002,1004,1005 -d 1000";

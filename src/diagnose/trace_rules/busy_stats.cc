@@ -52,9 +52,8 @@ DurationNs ExposedCopyTime(const TraceAnalysis& analysis,
 }
 
 void KeepLongest(std::vector<EvidenceRange>& ranges, size_t top_n) {
-  std::stable_sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) {
-    return a.end - a.start > b.end - b.start;
-  });
+  std::stable_sort(ranges.begin(), ranges.end(),
+                   [](const auto& a, const auto& b) { return a.end - a.start > b.end - b.start; });
   if (ranges.size() > top_n) ranges.resize(top_n);
 }
 
@@ -121,17 +120,14 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
         underfilled_names[name_id] += ns;
         break;
       }
-      case KernelClass::kAttention:
-        s.attention_ns += ns;
-        break;
+      case KernelClass::kAttention: s.attention_ns += ns; break;
       case KernelClass::kElementwise:
       case KernelClass::kNormalization:
       case KernelClass::kReduction:
         s.elementwise_ns += ns;
         elementwise_names[name_id] += ns;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   s.pageable_h2d_exposed_ns = ExposedCopyTime(analysis, pageable);

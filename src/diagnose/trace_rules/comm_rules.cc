@@ -124,8 +124,8 @@ void NoOverlap(RuleContext& ctx) {
   }
   Finding f = ctx.Start(spec);
   ctx.AddMetricEvidence(f, "comm.overlap_pct", "<", max_overlap.value, &max_overlap);
-  RuleContext::AddEvidence(f, "diagnose.comm_step_pct", comm_pct, unit::kPercent, ">=",
-                           min_pct.value, &min_pct);
+  RuleContext::AddEvidence(f, "diagnose.comm_step_pct", comm_pct, unit::kPercent,
+                           ">=", min_pct.value, &min_pct);
   AddCollectiveEvidence(ctx, f);
   ctx.Emit(std::move(f), {{"overlap", overlap}});
 }
@@ -180,8 +180,7 @@ std::vector<RuleSpec> CommRuleSpecs() {
                 {"Make sure NCCL uses the fast transport",
                  "NCCL_DEBUG=INFO python ...  # expect NET/IB, not NET/Socket; "
                  "nvidia-smi topo -m"},
-                {"Shard large models instead of replicating them",
-                 "FSDP(model) / DeepSpeed ZeRO"}},
+                {"Shard large models instead of replicating them", "FSDP(model) / DeepSpeed ZeRO"}},
       .verify = "comm.exposed_ms and comm.exposed_step_pct fall; comm.overlap_pct rises",
       .needs = "communication kernels (NCCL/RCCL) in the trace",
       .capture_command = kCaptureEveryRank,
@@ -198,7 +197,8 @@ std::vector<RuleSpec> CommRuleSpecs() {
       .params = {{"max_overlap_pct", 20, "%",
                   "gpuwhy: DDP bucketing normally hides most gradient all-reduce under backward",
                   "overlap below this fires"},
-                 {"min_step_pct", 5, "%", "gpuwhy", "communication time above this share of "
+                 {"min_step_pct", 5, "%", "gpuwhy",
+                  "communication time above this share of "
                   "step"}},
       .fixes = {{"Let DDP start all-reduce during backward",
                  "DDP(model, bucket_cap_mb=25)  # do not all-reduce manually after backward"},

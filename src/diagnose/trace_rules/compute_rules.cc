@@ -20,7 +20,9 @@ constexpr ParamRef kElementwiseMinSharePct{kElementwise, "min_share_pct"};
 constexpr ParamRef kElementwiseFusionSpeedup{kElementwise, "fusion_speedup"};
 constexpr ParamRef kAttentionMinSharePct{kAttention, "min_share_pct"};
 constexpr ParamRef kAttentionExpectedSpeedup{kAttention, "expected_speedup"};
-constexpr std::array<const ParamRef*, 6> kParams = {&kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup, &kElementwiseMinSharePct, &kElementwiseFusionSpeedup, &kAttentionMinSharePct, &kAttentionExpectedSpeedup};
+constexpr std::array<const ParamRef*, 6> kParams = {
+    &kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup, &kElementwiseMinSharePct,
+    &kElementwiseFusionSpeedup, &kAttentionMinSharePct,         &kAttentionExpectedSpeedup};
 
 double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 / speedup) : 0; }
 
@@ -185,7 +187,8 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .title_template = "attention runs as separate matmul + softmax kernels ({share:.0f}% of "
                         "kernel time in softmax)",
       .recoverable_logic = "kernel-time estimate: softmax kernel time x (1 - 1/expected_speedup)",
-      .params = {{"min_share_pct", 3, "%", "gpuwhy", "softmax share of kernel time above this, "
+      .params = {{"min_share_pct", 3, "%", "gpuwhy",
+                  "softmax share of kernel time above this, "
                   "with batched GEMMs and no fused attention kernel"},
                  {"expected_speedup", 2, "ratio", "gpuwhy assumption",
                   "speed-up assumed for the recoverable estimate"}},

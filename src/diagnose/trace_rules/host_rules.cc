@@ -19,7 +19,9 @@ constexpr ParamRef kStallMinStepPct{kStall, "min_step_pct"};
 constexpr ParamRef kStallLongGapMs{kStall, "long_gap_ms"};
 constexpr ParamRef kCpuGapsMinStepPct{kCpuGaps, "min_step_pct"};
 constexpr ParamRef kDataParallelMinDevices{kDataParallel, "min_devices"};
-constexpr std::array<const ParamRef*, 6> kParams = {&kStallSlowFactor, &kStallMaxSlowSharePct, &kStallMinStepPct, &kStallLongGapMs, &kCpuGapsMinStepPct, &kDataParallelMinDevices};
+constexpr std::array<const ParamRef*, 6> kParams = {&kStallSlowFactor,   &kStallMaxSlowSharePct,
+                                                    &kStallMinStepPct,   &kStallLongGapMs,
+                                                    &kCpuGapsMinStepPct, &kDataParallelMinDevices};
 
 void PeriodicStall(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kStall);
@@ -61,8 +63,8 @@ void PeriodicStall(RuleContext& ctx) {
     ranges.push_back({"idle_gap", g.device, -1, g.range.start, g.range.end,
                       std::string(IdleCauseName(g.dominant))});
   }
-  double want = std::max(excess / std::max<int64_t>(1, ctx.step_count),
-                         ctx.PerStep(long_gap_total));
+  double want =
+      std::max(excess / std::max<int64_t>(1, ctx.step_count), ctx.PerStep(long_gap_total));
   if (slow == 0 && long_gaps == 0) {
     AssessStatus status = steps.steps.size() >= 3 ? AssessStatus::kAssessed : AssessStatus::kPartly;
     ctx.Outcome(kStall, status, false,
@@ -71,8 +73,8 @@ void PeriodicStall(RuleContext& ctx) {
   }
   // The stall's cost is GPU idle time in the slow steps; busy slow steps (e.g. evaluation
   // on the GPU) are not a host stall.
-  double available = std::min(want, ctx.IdleLeft(IdleCause::kStepBoundary) +
-                                        ctx.IdleLeft(IdleCause::kHostBusy));
+  double available =
+      std::min(want, ctx.IdleLeft(IdleCause::kStepBoundary) + ctx.IdleLeft(IdleCause::kHostBusy));
   if (ctx.PctOfStep(available) < min_pct.value) {
     ctx.Outcome(kStall, AssessStatus::kAssessed, false);
     return;
@@ -86,8 +88,8 @@ void PeriodicStall(RuleContext& ctx) {
   if (got < 0.5 * want) f.confidence = Confidence::kMedium;
   RuleContext::AddEvidence(f, "diagnose.slow_steps", static_cast<double>(slow), unit::kCount,
                            ">=", 1, &factor);
-  ctx.AddMetricEvidence(f, "step.time_max_ms", ">=",
-                        factor.value * NsToMs(steps.median_ns), &factor);
+  ctx.AddMetricEvidence(f, "step.time_max_ms", ">=", factor.value * NsToMs(steps.median_ns),
+                        &factor);
   ctx.AddMetricEvidence(f, "step.time_median_ms", ">", 0, nullptr);
   if (long_gaps > 0) {
     RuleContext::AddEvidence(f, "diagnose.long_idle_gaps", static_cast<double>(long_gaps),
@@ -128,8 +130,8 @@ bool UsesDataParallel(const Trace& trace) {
     std::string_view name = trace.Str(id);
     if (name.find("data_parallel.py") != std::string_view::npos ||
         name.find("nn.parallel") != std::string_view::npos ||
-        name.find("ReduceAddCoalesced") != std::string_view::npos ||
-        name.find("Broadcast") == 0 || name.find("comm::broadcast_coalesced") == 0) {
+        name.find("ReduceAddCoalesced") != std::string_view::npos || name.find("Broadcast") == 0 ||
+        name.find("comm::broadcast_coalesced") == 0) {
       return true;
     }
   }
@@ -146,8 +148,8 @@ void DataParallel(RuleContext& ctx) {
   }
   Finding f = ctx.Start(spec);
   f.confidence = Confidence::kMedium;
-  RuleContext::AddEvidence(f, "diagnose.devices_per_process", devices, unit::kCount, ">=",
-                           min_devices.value, &min_devices);
+  RuleContext::AddEvidence(f, "diagnose.devices_per_process", devices, unit::kCount,
+                           ">=", min_devices.value, &min_devices);
   ctx.Emit(std::move(f), {{"devices", devices}});
 }
 
@@ -177,12 +179,15 @@ std::vector<RuleSpec> HostRuleSpecs() {
       .params = {{"min_step_pct", 5, "%",
                   "gpuwhy: same 5% floor as the TensorBoard plugin's DataLoader rule",
                   "host-busy idle above this share of step fires"}},
-      .fixes = {{"Find the hot spot on the main thread", "py-spy dump --pid <PID>  # or "
+      .fixes = {{"Find the hot spot on the main thread",
+                 "py-spy dump --pid <PID>  # or "
                  "torch.profiler(..., with_stack=True)"},
                 {"Tokenize ahead of time; fill preallocated tensors in collate instead of Python "
-                 "loops", ""},
+                 "loops",
+                 ""},
                 {"Move logging/upload and checkpoint serialization to a background thread, and "
-                 "do them less often", ""},
+                 "do them less often",
+                 ""},
                 {"Keep DataLoader workers off the main process's cores",
                  "taskset -c 0-3 python train.py  # or worker_init_fn with os.sched_setaffinity"}},
       .verify = "idle.host_busy_pct falls; step.cpu_exec_pct falls",

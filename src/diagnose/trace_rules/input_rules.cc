@@ -16,8 +16,8 @@ constexpr ParamRef kDataLoaderMinStepPct{kDataLoader, "min_step_pct"};
 constexpr ParamRef kDataLoaderHighPct{kDataLoader, "high_pct"};
 constexpr ParamRef kPageableMinStepPct{kPageable, "min_step_pct"};
 constexpr ParamRef kH2dMinStepPct{kH2d, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kParams = {
-    &kDataLoaderMinStepPct, &kDataLoaderHighPct, &kPageableMinStepPct, &kH2dMinStepPct};
+constexpr std::array<const ParamRef*, 4> kParams = {&kDataLoaderMinStepPct, &kDataLoaderHighPct,
+                                                    &kPageableMinStepPct, &kH2dMinStepPct};
 
 bool NoGpuWork(RuleContext& ctx, const char* id) {
   if (ctx.step_ns > 0 && !ctx.trace.active_devices().empty()) return false;
@@ -37,17 +37,18 @@ void DataLoaderWait(RuleContext& ctx) {
     return;
   }
   Finding f = ctx.Start(spec);
-  f.recoverable_ns_per_step =
-      static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kInputWait, ctx.IdleLeft(IdleCause::kInputWait)));
+  f.recoverable_ns_per_step = static_cast<DurationNs>(
+      ctx.ClaimIdle(IdleCause::kInputWait, ctx.IdleLeft(IdleCause::kInputWait)));
   ctx.AddMetricEvidence(f, "step.dataloader_pct", ">", min_pct.value, &min_pct);
   ctx.AddMetricEvidence(f, "idle.input_wait_pct", ">", min_pct.value, &min_pct);
   ctx.AddMetricEvidence(f, "idle.input_wait_ms_per_step", ">", 0, nullptr);
   ctx.AddIdleEvidence(f, IdleCause::kInputWait);
   // DataLoader time that does not leave the GPU idle is not recoverable by this fix.
   if (f.recoverable_ns_per_step == 0) f.confidence = Confidence::kLow;
-  Severity floor = std::max(dataloader_pct, ctx.PctOfStep(f.recoverable_ns_per_step)) >= high_pct.value
-                       ? Severity::kHigh
-                       : Severity::kInfo;
+  Severity floor =
+      std::max(dataloader_pct, ctx.PctOfStep(f.recoverable_ns_per_step)) >= high_pct.value
+          ? Severity::kHigh
+          : Severity::kInfo;
   ctx.Emit(std::move(f), {}, floor);
 }
 
@@ -70,9 +71,9 @@ void CopyRule(RuleContext& ctx, const char* id, const ParamRef& min_step_pct,
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(per_step);
-  RuleContext::AddEvidence(f, pageable ? "diagnose.pageable_h2d_exposed_step_pct"
-                                       : "diagnose.h2d_exposed_step_pct",
-                           pct, unit::kPercent, ">=", min_pct.value, &min_pct);
+  RuleContext::AddEvidence(
+      f, pageable ? "diagnose.pageable_h2d_exposed_step_pct" : "diagnose.h2d_exposed_step_pct", pct,
+      unit::kPercent, ">=", min_pct.value, &min_pct);
   if (pageable) {
     ctx.AddMetricEvidence(f, "copy.pageable_bytes", ">", 0, nullptr);
     ctx.AddMetricEvidence(f, "copy.pageable_count", ">", 0, nullptr);
@@ -120,17 +121,18 @@ std::vector<RuleSpec> InputRuleSpecs() {
                  {"high_pct", 20, "%",
                   "TensorFlow profiler: input >= 20% of step is highly input-bound",
                   "severity is at least high above this share"}},
-      .fixes = {{"Load batches in worker processes (4-8 per GPU; never 0), keep them alive and "
-                 "prefetching",
-                 "DataLoader(ds, batch_size=..., num_workers=8, pin_memory=True, "
-                 "persistent_workers=True, prefetch_factor=4)"},
-                {"Copy pinned batches asynchronously",
-                 "x = x.to(device, non_blocking=True); y = y.to(device, non_blocking=True)"},
-                {"Move decoding/tokenization/resizing offline, into workers or onto the GPU",
-                 "pre-tokenize to id files; NVIDIA DALI or torchvision.transforms.v2 on GPU tensors"},
-                {"Pack small files into large sequential shards or cache on local NVMe",
-                 "WebDataset / TFRecord shards, numpy.memmap; read each rank's shard from local "
-                 "disk"}},
+      .fixes =
+          {{"Load batches in worker processes (4-8 per GPU; never 0), keep them alive and "
+            "prefetching",
+            "DataLoader(ds, batch_size=..., num_workers=8, pin_memory=True, "
+            "persistent_workers=True, prefetch_factor=4)"},
+           {"Copy pinned batches asynchronously",
+            "x = x.to(device, non_blocking=True); y = y.to(device, non_blocking=True)"},
+           {"Move decoding/tokenization/resizing offline, into workers or onto the GPU",
+            "pre-tokenize to id files; NVIDIA DALI or torchvision.transforms.v2 on GPU tensors"},
+           {"Pack small files into large sequential shards or cache on local NVMe",
+            "WebDataset / TFRecord shards, numpy.memmap; read each rank's shard from local "
+            "disk"}},
       .verify = "idle.input_wait_pct and step.dataloader_pct fall toward 0; util.kernel_pct and "
                 "step.time_ms improve",
       .needs = "ProfilerStep markers and the DataLoader's __next__ spans (default torch.profiler)",

@@ -25,8 +25,8 @@ constexpr ParamRef kLaunchBoundMaxDelayUs{kLaunchBound, "max_delay_us"};
 constexpr ParamRef kStarvedMinStepPct{kStarved, "min_step_pct"};
 constexpr ParamRef kStarvedMaxKernelUtilPct{kStarved, "max_kernel_util_pct"};
 constexpr std::array<const ParamRef*, 7> kLaunchParams = {
-    &kTinyMinStepPct,        &kTinyMinShortCountPct, &kTinyMinKernelsPerStep,
-    &kLaunchBoundMinStepPct, &kLaunchBoundMaxDelayUs, &kStarvedMinStepPct,
+    &kTinyMinStepPct,         &kTinyMinShortCountPct,  &kTinyMinKernelsPerStep,
+    &kLaunchBoundMinStepPct,  &kLaunchBoundMaxDelayUs, &kStarvedMinStepPct,
     &kStarvedMaxKernelUtilPct};
 
 bool NoKernels(RuleContext& ctx, std::initializer_list<const char*> ids) {
@@ -56,8 +56,8 @@ void AddIdlePctEvidence(RuleContext& ctx, Finding& f, const ParamRef& min_step_p
 
 void EvaluateSyncRule(RuleContext& ctx) {
   if (ctx.analysis.sync_copies.blocking_count == 0 && ctx.IdleLeft(IdleCause::kSyncDrain) == 0) {
-    AssessStatus status = ctx.trace.cpu_slices.size() > 0 ? AssessStatus::kAssessed
-                                                           : AssessStatus::kNotAssessed;
+    AssessStatus status =
+        ctx.trace.cpu_slices.size() > 0 ? AssessStatus::kAssessed : AssessStatus::kNotAssessed;
     ctx.Outcome(kSync, status, false, status == AssessStatus::kAssessed ? "" : "no host events");
     return;
   }
@@ -139,7 +139,8 @@ std::vector<RuleSpec> SyncRuleSpecs() {
                         "step ({pct:.0f}%)",
       .recoverable_logic = "idle time attributed to sync_drain (from a blocking call to the "
                            "next launch)",
-      .params = {{"min_step_pct", 3, "%", "gpuwhy", "sync-drain idle above this share of step "
+      .params = {{"min_step_pct", 3, "%", "gpuwhy",
+                  "sync-drain idle above this share of step "
                   "fires"}},
       .fixes = {{"Remove .item() / print(tensor) / .cpu() from the loop; accumulate on the GPU "
                  "and read every N steps",
@@ -176,7 +177,8 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
                   "gpuwhy, after KNOWLEDGE.md §5: launch-bound jobs run thousands of kernels per "
                   "step",
                   "fewer kernels per step leave launch-bound idle to launch.launch_bound"},
-                 {"min_step_pct", 3, "%", "gpuwhy", "launch-bound idle above this share of "
+                 {"min_step_pct", 3, "%", "gpuwhy",
+                  "launch-bound idle above this share of "
                   "step fires"}},
       .fixes = {kCompileFix,
                 {"Use fused optimizers and layers",
@@ -198,13 +200,14 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
                         "and dispatches ops",
       .recoverable_logic = "idle time attributed to launch_bound, when kernels are not mostly "
                            "short (else launch.tiny_kernels claims it)",
-      .params = {{"min_step_pct", 5, "%", "gpuwhy", "launch-bound idle above this share of step "
+      .params = {{"min_step_pct", 5, "%", "gpuwhy",
+                  "launch-bound idle above this share of step "
                   "fires"},
                  {"max_delay_us", 100, "us", "HTA launch_delay_cutoff: launch delay > 100 us",
                   "evidence: p95 launch delay above this"}},
-      .fixes = {kCompileFix, kCudaGraphFix,
-                {"Keep the launching thread free: no Python work between ops in the hot loop",
-                 ""}},
+      .fixes = {kCompileFix,
+                kCudaGraphFix,
+                {"Keep the launching thread free: no Python work between ops in the hot loop", ""}},
       .verify = "idle.launch_bound_pct falls; launch.delay_p95_us falls",
       .needs = "kernels and their launch calls (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,

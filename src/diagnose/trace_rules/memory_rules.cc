@@ -17,9 +17,9 @@ constexpr const char* kSmallGemms = "memory.small_batch_gemms";
 constexpr ParamRef kChurnMinCallsPerStep{kChurn, "min_calls_per_step"};
 constexpr ParamRef kSmallGemmsMinGemmSharePct{kSmallGemms, "min_gemm_share_pct"};
 constexpr ParamRef kSmallGemmsMinStepPct{kSmallGemms, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kParams = {
-    &kNearCapacityPeakPct, &kChurnMinCallsPerStep, &kSmallGemmsMinGemmSharePct,
-    &kSmallGemmsMinStepPct};
+constexpr std::array<const ParamRef*, 4> kParams = {&kNearCapacityPeakPct, &kChurnMinCallsPerStep,
+                                                    &kSmallGemmsMinGemmSharePct,
+                                                    &kSmallGemmsMinStepPct};
 
 void NearCapacity(RuleContext& ctx) {
   const MemoryUsageResult& mem = ctx.analysis.memory;
@@ -80,8 +80,8 @@ void AllocatorChurn(RuleContext& ctx) {
   }
   Finding f = ctx.Start(spec);
   double steady_steps = std::max<double>(1, static_cast<double>(mem.per_step.size()));
-  double alloc_per_step = static_cast<double>(mem.steady_alloc_time) / steady_steps /
-                          ctx.device_count;
+  double alloc_per_step =
+      static_cast<double>(mem.steady_alloc_time) / steady_steps / ctx.device_count;
   // Allocator calls stall the GPU only while it has nothing queued: the host_busy idle time
   // is the most they can cost, and they take it before host.cpu_bound_gaps does.
   f.recoverable_ns_per_step =
@@ -122,8 +122,8 @@ void SmallGemms(RuleContext& ctx) {
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(per_step);
   f.confidence = Confidence::kLow;  // an upper bound: a bigger batch adds work too
-  RuleContext::AddEvidence(f, "diagnose.underfilled_gemm_share_pct", share, unit::kPercent, ">=",
-                           min_share.value, &min_share);
+  RuleContext::AddEvidence(f, "diagnose.underfilled_gemm_share_pct", share, unit::kPercent,
+                           ">=", min_share.value, &min_share);
   RuleContext::AddEvidence(f, "diagnose.underfilled_saving_step_pct", ctx.PctOfStep(per_step),
                            unit::kPercent, ">=", min_pct.value, &min_pct);
   f.top_events = b.top_underfilled_names;
@@ -158,8 +158,7 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
                   "peak allocated (or reserved) above this share of capacity fires"}},
       .fixes = {{"Halve activation memory with bf16 autocast",
                  "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)"},
-                {"Shard optimizer state and gradients",
-                 "FSDP(model) or DeepSpeed ZeRO stage 2/3"},
+                {"Shard optimizer state and gradients", "FSDP(model) or DeepSpeed ZeRO stage 2/3"},
                 {"Recompute only cheap layers (selective activation checkpointing)",
                  "torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)"},
                 {"Avoid fragmentation", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
@@ -211,7 +210,8 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .fixes = {{"Use a larger per-GPU batch (memory permitting) or pack sequences",
                  "bf16 autocast / activation checkpointing frees memory for a bigger batch"},
                 {"Pad matrix dimensions to multiples of 8 (16 for fp8)", ""},
-                {"Batch many small matmuls into one", "torch.bmm / torch.baddbmm instead of a "
+                {"Batch many small matmuls into one",
+                 "torch.bmm / torch.baddbmm instead of a "
                  "Python loop of torch.mm"}},
       .verify = "kernels.class.gemm_pct falls per sample; step throughput (samples/s) rises",
       .needs = "kernel launch grids and the device's SM count (default torch.profiler, CUDA)",

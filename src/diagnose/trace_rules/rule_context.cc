@@ -8,7 +8,9 @@
 namespace gpuwhy {
 namespace {
 
-Severity Raise(Severity a, Severity b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
+Severity Raise(Severity a, Severity b) {
+  return static_cast<int>(a) >= static_cast<int>(b) ? a : b;
+}
 
 Confidence Lower(Confidence c) {
   return c == Confidence::kHigh ? Confidence::kMedium : Confidence::kLow;
@@ -105,15 +107,14 @@ void RuleContext::AddIdleEvidence(Finding& f, IdleCause cause) const {
   for (const IdleGap& gap : analysis.idle_gaps.top_gaps) {
     for (const IdlePiece& p : gap.pieces) {
       if (p.cause != cause) continue;
-      f.ranges.push_back({"idle_gap", gap.device, -1, p.range.start, p.range.end,
-                          std::string(IdleCauseName(cause)) +
-                              (p.host_name.empty() ? "" : ": " + p.host_name)});
+      f.ranges.push_back(
+          {"idle_gap", gap.device, -1, p.range.start, p.range.end,
+           std::string(IdleCauseName(cause)) + (p.host_name.empty() ? "" : ": " + p.host_name)});
       if (!p.host_name.empty()) by_name[p.host_name] += p.range.length();
     }
   }
-  std::stable_sort(f.ranges.begin(), f.ranges.end(), [](const auto& a, const auto& b) {
-    return a.end - a.start > b.end - b.start;
-  });
+  std::stable_sort(f.ranges.begin(), f.ranges.end(),
+                   [](const auto& a, const auto& b) { return a.end - a.start > b.end - b.start; });
   std::vector<std::pair<std::string, DurationNs>> names(by_name.begin(), by_name.end());
   std::stable_sort(names.begin(), names.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

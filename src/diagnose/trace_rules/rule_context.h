@@ -18,20 +18,20 @@ namespace gpuwhy {
 struct BusyStats {
   DurationNs kernel_ns = 0;
   int64_t kernel_count = 0;
-  DurationNs gemm_conv_ns = 0;          // GEMM + convolution kernels
-  DurationNs fp32_gemm_conv_ns = 0;     // ... whose names show no tensor-core use
-  DurationNs elementwise_ns = 0;        // elementwise + normalization + reduction (no softmax)
+  DurationNs gemm_conv_ns = 0;       // GEMM + convolution kernels
+  DurationNs fp32_gemm_conv_ns = 0;  // ... whose names show no tensor-core use
+  DurationNs elementwise_ns = 0;     // elementwise + normalization + reduction (no softmax)
   DurationNs softmax_ns = 0;
-  DurationNs attention_ns = 0;          // fused attention kernels
-  DurationNs underfilled_gemm_ns = 0;   // GEMM/conv with fewer blocks than SMs
-  double underfilled_saving_ns = 0;     // sum of time x (1 - blocks/SMs)
-  bool grids_known = false;             // some GEMM/conv had a grid and a known SM count
+  DurationNs attention_ns = 0;             // fused attention kernels
+  DurationNs underfilled_gemm_ns = 0;      // GEMM/conv with fewer blocks than SMs
+  double underfilled_saving_ns = 0;        // sum of time x (1 - blocks/SMs)
+  bool grids_known = false;                // some GEMM/conv had a grid and a known SM count
   DurationNs pageable_h2d_exposed_ns = 0;  // not under computation or communication
   DurationNs pinned_h2d_exposed_ns = 0;
   int64_t pageable_h2d_bytes = 0;
   std::vector<EvidenceRange> pageable_ranges;  // longest first
   std::vector<EvidenceRange> pinned_ranges;
-  std::vector<std::string> top_fp32_names;   // by time
+  std::vector<std::string> top_fp32_names;  // by time
   std::vector<std::string> top_elementwise_names;
   std::vector<std::string> top_softmax_names;
   std::vector<std::string> top_underfilled_names;
@@ -52,10 +52,10 @@ class RuleContext {
   const MetricSet& metrics;
   Diagnosis& out;
 
-  int64_t step_count = 0;   // analysed steps (1 when synthesized)
-  DurationNs step_ns = 0;   // mean analysed step
-  Interval window;          // analysed window
-  int device_count = 0;     // devices with GPU ops (>= 1 when any)
+  int64_t step_count = 0;  // analysed steps (1 when synthesized)
+  DurationNs step_ns = 0;  // mean analysed step
+  Interval window;         // analysed window
+  int device_count = 0;    // devices with GPU ops (>= 1 when any)
   BusyStats busy;
 
   // Share of the mean step, in %.
@@ -78,9 +78,8 @@ class RuleContext {
   void Outcome(std::string_view rule_id, AssessStatus status, bool fired, std::string note = "");
 
   // Evidence from an analysis metric (skipped when absent) or a derived value.
-  void AddMetricEvidence(Finding& f, std::string_view id, const char* comparison,
-                         double threshold, const RuleParam* param,
-                         MetricScope scope = {}) const;
+  void AddMetricEvidence(Finding& f, std::string_view id, const char* comparison, double threshold,
+                         const RuleParam* param, MetricScope scope = {}) const;
   static void AddEvidence(Finding& f, std::string id, double value, std::string unit,
                           const char* comparison, double threshold, const RuleParam* param);
   // Idle-gap evidence ranges and host names of one cause, from the longest gaps.

@@ -26,7 +26,8 @@ uint64_t LowBits(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) 
 // 64 bytes loaded once and compared against several characters.
 struct Block64 {
   explicit Block64(const char* data) {
-    for (int i = 0; i < 4; ++i) chunks[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * i));
+    for (int i = 0; i < 4; ++i)
+      chunks[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + 16 * i));
   }
   uint64_t Match(char c) const { return MatchIn(chunks, c); }
   // '[' | 0x20 == '{' and ']' | 0x20 == '}': one compare finds both kinds of bracket.
@@ -51,8 +52,8 @@ struct Block64 {
 
 }  // namespace
 
-BracketScanner::Masks BracketScanner::ClassifyScalar(const char* block, size_t valid, bool in_string,
-                                                     bool escape) {
+BracketScanner::Masks BracketScanner::ClassifyScalar(const char* block, size_t valid,
+                                                     bool in_string, bool escape) {
   Masks m;
   for (size_t i = 0; i < valid; ++i) {
     char c = block[i];

@@ -15,13 +15,18 @@ size_t ReferenceEnd(const std::string& s, size_t begin) {
   for (size_t i = begin; i < s.size(); ++i) {
     char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return i + 1;
   }
   return BracketScanner::kNotFound;
 }

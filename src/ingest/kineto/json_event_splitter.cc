@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-
 namespace gpuwhy {
 namespace {
 
@@ -31,8 +30,7 @@ size_t SkipString(const char* data, size_t open, size_t end) {
 }  // namespace
 
 JsonEventSplitter::JsonEventSplitter(ByteSource& source, size_t chunk_bytes)
-    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {
-}
+    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 4096)) {}
 
 Status JsonEventSplitter::Error(uint64_t offset, std::string_view what) const {
   return InvalidArgument("byte {}: {}", offset, what);
@@ -152,7 +150,8 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
           if (end_ - begin_ > kMaxElementBytes) return Error(offset, "top-level value too large");
           return false;
         }
-        sink.OnTopLevelMember(pending_key_, std::string_view(data + begin_, close - begin_), offset);
+        sink.OnTopLevelMember(pending_key_, std::string_view(data + begin_, close - begin_),
+                              offset);
         begin_ = close;
         mode_ = Mode::kObjectComma;
         continue;
@@ -204,8 +203,7 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
         begin_ = close;
         continue;
       }
-      case Mode::kDone:
-        return true;
+      case Mode::kDone: return true;
     }
   }
 }
@@ -226,7 +224,8 @@ StatusOr<JsonEventSplitter::Result> JsonEventSplitter::Run(Sink& sink) {
   }
   if (mode_ == Mode::kDone) {
     if (!result_.saw_events_array) {
-      return Error(base_offset_ + begin_, "JSON object without a \"traceEvents\" array: not a Kineto trace");
+      return Error(base_offset_ + begin_,
+                   "JSON object without a \"traceEvents\" array: not a Kineto trace");
     }
     return result_;
   }

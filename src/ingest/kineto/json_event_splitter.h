@@ -25,7 +25,8 @@ class JsonEventSplitter {
    public:
     virtual ~Sink() = default;
     virtual void OnEvent(std::string_view element_json, uint64_t offset) = 0;
-    virtual void OnTopLevelMember(std::string_view key, std::string_view value_json, uint64_t offset) = 0;
+    virtual void OnTopLevelMember(std::string_view key, std::string_view value_json,
+                                  uint64_t offset) = 0;
 
     enum class Consumed { kEvent, kNeedMore, kDeclined };
     // Optional fast path: read the object element starting at |data| directly, finding
@@ -70,8 +71,8 @@ class JsonEventSplitter {
   size_t chunk_bytes_;
   std::unique_ptr<char[]> buffer_;  // not zero-filled: only [0, end_ + kPadding) is ever read
   size_t capacity_ = 0;
-  size_t begin_ = 0;  // first unconsumed byte
-  size_t end_ = 0;    // end of valid bytes
+  size_t begin_ = 0;          // first unconsumed byte
+  size_t end_ = 0;            // end of valid bytes
   uint64_t base_offset_ = 0;  // stream offset of buffer_[0]
   bool eof_ = false;
   Status read_error_;

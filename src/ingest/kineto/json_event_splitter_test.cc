@@ -11,7 +11,8 @@ namespace {
 
 class StringSource : public ByteSource {
  public:
-  StringSource(std::string content, size_t max_read) : content_(std::move(content)), max_read_(max_read) {}
+  StringSource(std::string content, size_t max_read)
+      : content_(std::move(content)), max_read_(max_read) {}
   StatusOr<size_t> Read(char* dst, size_t capacity) override {
     size_t n = std::min({capacity, max_read_, content_.size() - offset_});
     std::memcpy(dst, content_.data() + offset_, n);
@@ -36,14 +37,16 @@ struct Collected : JsonEventSplitter::Sink {
   }
 };
 
-StatusOr<JsonEventSplitter::Result> Split(const std::string& json, Collected& out, size_t max_read = 3) {
+StatusOr<JsonEventSplitter::Result> Split(const std::string& json, Collected& out,
+                                          size_t max_read = 3) {
   StringSource source(json, max_read);  // tiny reads: every token crosses a boundary
   JsonEventSplitter splitter(source, 4096);
   return splitter.Run(out);
 }
 
 TEST(JsonEventSplitterTest, ObjectWithMembersBeforeAndAfterEvents) {
-  std::string json = R"({"a": 1, "deviceProperties": [{"id": 0}], "traceEvents": [ {"ph":"X","name":"a}\"]"} ,
+  std::string json =
+      R"({"a": 1, "deviceProperties": [{"id": 0}], "traceEvents": [ {"ph":"X","name":"a}\"]"} ,
     {"ph":"i"}], "distributedInfo": {"rank": 3}, "s": "x\\"})";
   Collected c;
   auto r = Split(json, c);
@@ -66,7 +69,8 @@ TEST(JsonEventSplitterTest, TopLevelArray) {
 }
 
 TEST(JsonEventSplitterTest, EveryPrefixYieldsOnlyCompleteEvents) {
-  std::string json = R"({"traceEvents": [{"ph":"X","ts":1,"dur":2},{"ph":"X","name":"x,y"},{"ph":"i"}], "x": 1})";
+  std::string json =
+      R"({"traceEvents": [{"ph":"X","ts":1,"dur":2},{"ph":"X","name":"x,y"},{"ph":"i"}], "x": 1})";
   size_t previous = 0;
   for (size_t cut = 1; cut < json.size(); ++cut) {
     Collected c;
@@ -85,7 +89,10 @@ TEST(JsonEventSplitterTest, UnusableInputsAreErrorsWithOffsets) {
   auto empty = Split("   \n", c);
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("empty"), std::string::npos);
-  auto binary = Split(std::string("\x7f" "ELF\x02\x01", 6), c);
+  auto binary = Split(std::string("\x7f"
+                                  "ELF\x02\x01",
+                                  6),
+                      c);
   ASSERT_FALSE(binary.ok());
   EXPECT_NE(binary.status().message().find("byte 0"), std::string::npos);
   auto no_events = Split(R"({"foo": [1, 2]})", c);

@@ -72,18 +72,26 @@ std::string_view Trim(std::string_view s) {
 
 }  // namespace
 
-void ParseMemcpyName(std::string_view name, CopyDirection& direction, MemoryKind& src, MemoryKind& dst) {
+void ParseMemcpyName(std::string_view name, CopyDirection& direction, MemoryKind& src,
+                     MemoryKind& dst) {
   direction = CopyDirection::kUnknown;
   src = dst = MemoryKind::kUnknown;
-  if (name.find("HtoD") != std::string_view::npos) direction = CopyDirection::kHostToDevice;
-  else if (name.find("DtoH") != std::string_view::npos) direction = CopyDirection::kDeviceToHost;
-  else if (name.find("DtoD") != std::string_view::npos) direction = CopyDirection::kDeviceToDevice;
-  else if (name.find("HtoH") != std::string_view::npos) direction = CopyDirection::kHostToHost;
-  else if (name.find("PtoP") != std::string_view::npos) direction = CopyDirection::kPeerToPeer;
+  if (name.find("HtoD") != std::string_view::npos)
+    direction = CopyDirection::kHostToDevice;
+  else if (name.find("DtoH") != std::string_view::npos)
+    direction = CopyDirection::kDeviceToHost;
+  else if (name.find("DtoD") != std::string_view::npos)
+    direction = CopyDirection::kDeviceToDevice;
+  else if (name.find("HtoH") != std::string_view::npos)
+    direction = CopyDirection::kHostToHost;
+  else if (name.find("PtoP") != std::string_view::npos)
+    direction = CopyDirection::kPeerToPeer;
   size_t open = name.find('(');
   size_t arrow = name.find("->", open == std::string_view::npos ? 0 : open);
   size_t close = name.find(')', arrow == std::string_view::npos ? 0 : arrow);
-  if (open == std::string_view::npos || arrow == std::string_view::npos || close == std::string_view::npos) return;
+  if (open == std::string_view::npos || arrow == std::string_view::npos ||
+      close == std::string_view::npos)
+    return;
   src = ParseMemoryKind(Trim(name.substr(open + 1, arrow - open - 1)));
   dst = ParseMemoryKind(Trim(name.substr(arrow + 2, close - arrow - 2)));
 }

@@ -18,7 +18,7 @@ enum class KinetoCategory {
   kUserAnnotation,
   kGpuUserAnnotation,
   kCudaSync,
-  kProfilerSpan,   // "Trace", cuda_profiler_range: profiler bookkeeping spans
+  kProfilerSpan,  // "Trace", cuda_profiler_range: profiler bookkeeping spans
   kUnknown,
 };
 
@@ -33,7 +33,8 @@ CategoryInfo ClassifyCategory(std::string_view cat);
 CpuSliceKind CpuSliceKindOf(KinetoCategory category);
 
 // "Memcpy HtoD (Pageable -> Device)" → direction and memory kinds.
-void ParseMemcpyName(std::string_view name, CopyDirection& direction, MemoryKind& src, MemoryKind& dst);
+void ParseMemcpyName(std::string_view name, CopyDirection& direction, MemoryKind& src,
+                     MemoryKind& dst);
 
 // "ProfilerStep#12" → 12; false for other names.
 bool ParseProfilerStep(std::string_view name, int64_t& number);

@@ -89,7 +89,9 @@ std::string_view RawKey(simdjson::ondemand::field& field) {
 }
 
 size_t SkipSpaces(std::string_view json, size_t p) {
-  while (p < json.size() && (json[p] == ' ' || json[p] == '\n' || json[p] == '\r' || json[p] == '\t')) ++p;
+  while (p < json.size() &&
+         (json[p] == ' ' || json[p] == '\n' || json[p] == '\r' || json[p] == '\t'))
+    ++p;
   return p;
 }
 
@@ -154,7 +156,8 @@ bool ReadFloat(value v, float& out) {
 bool KinetoEventParser::Parse(std::string_view json, KinetoEvent& event) {
   event.Reset();
   if (ParseFlowShortcut(json, event)) return true;
-  simdjson::padded_string_view view(json.data(), json.size(), json.size() + simdjson::SIMDJSON_PADDING);
+  simdjson::padded_string_view view(json.data(), json.size(),
+                                    json.size() + simdjson::SIMDJSON_PADDING);
   simdjson::ondemand::document doc;
   if (parser_.iterate(view).get(doc)) return false;
   simdjson::ondemand::object object;

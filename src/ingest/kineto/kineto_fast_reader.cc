@@ -106,7 +106,8 @@ struct Cursor {
       if (hit == nullptr) return false;
       const char* quote = static_cast<const char*>(hit);
       size_t backslashes = 0;
-      while (quote - backslashes > p + 1 && quote[-1 - static_cast<ptrdiff_t>(backslashes)] == '\\') ++backslashes;
+      while (quote - backslashes > p + 1 && quote[-1 - static_cast<ptrdiff_t>(backslashes)] == '\\')
+        ++backslashes;
       if (backslashes % 2 == 0) {
         p = quote + 1;
         return true;
@@ -173,7 +174,8 @@ bool ReadFloat(Cursor& c, float& out) {
   if (!c.Token(text)) return false;
   double value = 0;
   auto [parsed_end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error == std::errc() && parsed_end == text.data() + text.size()) out = static_cast<float>(value);
+  if (error == std::errc() && parsed_end == text.data() + text.size())
+    out = static_cast<float>(value);
   return true;
 }
 
@@ -265,8 +267,7 @@ bool ReadTopLevelMember(Cursor& c, std::string_view key, KinetoEvent& event) {
         return ReadObject(c, event, /*is_args=*/true);
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return c.SkipValue();
 }

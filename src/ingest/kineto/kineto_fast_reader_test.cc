@@ -38,7 +38,8 @@ size_t CompareOn(const std::vector<std::string>& elements, const std::string& wh
     ++fast_count;
     EXPECT_EQ(consumed, element.size()) << where << ": " << element;
     KinetoEvent reference;
-    EXPECT_TRUE(parser.Parse(std::string_view(padded.data(), element.size()), reference)) << element;
+    EXPECT_TRUE(parser.Parse(std::string_view(padded.data(), element.size()), reference))
+        << element;
     bool flow = reference.ph == 's' || reference.ph == 'f' || reference.ph == 't';
     if (flow) {
       EXPECT_EQ(fast.cat, reference.cat) << element;
@@ -54,7 +55,8 @@ TEST(KinetoFastReaderTest, DeclinesEscapesAndReportsIncomplete) {
   size_t consumed = 0;
   std::string escaped = R"({"ph": "X", "name": "a\"b", "ts": 1})";
   EXPECT_EQ(ReadEventFast(escaped.data(), escaped.size(), e, &consumed), FastReadResult::kDeclined);
-  std::string ok = R"({"ph": "X", "args": {"x": [1, {"y": "]}"}], "device": 3}, "ts": 1.5} trailing)";
+  std::string ok =
+      R"({"ph": "X", "args": {"x": [1, {"y": "]}"}], "device": 3}, "ts": 1.5} trailing)";
   ASSERT_EQ(ReadEventFast(ok.data(), ok.size(), e, &consumed), FastReadResult::kOk);
   EXPECT_EQ(consumed, ok.find(" trailing"));
   EXPECT_EQ(e.args.device, 3);

@@ -25,13 +25,9 @@ class ImportSink : public JsonEventSplitter::Sink {
   }
   Consumed TryConsumeEvent(const char* data, size_t available, size_t* consumed) override {
     switch (ReadEventFast(data, available, event_, consumed)) {
-      case FastReadResult::kOk:
-        builder_.AddEvent(event_);
-        return Consumed::kEvent;
-      case FastReadResult::kIncomplete:
-        return Consumed::kNeedMore;
-      case FastReadResult::kDeclined:
-        return Consumed::kDeclined;
+      case FastReadResult::kOk: builder_.AddEvent(event_); return Consumed::kEvent;
+      case FastReadResult::kIncomplete: return Consumed::kNeedMore;
+      case FastReadResult::kDeclined: return Consumed::kDeclined;
     }
     return Consumed::kDeclined;
   }
@@ -50,7 +46,9 @@ class ImportSink : public JsonEventSplitter::Sink {
 // A ByteSource over memory, so tests and benchmarks share the file path's code.
 class MemorySource : public ByteSource {
  public:
-  explicit MemorySource(std::string_view content) : content_(content) { file_size_ = content.size(); }
+  explicit MemorySource(std::string_view content) : content_(content) {
+    file_size_ = content.size();
+  }
   StatusOr<size_t> Read(char* dst, size_t capacity) override {
     size_t n = std::min(capacity, content_.size() - offset_);
     if (n == 0) return n;  // an empty view may have a null data()

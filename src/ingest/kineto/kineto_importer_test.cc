@@ -137,7 +137,7 @@ TEST(KinetoImporterTest, LegacyTrace) {
   const Trace& t = *imported;
   EXPECT_EQ(t.metadata.schema, SchemaGeneration::kLegacy);
   ASSERT_EQ(t.gpu_ops.size(), 2u);
-  EXPECT_EQ(t.gpu_ops.stream[0], 7);  // from "stream 7"
+  EXPECT_EQ(t.gpu_ops.stream[0], 7);                   // from "stream 7"
   EXPECT_EQ(t.gpu_ops.start[0], 1606910596297110500);  // epoch µs kept exact
   EXPECT_EQ(t.gpu_ops.external_id[0], 0);
   EXPECT_EQ(t.gpu_ops.kind[1], GpuOpKind::kMemset);
@@ -178,7 +178,8 @@ TEST(KinetoImporterTest, UnusableInputs) {
 
 TEST(KinetoImporterTest, EventsThatAreNotObjectsAreCounted) {
   auto imported = ImportKinetoBytes(R"({"traceEvents": [1, "x", [], {"ph": "X", "cat": "cpu_op",
-      "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})", "odd.json");
+      "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})",
+                                    "odd.json");
   ASSERT_TRUE(imported.ok());
   EXPECT_EQ(imported->stats.Get(ImportStat::kMalformedEvent), 3);
   EXPECT_EQ(imported->cpu_slices.size(), 1u);

@@ -20,8 +20,10 @@ std::string ReadText(value v) {
 }
 
 bool IsAmdName(std::string_view name) {
-  return name.find("AMD") != std::string_view::npos || name.find("Radeon") != std::string_view::npos ||
-         name.find("Instinct") != std::string_view::npos || name.find("gfx") != std::string_view::npos;
+  return name.find("AMD") != std::string_view::npos ||
+         name.find("Radeon") != std::string_view::npos ||
+         name.find("Instinct") != std::string_view::npos ||
+         name.find("gfx") != std::string_view::npos;
 }
 
 }  // namespace
@@ -35,7 +37,9 @@ void KinetoTopLevelReader::Read(std::string_view key, std::string_view value_jso
   simdjson::ondemand::document doc;
   simdjson::ondemand::array array;
   value v;
-  bool ok = !parser_.iterate(simdjson::padded_string_view(wrapped_.data(), wrapped_.size(), wrapped_.capacity()))
+  bool ok = !parser_
+                 .iterate(simdjson::padded_string_view(wrapped_.data(), wrapped_.size(),
+                                                       wrapped_.capacity()))
                  .get(doc) &&
             !doc.get_array().get(array);
   if (ok) {
@@ -146,10 +150,14 @@ bool KinetoTopLevelReader::ReadDistributedInfo(value v) {
           std::string_view gkey;
           if (gf.unescaped_key().get(gkey)) break;
           value gv = gf.value();
-          if (gkey == "pg_name") pg.name = ReadText(gv);
-          else if (gkey == "pg_desc") pg.description = ReadText(gv);
-          else if (gkey == "backend_config") pg.backend_config = ReadText(gv);
-          else if (gkey == "pg_size") ReadInt(gv, pg.size);
+          if (gkey == "pg_name")
+            pg.name = ReadText(gv);
+          else if (gkey == "pg_desc")
+            pg.description = ReadText(gv);
+          else if (gkey == "backend_config")
+            pg.backend_config = ReadText(gv);
+          else if (gkey == "pg_size")
+            ReadInt(gv, pg.size);
           else if (gkey == "ranks") {
             simdjson::ondemand::array ranks;
             if (gv.get_array().get(ranks)) continue;

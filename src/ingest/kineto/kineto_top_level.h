@@ -14,7 +14,8 @@ namespace gpuwhy {
 
 class KinetoTopLevelReader {
  public:
-  KinetoTopLevelReader(Trace& trace, KinetoTraceBuilder& builder) : trace_(trace), builder_(builder) {}
+  KinetoTopLevelReader(Trace& trace, KinetoTraceBuilder& builder)
+      : trace_(trace), builder_(builder) {}
   // |value_json| must be followed by simdjson::SIMDJSON_PADDING readable bytes.
   void Read(std::string_view key, std::string_view value_json);
 

@@ -61,7 +61,8 @@ int64_t KinetoTraceBuilder::IdNumber(const KinetoId& id) {
 
 // GPU events carry pid = device and tid = stream; args say it explicitly when present.
 int32_t KinetoTraceBuilder::DeviceOf(const KinetoEvent& event) {
-  return static_cast<int32_t>(event.args.device != kNoValue ? event.args.device : IdNumber(event.pid));
+  return static_cast<int32_t>(event.args.device != kNoValue ? event.args.device
+                                                            : IdNumber(event.pid));
 }
 
 int64_t KinetoTraceBuilder::StreamOf(const KinetoEvent& event) {
@@ -92,27 +93,17 @@ bool KinetoTraceBuilder::ReadTimes(const KinetoEvent& event, bool need_duration,
 void KinetoTraceBuilder::AddEvent(const KinetoEvent& event) {
   CountRaw(event.ph, event.cat);
   switch (event.ph) {
-    case 'X':
-      AddComplete(event);
-      return;
+    case 'X': AddComplete(event); return;
     case 'i':
-    case 'I':
-      AddInstant(event);
-      return;
-    case 'M':
-      AddMetadata(event);
-      return;
-    case 'C':
-      AddCounter(event);
-      return;
+    case 'I': AddInstant(event); return;
+    case 'M': AddMetadata(event); return;
+    case 'C': AddCounter(event); return;
     case 's':
     case 'f':
     case 't':
       // Flows duplicate the correlation ids already carried in args; counted only.
       return;
-    default:
-      trace_.stats.Increment(ImportStat::kUnknownPhase);
-      return;
+    default: trace_.stats.Increment(ImportStat::kUnknownPhase); return;
   }
 }
 
@@ -130,9 +121,7 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
   switch (info.category) {
     case KinetoCategory::kKernel:
     case KinetoCategory::kMemcpy:
-    case KinetoCategory::kMemset:
-      AddGpuOp(event, info.category, start, end);
-      return;
+    case KinetoCategory::kMemset: AddGpuOp(event, info.category, start, end); return;
     case KinetoCategory::kCudaSync: {
       const KinetoArgs& a = event.args;
       GpuSyncTable::Row row;
@@ -158,9 +147,7 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
       trace_.gpu_annotations.rows.push_back(row);
       return;
     }
-    default:
-      AddCpuSlice(event, CpuSliceKindOf(info.category), start, end);
-      return;
+    default: AddCpuSlice(event, CpuSliceKindOf(info.category), start, end); return;
   }
 }
 

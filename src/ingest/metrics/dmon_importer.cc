@@ -28,27 +28,36 @@ struct ColumnSpec {
 
 // dmon columns (nvidia-smi dmon -s pucvmet and newer: gtemp, mtemp, jpg, ofa, ccpm).
 constexpr ColumnSpec kDmonColumns[] = {
-    {"pwr", "gpu.power_w", "W"},          {"temp", "gpu.temp_c", "C"},
-    {"gtemp", "gpu.temp_c", "C"},         {"mtemp", "gpu.mem_temp_c", "C"},
-    {"sm", "gpu.util_pct", "%"},          {"mem", "gpu.mem_util_pct", "%"},
-    {"enc", "gpu.enc_pct", "%"},          {"dec", "gpu.dec_pct", "%"},
-    {"jpg", "gpu.jpg_pct", "%"},          {"ofa", "gpu.ofa_pct", "%"},
-    {"mclk", "gpu.mem_clock_mhz", "MHz"}, {"pclk", "gpu.sm_clock_mhz", "MHz"},
+    {"pwr", "gpu.power_w", "W"},
+    {"temp", "gpu.temp_c", "C"},
+    {"gtemp", "gpu.temp_c", "C"},
+    {"mtemp", "gpu.mem_temp_c", "C"},
+    {"sm", "gpu.util_pct", "%"},
+    {"mem", "gpu.mem_util_pct", "%"},
+    {"enc", "gpu.enc_pct", "%"},
+    {"dec", "gpu.dec_pct", "%"},
+    {"jpg", "gpu.jpg_pct", "%"},
+    {"ofa", "gpu.ofa_pct", "%"},
+    {"mclk", "gpu.mem_clock_mhz", "MHz"},
+    {"pclk", "gpu.sm_clock_mhz", "MHz"},
     {"pviol", "gpu.power_violation_pct", "%"},
     {"tviol", "gpu.thermal_violation", "bool"},
-    {"fb", "gpu.mem_used_mib", "MiB"},    {"bar1", "gpu.bar1_used_mib", "MiB"},
+    {"fb", "gpu.mem_used_mib", "MiB"},
+    {"bar1", "gpu.bar1_used_mib", "MiB"},
     {"ccpm", "gpu.cc_protected_mib", "MiB"},
-    {"sbecc", "gpu.ecc_single_bit", "count"}, {"dbecc", "gpu.ecc_double_bit", "count"},
-    {"pci", "gpu.pcie_replays", "count"}, {"rxpci", "gpu.pcie_rx_mbps", "MB/s"},
+    {"sbecc", "gpu.ecc_single_bit", "count"},
+    {"dbecc", "gpu.ecc_double_bit", "count"},
+    {"pci", "gpu.pcie_replays", "count"},
+    {"rxpci", "gpu.pcie_rx_mbps", "MB/s"},
     {"txpci", "gpu.pcie_tx_mbps", "MB/s"},
 };
 
 // pmon columns: per process, the entity is "pid N".
 constexpr ColumnSpec kPmonColumns[] = {
-    {"sm", "gpu.process_sm_pct", "%"},     {"mem", "gpu.process_mem_pct", "%"},
-    {"enc", "gpu.process_enc_pct", "%"},   {"dec", "gpu.process_dec_pct", "%"},
-    {"jpg", "gpu.process_jpg_pct", "%"},   {"ofa", "gpu.process_ofa_pct", "%"},
-    {"fb", "gpu.process_mem_mib", "MiB"},  {"ccpm", "gpu.process_cc_mib", "MiB"},
+    {"sm", "gpu.process_sm_pct", "%"},    {"mem", "gpu.process_mem_pct", "%"},
+    {"enc", "gpu.process_enc_pct", "%"},  {"dec", "gpu.process_dec_pct", "%"},
+    {"jpg", "gpu.process_jpg_pct", "%"},  {"ofa", "gpu.process_ofa_pct", "%"},
+    {"fb", "gpu.process_mem_mib", "MiB"}, {"ccpm", "gpu.process_cc_mib", "MiB"},
 };
 
 const ColumnSpec* FindColumn(std::span<const ColumnSpec> specs, std::string_view column) {
@@ -139,8 +148,8 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
     bool short_row = f.size() < header->names.size() - (header->command >= 0 ? 1 : 0);
     std::optional<double> gpu = short_row ? std::nullopt : ParseNumber(f[header->gpu]);
     if (!gpu) {
-      set.CountIssue("unparsed_line", where + ": expected " +
-                                          std::to_string(header->names.size()) + " columns");
+      set.CountIssue("unparsed_line",
+                     where + ": expected " + std::to_string(header->names.size()) + " columns");
       continue;
     }
     const auto device = static_cast<int32_t>(*gpu);
@@ -169,10 +178,10 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
       seen.Add(*t, compute ? 1 : 0);
     }
     for (size_t c = 0; c < header->names.size() && c < f.size(); ++c) {
-      const ColumnSpec* spec = FindColumn(
-          table == Table::kDmon ? std::span<const ColumnSpec>(kDmonColumns)
-                                : std::span<const ColumnSpec>(kPmonColumns),
-          header->names[c]);
+      const ColumnSpec* spec =
+          FindColumn(table == Table::kDmon ? std::span<const ColumnSpec>(kDmonColumns)
+                                           : std::span<const ColumnSpec>(kPmonColumns),
+                     header->names[c]);
       if (spec == nullptr) continue;
       std::optional<double> v = ParseNumber(f[c]);
       if (!v) continue;

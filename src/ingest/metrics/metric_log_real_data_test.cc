@@ -1,5 +1,6 @@
 // Every real metric log in ../shared/data imports, and its series match an independent
-// Python reading of the same files (tests/metric_logs_truth.py -> tests/data/metric_logs_truth.tsv).
+// Python reading of the same files (tests/metric_logs_truth.py ->
+// tests/data/metric_logs_truth.tsv).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -84,12 +85,12 @@ TEST(MetricLogRealDataTest, FormatsAreSniffedByContent) {
   if (!fs::exists(kLogs / "dmon")) GTEST_SKIP() << "no " << kLogs << " (shared data absent)";
   for (const std::string& rel : RealLogs()) {
     MetricLogFormat f = SniffMetricLogFile((kLogs / rel).string());
-    MetricLogFormat want = rel.find(".pmon") != std::string::npos ? MetricLogFormat::kPmon
-                           : rel.find("dcgm/") == 0 && rel.ends_with(".csv") ? MetricLogFormat::kDcgmCsv
-                           : rel.find("dcgm/") == 0           ? MetricLogFormat::kDcgmPrometheus
-                           : rel.find("querygpu") != std::string::npos
-                               ? MetricLogFormat::kQueryGpuCsv
-                               : MetricLogFormat::kDmon;
+    MetricLogFormat want =
+        rel.find(".pmon") != std::string::npos            ? MetricLogFormat::kPmon
+        : rel.find("dcgm/") == 0 && rel.ends_with(".csv") ? MetricLogFormat::kDcgmCsv
+        : rel.find("dcgm/") == 0                          ? MetricLogFormat::kDcgmPrometheus
+        : rel.find("querygpu") != std::string::npos       ? MetricLogFormat::kQueryGpuCsv
+                                                          : MetricLogFormat::kDmon;
     EXPECT_EQ(f, want) << rel;
   }
 }

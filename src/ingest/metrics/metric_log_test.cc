@@ -29,7 +29,7 @@ TEST(DmonTest, DateTimeColumnsRepeatedHeaderAndBadLine) {
   ASSERT_NE(sm0, nullptr);
   ASSERT_EQ(sm0->size(), 3u);
   EXPECT_EQ(sm0->time[1] - sm0->time[0], kNsPerSec);
-  EXPECT_EQ(sm0->time[0], 1692096201 * kNsPerSec);  // date -u -d '2023-08-15 10:43:21' +%s
+  EXPECT_EQ(sm0->time[0], 1692096201 * kNsPerSec);   // date -u -d '2023-08-15 10:43:21' +%s
   EXPECT_EQ(set->Find("gpu.util_pct", 1), nullptr);  // "-": never sampled
   EXPECT_EQ(set->Find("gpu.power_w", 1)->size(), 1u);
   EXPECT_EQ(set->IssueCount("unparsed_line"), 1);

@@ -59,7 +59,7 @@ bool ReadSeries(std::string_view bytes, size_t& pos, const std::vector<std::stri
 
 SniffResult SniffRecording(std::string_view head) {
   return head.substr(0, kRecordingMagic.size()) == kRecordingMagic ? SniffResult::kYes
-                                                                    : SniffResult::kNo;
+                                                                   : SniffResult::kNo;
 }
 
 StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_view name) {
@@ -85,7 +85,8 @@ StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_vie
     } else if (key == "source") {
       set.source = f[0];
     } else if (key == "interval_ns") {
-      set.nominal_interval_ns = static_cast<DurationNs>(metrics_text::ParseNumber(f[0]).value_or(0));
+      set.nominal_interval_ns =
+          static_cast<DurationNs>(metrics_text::ParseNumber(f[0]).value_or(0));
     } else if (key == "sampler_cpu_pct") {
       set.sampler_cpu_pct = metrics_text::ParseNumber(f[0]).value_or(-1);
     } else if (key == "device" && f.size() == 4) {
@@ -97,7 +98,8 @@ StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_vie
     } else if (key == "note") {
       set.notes.push_back(f[0]);
     } else if (key == "issue" && f.size() == 3) {
-      set.issues.push_back({f[0], static_cast<int64_t>(metrics_text::ParseNumber(f[1]).value_or(0)), f[2]});
+      set.issues.push_back(
+          {f[0], static_cast<int64_t>(metrics_text::ParseNumber(f[1]).value_or(0)), f[2]});
     } else if (key == "series") {
       ok = ReadSeries(bytes, pos, f, set);
     } else {

@@ -27,7 +27,9 @@ class NsysStrings {
     return id >= 0 && static_cast<size_t>(id) < by_id_.size() && by_id_[id].valid();
   }
   StringId Id(int64_t id) const { return Has(id) ? by_id_[id] : StringId(); }
-  std::string_view Get(StringId id) const { return id.valid() ? pool_.Get(id) : std::string_view(); }
+  std::string_view Get(StringId id) const {
+    return id.valid() ? pool_.Get(id) : std::string_view();
+  }
   // Interns a string the export holds outside StringIds (NVTX text, trimmed API names).
   StringId Add(std::string_view text) { return pool_.Intern(text); }
   size_t size() const { return pool_.size(); }
@@ -110,11 +112,12 @@ struct NsysContext {
   }
 
   // A table every export schema we know gives these columns: one line naming the first missing.
-  Status RequireColumns(std::string_view table, std::initializer_list<std::string_view> columns) const {
+  Status RequireColumns(std::string_view table,
+                        std::initializer_list<std::string_view> columns) const {
     for (std::string_view column : columns) {
       if (!reader.HasColumn(table, column)) {
-        return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)", reader.path(), table,
-                               column);
+        return InvalidArgument("{}: table {} has no column {} (unknown Nsight Systems schema)",
+                               reader.path(), table, column);
       }
     }
     return Status::Ok();
@@ -127,9 +130,9 @@ struct NsysContext {
 };
 
 // Table readers; each is a no-op when its table is absent.
-Status ReadGpuTables(NsysContext& ctx);   // kernels, memcpy, memset, synchronization
-Status ReadHostTables(NsysContext& ctx);  // runtime, driver, NVTX, OS runtime
-Status ReadExtraTables(NsysContext& ctx); // memory usage, GPU metrics
+Status ReadGpuTables(NsysContext& ctx);    // kernels, memcpy, memset, synchronization
+Status ReadHostTables(NsysContext& ctx);   // runtime, driver, NVTX, OS runtime
+Status ReadExtraTables(NsysContext& ctx);  // memory usage, GPU metrics
 // Applies the step rule to the NVTX ranges of one process.
 Status SelectSteps(NsysContext& ctx, NsysProcess& process);
 

@@ -79,12 +79,14 @@ NsysEnums::NsysEnums()
 void NsysEnums::AdoptCopyKindNames(const std::vector<std::pair<int64_t, std::string_view>>& names) {
   for (const auto& [id, name] : names) {
     if (id < 0 || id > 255) continue;
-    if (directions_.size() <= static_cast<size_t>(id)) directions_.resize(id + 1, CopyDirection::kUnknown);
+    if (directions_.size() <= static_cast<size_t>(id))
+      directions_.resize(id + 1, CopyDirection::kUnknown);
     directions_[id] = DirectionFromName(Upper(name));
   }
 }
 
-void NsysEnums::AdoptMemoryKindNames(const std::vector<std::pair<int64_t, std::string_view>>& names) {
+void NsysEnums::AdoptMemoryKindNames(
+    const std::vector<std::pair<int64_t, std::string_view>>& names) {
   for (const auto& [id, name] : names) {
     if (id < 0 || id > 255) continue;
     if (memory_.size() <= static_cast<size_t>(id)) memory_.resize(id + 1, MemoryKind::kUnknown);
@@ -93,7 +95,8 @@ void NsysEnums::AdoptMemoryKindNames(const std::vector<std::pair<int64_t, std::s
 }
 
 CopyDirection NsysEnums::Direction(int64_t copy_kind) const {
-  if (copy_kind < 0 || static_cast<size_t>(copy_kind) >= directions_.size()) return CopyDirection::kUnknown;
+  if (copy_kind < 0 || static_cast<size_t>(copy_kind) >= directions_.size())
+    return CopyDirection::kUnknown;
   return directions_[copy_kind];
 }
 
@@ -113,7 +116,8 @@ std::string_view NsysSyncName(int64_t sync_type) {
 }
 
 std::string MemcpyDisplayName(CopyDirection direction, MemoryKind src, MemoryKind dst) {
-  return fmt::format("Memcpy {} ({} -> {})", DirectionWord(direction), MemoryWord(src), MemoryWord(dst));
+  return fmt::format("Memcpy {} ({} -> {})", DirectionWord(direction), MemoryWord(src),
+                     MemoryWord(dst));
 }
 
 }  // namespace gpuwhy

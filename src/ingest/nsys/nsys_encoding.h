@@ -41,10 +41,9 @@ constexpr NsysGlobalId DecodeNsysGlobalId(int64_t global) {
 }
 
 constexpr int64_t EncodeNsysGlobalTid(int64_t hardware, int64_t vm, int64_t pid, int64_t tid) {
-  return static_cast<int64_t>((static_cast<uint64_t>(hardware) << 56) |
-                              (static_cast<uint64_t>(vm & 0xff) << 48) |
-                              (static_cast<uint64_t>(pid & 0xffffff) << 24) |
-                              static_cast<uint64_t>(tid & 0xffffff));
+  return static_cast<int64_t>(
+      (static_cast<uint64_t>(hardware) << 56) | (static_cast<uint64_t>(vm & 0xff) << 48) |
+      (static_cast<uint64_t>(pid & 0xffffff) << 24) | static_cast<uint64_t>(tid & 0xffffff));
 }
 
 // The process a globalTid or globalPid belongs to: everything above the thread bits.

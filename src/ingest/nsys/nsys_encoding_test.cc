@@ -29,8 +29,10 @@ TEST(NsysGlobalIdTest, EncodeRoundTripsAndSeparatesHosts) {
   EXPECT_EQ(id.pid, 0xabcdef);
   EXPECT_EQ(id.tid, 0x123456);
   // Same pid on another hardware id (another node) is another process.
-  EXPECT_NE(NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 77)), NsysProcessKey(EncodeNsysGlobalTid(1, 1, 77, 77)));
-  EXPECT_EQ(NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 5)), NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 0)));
+  EXPECT_NE(NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 77)),
+            NsysProcessKey(EncodeNsysGlobalTid(1, 1, 77, 77)));
+  EXPECT_EQ(NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 5)),
+            NsysProcessKey(EncodeNsysGlobalTid(0, 1, 77, 0)));
 }
 
 TEST(NsysEnumsTest, BuiltInTablesFollowTheExportsEnumNotCupti) {
@@ -49,7 +51,8 @@ TEST(NsysEnumsTest, BuiltInTablesFollowTheExportsEnumNotCupti) {
 
 TEST(NsysEnumsTest, AdoptsTheExportsOwnEnumTables) {
   NsysEnums e;
-  e.AdoptMemoryKindNames({{0, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN"}, {1, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE"},
+  e.AdoptMemoryKindNames({{0, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN"},
+                          {1, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE"},
                           {3, "CUDA_MEMOPR_MEMORY_KIND_DEVICE"}});
   EXPECT_EQ(e.Memory(0), MemoryKind::kUnknown);
   EXPECT_EQ(e.Memory(1), MemoryKind::kPageable);
@@ -60,8 +63,9 @@ TEST(NsysEnumsTest, AdoptsTheExportsOwnEnumTables) {
 }
 
 TEST(NsysEnumsTest, NamesMatchKinetoSpelling) {
-  EXPECT_EQ(MemcpyDisplayName(CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice),
-            "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(
+      MemcpyDisplayName(CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice),
+      "Memcpy HtoD (Pageable -> Device)");
   EXPECT_EQ(NsysSyncName(3), "Stream Sync");
   EXPECT_EQ(NsysSyncName(1), "Event Sync");
 }

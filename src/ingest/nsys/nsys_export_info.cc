@@ -6,11 +6,16 @@ namespace gpuwhy {
 namespace {
 
 constexpr std::string_view kCountedTables[] = {
-    "CUPTI_ACTIVITY_KIND_KERNEL",  "CUPTI_ACTIVITY_KIND_MEMCPY",
-    "CUPTI_ACTIVITY_KIND_MEMSET",  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
-    "NVTX_EVENTS",                 "OSRT_API",
-    "CUDA_GPU_MEMORY_USAGE_EVENTS", "GPU_METRICS",
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CUPTI_ACTIVITY_KIND_DRIVER",
+    "NVTX_EVENTS",
+    "OSRT_API",
+    "CUDA_GPU_MEMORY_USAGE_EVENTS",
+    "GPU_METRICS",
 };
 
 std::optional<int64_t> ParseInt(std::string_view text) {
@@ -21,8 +26,10 @@ std::optional<int64_t> ParseInt(std::string_view text) {
 }
 
 Status ReadMetaData(NsysContext& ctx, ExportInfo& info) {
-  if (ctx.reader.HasColumn("EXPORT_META_DATA", "name") && ctx.reader.HasColumn("EXPORT_META_DATA", "value")) {
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare("SELECT name, value FROM EXPORT_META_DATA"));
+  if (ctx.reader.HasColumn("EXPORT_META_DATA", "name") &&
+      ctx.reader.HasColumn("EXPORT_META_DATA", "value")) {
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare("SELECT name, value FROM EXPORT_META_DATA"));
     while (q.Step()) {
       std::string_view name = q.Text(0);
       if (name == "EXPORT_PRODUCT_VERSION") info.extra["nsys_version"] = q.Text(1);
@@ -38,7 +45,8 @@ Status ReadMetaData(NsysContext& ctx, ExportInfo& info) {
   }
   if (ctx.reader.HasColumn("TARGET_INFO_SYSTEM_ENV", "name") &&
       ctx.reader.HasColumn("TARGET_INFO_SYSTEM_ENV", "value")) {
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare("SELECT name, value FROM TARGET_INFO_SYSTEM_ENV"));
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare("SELECT name, value FROM TARGET_INFO_SYSTEM_ENV"));
     while (q.Step()) {
       std::string_view name = q.Text(0);
       if (name == "CudaDriverVersion") info.extra["cuda_driver_version"] = q.Text(1);
@@ -51,14 +59,17 @@ Status ReadMetaData(NsysContext& ctx, ExportInfo& info) {
 
 Status ReadNames(NsysContext& ctx, ExportInfo& info) {
   if (ctx.reader.HasColumn("PROCESSES", "globalPid") && ctx.reader.HasColumn("PROCESSES", "name")) {
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare("SELECT globalPid, name FROM PROCESSES"));
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare("SELECT globalPid, name FROM PROCESSES"));
     while (q.Step()) {
       if (!q.IsNull(0)) info.process_names[NsysProcessKey(q.Int(0))] = q.Text(1);
     }
     RETURN_IF_ERROR(q.status());
   }
-  if (ctx.reader.HasColumn("ThreadNames", "globalTid") && ctx.reader.HasColumn("ThreadNames", "nameId")) {
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare("SELECT globalTid, nameId FROM ThreadNames"));
+  if (ctx.reader.HasColumn("ThreadNames", "globalTid") &&
+      ctx.reader.HasColumn("ThreadNames", "nameId")) {
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare("SELECT globalTid, nameId FROM ThreadNames"));
     while (q.Step()) {
       if (q.IsNull(0)) continue;
       int64_t global = q.Int(0);
@@ -77,12 +88,12 @@ Status ReadDevices(NsysContext& ctx, ExportInfo& info) {
   if (ctx.reader.HasTable(t)) {
     std::string id = ctx.reader.FirstColumn(t, {"cuDevice", "id"});
     if (id.empty()) return Status::Ok();
-    std::string sql = fmt::format(
-        "SELECT {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {}", id, ctx.Column(t, "name"),
-        ctx.Column(t, "totalMemory"), ctx.Column(t, "smCount"), ctx.Column(t, "computeMajor"),
-        ctx.Column(t, "computeMinor"), ctx.Column(t, "maxRegistersPerSm"),
-        ctx.Column(t, "maxShmemPerSm"), ctx.Column(t, "threadsPerWarp"),
-        ctx.Column(t, "maxWarpsPerSm"), ctx.Column(t, "id"), t);
+    std::string sql = fmt::format("SELECT {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {}", id,
+                                  ctx.Column(t, "name"), ctx.Column(t, "totalMemory"),
+                                  ctx.Column(t, "smCount"), ctx.Column(t, "computeMajor"),
+                                  ctx.Column(t, "computeMinor"), ctx.Column(t, "maxRegistersPerSm"),
+                                  ctx.Column(t, "maxShmemPerSm"), ctx.Column(t, "threadsPerWarp"),
+                                  ctx.Column(t, "maxWarpsPerSm"), ctx.Column(t, "id"), t);
     ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(sql));
     while (q.Step()) {
       DeviceTable::Row row;
@@ -108,9 +119,9 @@ Status ReadDevices(NsysContext& ctx, ExportInfo& info) {
   const std::string_view cuda = "TARGET_INFO_CUDA_DEVICE";
   std::string cuda_id = ctx.reader.FirstColumn(cuda, {"cudaId", "cuDevice", "id"});
   if (!cuda_id.empty() && ctx.reader.HasColumn(cuda, "name")) {
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(fmt::format(
-                                            "SELECT {}, name, {} FROM {}", cuda_id,
-                                            ctx.Column(cuda, "totalGlobalMem"), cuda)));
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare(fmt::format("SELECT {}, name, {} FROM {}", cuda_id,
+                                                    ctx.Column(cuda, "totalGlobalMem"), cuda)));
     while (q.Step()) {
       int32_t id = static_cast<int32_t>(q.Int(0));
       bool seen = false;
@@ -164,8 +175,8 @@ Status ReadRanks(NsysContext& ctx, ExportInfo& info) {
 }  // namespace
 
 int RankVariablePrecedence(std::string_view name) {
-  constexpr std::string_view kOrder[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-                                         "SLURM_PROCID", "LOCAL_RANK"};
+  constexpr std::string_view kOrder[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+                                         "LOCAL_RANK"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (name == kOrder[i]) return static_cast<int>(i);
   }

@@ -16,11 +16,11 @@ namespace gpuwhy {
 struct ExportInfo {
   std::map<std::string, std::string> extra;  // product/schema version, host, driver
   std::optional<int64_t> session_start_utc_ns;
-  std::map<int64_t, std::string> process_names;                       // by process key
-  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;    // (process key, tid)
-  std::vector<DeviceTable::Row> devices;                              // names below
+  std::map<int64_t, std::string> process_names;                     // by process key
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (process key, tid)
+  std::vector<DeviceTable::Row> devices;                            // names below
   std::map<int32_t, std::string> device_names;
-  std::map<int64_t, int64_t> ranks;  // process key -> rank, where the export records one
+  std::map<int64_t, int64_t> ranks;           // process key -> rank, where the export records one
   std::map<std::string, int64_t> table_rows;  // "nsys/TABLE" -> rows, for `gpuwhy info`
 };
 

@@ -12,7 +12,8 @@ namespace {
 Status ReadMemoryUsage(NsysContext& ctx) {
   const std::string_view t = "CUDA_GPU_MEMORY_USAGE_EVENTS";
   if (!ctx.reader.HasTable(t)) return Status::Ok();
-  for (std::string_view column : {"start", "globalPid", "deviceId", "bytes", "memoryOperationType"}) {
+  for (std::string_view column :
+       {"start", "globalPid", "deviceId", "bytes", "memoryOperationType"}) {
     if (!ctx.reader.HasColumn(t, column)) return Status::Ok();  // a layout we do not know
   }
   std::string sql = fmt::format(
@@ -54,13 +55,15 @@ Status ReadGpuMetrics(NsysContext& ctx) {
   }
   std::map<std::pair<int64_t, int64_t>, std::string> names;
   {
-    ASSIGN_OR_RETURN(SqliteStatement q,
-                     ctx.reader.Prepare("SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS"));
+    ASSIGN_OR_RETURN(
+        SqliteStatement q,
+        ctx.reader.Prepare("SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS"));
     while (q.Step()) names[{q.Int(0), q.Int(1)}] = fmt::format("gpu_metrics/{}", q.Text(2));
     RETURN_IF_ERROR(q.status());
   }
-  ASSIGN_OR_RETURN(SqliteStatement q,
-                   ctx.reader.Prepare("SELECT timestamp, typeId, metricId, value FROM GPU_METRICS"));
+  ASSIGN_OR_RETURN(
+      SqliteStatement q,
+      ctx.reader.Prepare("SELECT timestamp, typeId, metricId, value FROM GPU_METRICS"));
   std::map<std::pair<int64_t, int64_t>, StringId> ids;  // per metric, in the export pool
   struct Sample {
     StringId name;
@@ -83,7 +86,8 @@ Status ReadGpuMetrics(NsysContext& ctx) {
   for (auto& process : ctx.processes) {
     if (process->trace.gpu_ops.size() == 0) continue;
     for (const Sample& s : samples) {
-      process->trace.counters.rows.push_back({ctx.Localize(*process, s.name), s.type, s.ts, s.value});
+      process->trace.counters.rows.push_back(
+          {ctx.Localize(*process, s.name), s.type, s.ts, s.value});
     }
   }
   return Status::Ok();

@@ -58,7 +58,8 @@ class GpuTableReader {
 
  protected:
   // Columns 6 on, which only this table has.
-  virtual void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) = 0;
+  virtual void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q,
+                              GpuOpTable::Row& row) = 0;
 
  private:
   TableRows rows_;
@@ -70,7 +71,8 @@ class KernelReader : public GpuTableReader {
   explicit KernelReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kKernel) {}
 
  protected:
-  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q,
+                      GpuOpTable::Row& row) override {
     row.name = ctx.Intern(p, q.Int(6));
     LaunchConfig& l = row.launch;
     for (int i = 0; i < 3; ++i) {
@@ -95,20 +97,20 @@ StatusOr<std::unique_ptr<GpuTableReader>> OpenKernels(NsysContext& ctx) {
     return InvalidArgument("{}: table {} has no kernel name column (demangledName or shortName)",
                            ctx.reader.path(), t);
   }
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
-                                                          "globalPid", name, "gridX", "gridY", "gridZ", "blockX",
-                                                          "blockY", "blockZ", "registersPerThread",
-                                                          "staticSharedMemory", "dynamicSharedMemory",
-                                                          "graphNodeId", "graphId"}));
+  ASSIGN_OR_RETURN(
+      TableRows q,
+      ctx.reader.ReadColumns(
+          t, {"start", "end", "deviceId", "streamId", "correlationId", "globalPid", name, "gridX",
+              "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+              "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"}));
   return std::unique_ptr<GpuTableReader>(std::make_unique<KernelReader>(std::move(q)));
 }
 
 // "Memcpy HtoD (Pageable -> Device)" is formatted once per combination and process.
 StringId CopyName(NsysProcess& p, CopyDirection d, MemoryKind src, MemoryKind dst,
                   std::unordered_map<uint32_t, StringId>& cache) {
-  uint32_t key = static_cast<uint32_t>(p.key & 0xffff) << 16 |
-                 static_cast<uint32_t>(d) << 8 | static_cast<uint32_t>(src) << 4 |
-                 static_cast<uint32_t>(dst);
+  uint32_t key = static_cast<uint32_t>(p.key & 0xffff) << 16 | static_cast<uint32_t>(d) << 8 |
+                 static_cast<uint32_t>(src) << 4 | static_cast<uint32_t>(dst);
   auto [it, inserted] = cache.try_emplace(key);
   if (inserted) it->second = p.trace.strings.Intern(MemcpyDisplayName(d, src, dst));
   return it->second;
@@ -119,7 +121,8 @@ class MemcpyReader : public GpuTableReader {
   explicit MemcpyReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kMemcpy) {}
 
  protected:
-  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q,
+                      GpuOpTable::Row& row) override {
     row.bytes = q.Int(6);
     row.copy_direction = ctx.enums.Direction(q.IntOr(7, 0));
     row.src_kind = q.IsNull(8) ? MemoryKind::kUnknown : ctx.enums.Memory(q.Int(8));
@@ -135,8 +138,9 @@ StatusOr<std::unique_ptr<GpuTableReader>> OpenMemcpys(NsysContext& ctx) {
   const std::string_view t = kMemcpyTable;
   if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
   RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId", "bytes"}));
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
-                                                          "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(
+                                    t, {"start", "end", "deviceId", "streamId", "correlationId",
+                                        "globalPid", "bytes", "copyKind", "srcKind", "dstKind"}));
   return std::unique_ptr<GpuTableReader>(std::make_unique<MemcpyReader>(std::move(q)));
 }
 
@@ -145,7 +149,8 @@ class MemsetReader : public GpuTableReader {
   explicit MemsetReader(TableRows rows) : GpuTableReader(std::move(rows), GpuOpKind::kMemset) {}
 
  protected:
-  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q, GpuOpTable::Row& row) override {
+  void ReadOwnColumns(NsysContext& ctx, NsysProcess& p, const TableRows& q,
+                      GpuOpTable::Row& row) override {
     row.bytes = q.Int(6);
     // Kineto's name for every memset is "Memset (Device)"; keep the memory kind in it.
     MemoryKind kind = q.IsNull(7) ? MemoryKind::kDevice : ctx.enums.Memory(q.Int(7));
@@ -161,8 +166,9 @@ StatusOr<std::unique_ptr<GpuTableReader>> OpenMemsets(NsysContext& ctx) {
   const std::string_view t = kMemsetTable;
   if (!ctx.reader.HasTable(t)) return std::unique_ptr<GpuTableReader>();
   RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId", "bytes"}));
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
-                                                          "globalPid", "bytes", "memKind"}));
+  ASSIGN_OR_RETURN(TableRows q,
+                   ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId",
+                                              "correlationId", "globalPid", "bytes", "memKind"}));
   return std::unique_ptr<GpuTableReader>(std::make_unique<MemsetReader>(std::move(q)));
 }
 
@@ -196,8 +202,9 @@ Status ReadSyncs(NsysContext& ctx) {
   const std::string_view t = kSyncTable;
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "deviceId", "streamId"}));
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId", "correlationId",
-                                                          "globalPid", "syncType"}));
+  ASSIGN_OR_RETURN(TableRows q,
+                   ctx.reader.ReadColumns(t, {"start", "end", "deviceId", "streamId",
+                                              "correlationId", "globalPid", "syncType"}));
   std::array<StringId, 5> names{};
   NsysProcess* named_for = nullptr;
   while (q.Step()) {

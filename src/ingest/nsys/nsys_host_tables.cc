@@ -38,9 +38,10 @@ Status ReadApiCalls(NsysContext& ctx, std::string_view t, CpuSliceKind kind, Cor
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "globalTid", "nameId"}));
   // OS runtime rows: the correlation column is read as absent (NULL).
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid",
-                                                          corr == Correlation::kKeep ? "correlationId" : "",
-                                                          "nameId"}));
+  ASSIGN_OR_RETURN(
+      TableRows q,
+      ctx.reader.ReadColumns(t, {"start", "end", "globalTid",
+                                 corr == Correlation::kKeep ? "correlationId" : "", "nameId"}));
   std::vector<StringId> stripped;  // export StringId -> export id of the plain name
   CpuSliceTable::Row row;
   row.kind = kind;
@@ -95,7 +96,8 @@ Status ReadNvtx(NsysContext& ctx) {
   const std::string_view t = "NVTX_EVENTS";
   if (!ctx.reader.HasTable(t)) return Status::Ok();
   RETURN_IF_ERROR(ctx.RequireColumns(t, {"start", "end", "eventType", "globalTid"}));
-  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid", "text", "textId", "eventType"}));
+  ASSIGN_OR_RETURN(TableRows q, ctx.reader.ReadColumns(t, {"start", "end", "globalTid", "text",
+                                                           "textId", "eventType"}));
   std::vector<NvtxName> classified;
   CpuSliceTable::Row row;
   while (q.Step()) {
@@ -137,8 +139,10 @@ Status ReadNvtx(NsysContext& ctx) {
 }  // namespace
 
 Status ReadHostTables(NsysContext& ctx) {
-  RETURN_IF_ERROR(ReadApiCalls(ctx, "CUPTI_ACTIVITY_KIND_RUNTIME", CpuSliceKind::kRuntime, Correlation::kKeep));
-  RETURN_IF_ERROR(ReadApiCalls(ctx, "CUPTI_ACTIVITY_KIND_DRIVER", CpuSliceKind::kDriver, Correlation::kKeep));
+  RETURN_IF_ERROR(
+      ReadApiCalls(ctx, "CUPTI_ACTIVITY_KIND_RUNTIME", CpuSliceKind::kRuntime, Correlation::kKeep));
+  RETURN_IF_ERROR(
+      ReadApiCalls(ctx, "CUPTI_ACTIVITY_KIND_DRIVER", CpuSliceKind::kDriver, Correlation::kKeep));
   RETURN_IF_ERROR(ReadNvtx(ctx));
   // OS runtime calls (pthread_cond_wait, read, ioctl, ...): host blocking time, kept as
   // kOther so they never count as framework work or stretch the trace span.

@@ -67,7 +67,8 @@ Status LoadEnums(NsysContext& ctx) {
   for (const EnumTable& e : {EnumTable{"ENUM_CUDA_MEMCPY_OPER", &NsysEnums::AdoptCopyKindNames},
                              EnumTable{"ENUM_CUDA_MEM_KIND", &NsysEnums::AdoptMemoryKindNames}}) {
     if (!ctx.reader.HasColumn(e.table, "id") || !ctx.reader.HasColumn(e.table, "name")) continue;
-    ASSIGN_OR_RETURN(SqliteStatement q, ctx.reader.Prepare(fmt::format("SELECT id, name FROM {}", e.table)));
+    ASSIGN_OR_RETURN(SqliteStatement q,
+                     ctx.reader.Prepare(fmt::format("SELECT id, name FROM {}", e.table)));
     std::vector<std::string> storage;
     std::vector<std::pair<int64_t, int64_t>> rows;
     while (q.Step()) {
@@ -115,7 +116,8 @@ void FillMetadata(NsysProcess& p, const ExportInfo& info, const std::string& pat
 
 // Row counts first: the process's columns are reserved once instead of growing (page faults
 // and copies were half of the import time before).
-StatusOr<size_t> CountRows(const SqliteReader& reader, std::initializer_list<std::string_view> tables) {
+StatusOr<size_t> CountRows(const SqliteReader& reader,
+                           std::initializer_list<std::string_view> tables) {
   size_t rows = 0;
   for (std::string_view table : tables) {
     ASSIGN_OR_RETURN(int64_t n, reader.CountRows(table));
@@ -125,13 +127,15 @@ StatusOr<size_t> CountRows(const SqliteReader& reader, std::initializer_list<std
 }
 
 Status ReadGpuSide(NsysContext& ctx) {
-  ASSIGN_OR_RETURN(ctx.gpu_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+  ASSIGN_OR_RETURN(ctx.gpu_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                                             "CUPTI_ACTIVITY_KIND_MEMCPY",
                                                              "CUPTI_ACTIVITY_KIND_MEMSET"}));
   return ReadGpuTables(ctx);
 }
 
 Status ReadHostSide(NsysContext& ctx) {
-  ASSIGN_OR_RETURN(ctx.host_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+  ASSIGN_OR_RETURN(ctx.host_rows_hint, CountRows(ctx.reader, {"CUPTI_ACTIVITY_KIND_RUNTIME",
+                                                              "CUPTI_ACTIVITY_KIND_DRIVER",
                                                               "NVTX_EVENTS", "OSRT_API"}));
   return ReadHostTables(ctx);
 }
@@ -140,8 +144,9 @@ Status ReadHostSide(NsysContext& ctx) {
 
 Status NsysStrings::Load(const SqliteReader& reader) {
   if (!reader.HasColumn("StringIds", "id") || !reader.HasColumn("StringIds", "value")) {
-    return InvalidArgument("{}: table StringIds has no id/value columns (unknown Nsight Systems schema)",
-                           reader.path());
+    return InvalidArgument(
+        "{}: table StringIds has no id/value columns (unknown Nsight Systems schema)",
+        reader.path());
   }
   ASSIGN_OR_RETURN(TableRows q, reader.ReadColumns("StringIds", {"id", "value"}));
   while (q.Step()) {
@@ -154,7 +159,8 @@ Status NsysStrings::Load(const SqliteReader& reader) {
   return q.status();
 }
 
-StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path, const NsysImportOptions& options) {
+StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path,
+                                              const NsysImportOptions& options) {
   ASSIGN_OR_RETURN(SqliteReader reader, SqliteReader::Open(path));
   RETURN_IF_ERROR(CheckIsNsysExport(reader));
   NsysContext ctx(std::move(reader), options);
@@ -184,10 +190,12 @@ StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path, const Nsy
     if (p->trace.gpu_ops.size() > 0) kept.push_back(p.get());
   }
   if (kept.empty()) {
-    return InvalidArgument("{}: {} is empty: the capture recorded no GPU kernels; capture them with: {}",
-                           path, kKernelTable, kNsysProfileHint);
+    return InvalidArgument(
+        "{}: {} is empty: the capture recorded no GPU kernels; capture them with: {}", path,
+        kKernelTable, kNsysProfileHint);
   }
-  std::sort(kept.begin(), kept.end(), [](const NsysProcess* a, const NsysProcess* b) { return a->key < b->key; });
+  std::sort(kept.begin(), kept.end(),
+            [](const NsysProcess* a, const NsysProcess* b) { return a->key < b->key; });
   for (size_t i = 0; i < kept.size(); ++i) {
     NsysProcess& p = *kept[i];
     auto rank = info.ranks.find(p.key);
@@ -202,9 +210,9 @@ StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path, const Nsy
     NameThreads(p, info);
     if (ctx.unknown_string_ids > 0) {
       p.trace.stats.Increment(ImportStat::kMalformedEvent, ctx.unknown_string_ids);
-      p.trace.stats.SetDetail(ImportStat::kMalformedEvent,
-                              fmt::format("{} rows name a string id missing from StringIds",
-                                          ctx.unknown_string_ids));
+      p.trace.stats.SetDetail(
+          ImportStat::kMalformedEvent,
+          fmt::format("{} rows name a string id missing from StringIds", ctx.unknown_string_ids));
     }
     RETURN_IF_ERROR(SelectSteps(ctx, p));
     p.trace.Finalize();

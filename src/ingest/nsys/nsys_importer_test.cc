@@ -118,7 +118,8 @@ INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (500, 600, 0, 7, NULL, {0}, 4096, 
   (2500, 2600, 0, 7, NULL, {0}, 4096, 1, 0, 2);
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9500, 9600, 0, 1, 7, NULL, {0}, 1, 2, NULL, NULL, NULL, NULL, NULL,
   NULL, NULL, NULL, NULL);
-)sql", Tid(100, 0)));
+)sql",
+                                                 Tid(100, 0)));
   auto traces = ImportNsysSqlite(path);
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   const Trace& t = traces->front();
@@ -247,7 +248,8 @@ TEST(NsysImporterTest, NoCudaActivitySaysHowToCaptureIt) {
   auto traces = ImportNsysSqlite(path);
   ASSERT_FALSE(traces.ok());
   EXPECT_NE(traces.status().message().find("captured no CUDA activity"), std::string::npos);
-  EXPECT_NE(traces.status().message().find("nsys profile --trace=cuda,nvtx,osrt"), std::string::npos);
+  EXPECT_NE(traces.status().message().find("nsys profile --trace=cuda,nvtx,osrt"),
+            std::string::npos);
 }
 
 TEST(NsysImporterTest, RuntimeWithoutKernelTableNamesTheTable) {
@@ -258,7 +260,8 @@ TEST(NsysImporterTest, RuntimeWithoutKernelTableNamesTheTable) {
                           "globalTid INTEGER, correlationId INTEGER, nameId INTEGER);");
   auto traces = ImportNsysSqlite(path);
   ASSERT_FALSE(traces.ok());
-  EXPECT_NE(traces.status().message().find("no CUPTI_ACTIVITY_KIND_KERNEL table"), std::string::npos)
+  EXPECT_NE(traces.status().message().find("no CUPTI_ACTIVITY_KIND_KERNEL table"),
+            std::string::npos)
       << traces.status().message();
 }
 

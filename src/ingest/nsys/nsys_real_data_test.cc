@@ -40,7 +40,8 @@ class DlprofExportTest : public ::testing::Test {
     return out;
   }
   int64_t Count(const std::string& table, const std::string& where = "") {
-    return Query("SELECT 'n', count(*) FROM " + table + (where.empty() ? "" : " WHERE " + where))["n"];
+    return Query("SELECT 'n', count(*) FROM " + table +
+                 (where.empty() ? "" : " WHERE " + where))["n"];
   }
 
   std::string path_;
@@ -80,9 +81,9 @@ TEST_F(DlprofExportTest, PerKernelGpuTimeEqualsSqlSums) {
     if (t.gpu_ops.kind[i] != GpuOpKind::kKernel) continue;
     got[std::string(t.Str(t.gpu_ops.name[i]))] += t.gpu_ops.end[i] - t.gpu_ops.start[i];
   }
-  std::map<std::string, int64_t> want =
-      Query("SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-            "JOIN StringIds s ON s.id = k.demangledName");
+  std::map<std::string, int64_t> want = Query(
+      "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+      "JOIN StringIds s ON s.id = k.demangledName");
   EXPECT_EQ(got, want);
   EXPECT_EQ(got.size(), 26u);  // distinct demangled names (21 distinct short names)
 }
@@ -92,8 +93,10 @@ TEST_F(DlprofExportTest, ExactNanosecondsDevicesAndLaunchJoins) {
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   const Trace& t = traces->front();
   auto first = Query("SELECT 'start', min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-  EXPECT_EQ(t.gpu_ops.start[0], std::min<int64_t>(first["start"],
-                                                 Query("SELECT 'm', min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY")["m"]));
+  EXPECT_EQ(
+      t.gpu_ops.start[0],
+      std::min<int64_t>(first["start"],
+                        Query("SELECT 'm', min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY")["m"]));
   EXPECT_EQ(t.metadata.base_time_ns, 1674695591359662545);
   EXPECT_EQ(t.metadata.trace_name, "python3");
   ASSERT_GE(t.devices.size(), 1u);

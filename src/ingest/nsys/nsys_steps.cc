@@ -26,7 +26,8 @@ struct Candidate {
 int64_t StepNumber(std::string_view name, int64_t ordinal) {
   size_t end = name.size();
   size_t begin = end;
-  while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1])) && end - begin < 18) {
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1])) &&
+         end - begin < 18) {
     --begin;
   }
   if (begin == end) return ordinal;
@@ -68,7 +69,8 @@ Status SelectSteps(NsysContext& ctx, NsysProcess& process) {
   } else {
     steps = Match(trace, std::regex(kProfilerStepPattern));
     if (steps.empty()) {
-      steps = Match(trace, std::regex(kCommonStepPattern, std::regex::ECMAScript | std::regex::icase));
+      steps =
+          Match(trace, std::regex(kCommonStepPattern, std::regex::ECMAScript | std::regex::icase));
     }
   }
   std::sort(steps.begin(), steps.end(), [](const Candidate& a, const Candidate& b) {

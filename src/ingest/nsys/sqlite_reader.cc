@@ -31,7 +31,8 @@ bool SqliteStatement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE) {
-    status_ = InvalidArgument("sqlite: {} (in: {})", sqlite3_errmsg(sqlite3_db_handle(stmt_)), sql_);
+    status_ =
+        InvalidArgument("sqlite: {} (in: {})", sqlite3_errmsg(sqlite3_db_handle(stmt_)), sql_);
   }
   return false;
 }
@@ -47,7 +48,8 @@ double SqliteStatement::Double(int column) const { return sqlite3_column_double(
 std::string_view SqliteStatement::Text(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return {};
-  return {reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+  return {reinterpret_cast<const char*>(text),
+          static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
 std::string ImmutableSqliteUri(std::string_view path) {
@@ -72,7 +74,8 @@ StatusOr<sqlite3*> OpenConnection(const std::string& path) {
   sqlite3* db = nullptr;
   std::string uri = ImmutableSqliteUri(path);
   // NOMUTEX: one thread per connection, so SQLite's per-call locking is pure cost.
-  int rc = sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(uri.c_str(), &db,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);
@@ -143,8 +146,10 @@ std::string Upper(std::string_view text) {
 }  // namespace
 
 Status SqliteReader::ReadSchema() {
-  ASSIGN_OR_RETURN(SqliteStatement tables,
-                   Prepare("SELECT name, type, rootpage, sql FROM sqlite_master WHERE type IN ('table', 'view')"));
+  ASSIGN_OR_RETURN(
+      SqliteStatement tables,
+      Prepare(
+          "SELECT name, type, rootpage, sql FROM sqlite_master WHERE type IN ('table', 'view')"));
   while (tables.Step()) {
     std::string name(tables.Text(0));
     tables_.insert(name);
@@ -152,9 +157,11 @@ Status SqliteReader::ReadSchema() {
     std::string sql = Upper(tables.Text(3));
     // Records of these do not hold the columns in table_info order (or are not rowid b-trees).
     bool scannable = tables.Text(1) == "table" && sql.find("WITHOUT ROWID") == std::string::npos &&
-                     sql.find("GENERATED") == std::string::npos && sql.find("VIRTUAL TABLE") == std::string::npos;
+                     sql.find("GENERATED") == std::string::npos &&
+                     sql.find("VIRTUAL TABLE") == std::string::npos;
     int64_t root = tables.Int(2);
-    layout.root_page = scannable && root > 0 && root <= UINT32_MAX ? static_cast<uint32_t>(root) : 0;
+    layout.root_page =
+        scannable && root > 0 && root <= UINT32_MAX ? static_cast<uint32_t>(root) : 0;
   }
   if (!tables.status().ok()) return tables.status().WithContext(path_);
   for (const std::string& table : tables_) {
@@ -177,12 +184,14 @@ Status SqliteReader::ReadSchema() {
     }
     if (!info.status().ok()) return info.status().WithContext(path_);
     // A lone INTEGER PRIMARY KEY is the rowid: its record field holds NULL.
-    if (primary_key.size() == 1 && primary_key_type == "INTEGER") layout.rowid_alias = primary_key.front();
+    if (primary_key.size() == 1 && primary_key_type == "INTEGER")
+      layout.rowid_alias = primary_key.front();
   }
   return Status::Ok();
 }
 
-StatusOr<TableRows> SqliteReader::ReadColumns(std::string_view table, const std::vector<std::string>& columns) const {
+StatusOr<TableRows> SqliteReader::ReadColumns(std::string_view table,
+                                              const std::vector<std::string>& columns) const {
   auto layout = layouts_.find(std::string(table));
   if (layout == layouts_.end()) return InvalidArgument("{}: no table {}", path_, table);
   if (page_scan_ && file_ != nullptr && layout->second.root_page != 0) {
@@ -192,9 +201,10 @@ StatusOr<TableRows> SqliteReader::ReadColumns(std::string_view table, const std:
       auto at = std::find(record.begin(), record.end(), column);
       fields.push_back(column == layout->second.rowid_alias ? kScanRowid
                        : at == record.end()                 ? kScanNull
-                                                            : static_cast<int>(at - record.begin()));
+                                            : static_cast<int>(at - record.begin()));
     }
-    return TableRows(std::make_unique<TableScan>(*file_, layout->second.root_page, std::move(fields), std::string(table)));
+    return TableRows(std::make_unique<TableScan>(*file_, layout->second.root_page,
+                                                 std::move(fields), std::string(table)));
   }
   std::string sql = "SELECT ";
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -235,7 +245,8 @@ StatusOr<int64_t> SqliteReader::CountRows(std::string_view table) const {
   if (page_scan_ && file_ != nullptr && layout != layouts_.end() && layout->second.root_page != 0) {
     return TableScan(*file_, layout->second.root_page, {}, std::string(table)).CountRows();
   }
-  ASSIGN_OR_RETURN(SqliteStatement count, Prepare(fmt::format("SELECT count(*) FROM \"{}\"", table)));
+  ASSIGN_OR_RETURN(SqliteStatement count,
+                   Prepare(fmt::format("SELECT count(*) FROM \"{}\"", table)));
   int64_t n = count.Step() ? count.Int(0) : 0;
   RETURN_IF_ERROR(count.status());
   return n;

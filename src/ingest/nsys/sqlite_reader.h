@@ -64,13 +64,20 @@ class TableRows {
   const Status& status() const { return scan_ ? scan_->status() : statement_.status(); }
   bool fast() const { return scan_ != nullptr; }
 
-  bool IsNull(int column) const { return scan_ ? scan_->IsNull(column) : statement_.IsNull(column); }
+  bool IsNull(int column) const {
+    return scan_ ? scan_->IsNull(column) : statement_.IsNull(column);
+  }
   int64_t Int(int column) const { return scan_ ? scan_->Int(column) : statement_.Int(column); }
   int64_t IntOr(int column, int64_t fallback) const {
-    return scan_ ? (scan_->IsNull(column) ? fallback : scan_->Int(column)) : statement_.IntOr(column, fallback);
+    return scan_ ? (scan_->IsNull(column) ? fallback : scan_->Int(column))
+                 : statement_.IntOr(column, fallback);
   }
-  double Double(int column) const { return scan_ ? scan_->Double(column) : statement_.Double(column); }
-  std::string_view Text(int column) const { return scan_ ? scan_->Text(column) : statement_.Text(column); }
+  double Double(int column) const {
+    return scan_ ? scan_->Double(column) : statement_.Double(column);
+  }
+  std::string_view Text(int column) const {
+    return scan_ ? scan_->Text(column) : statement_.Text(column);
+  }
 
  private:
   std::unique_ptr<TableScan> scan_;
@@ -94,12 +101,14 @@ class SqliteReader {
   bool HasTable(std::string_view table) const { return columns_.count(std::string(table)) > 0; }
   bool HasColumn(std::string_view table, std::string_view column) const;
   // The first of |candidates| present in |table| (schema drift renamed it), or "".
-  std::string FirstColumn(std::string_view table, std::initializer_list<std::string_view> candidates) const;
+  std::string FirstColumn(std::string_view table,
+                          std::initializer_list<std::string_view> candidates) const;
   const std::set<std::string>& tables() const { return tables_; }
 
   StatusOr<SqliteStatement> Prepare(const std::string& sql) const;
   // |columns| of |table| (a column the table lacks reads as NULL), every row in rowid order.
-  StatusOr<TableRows> ReadColumns(std::string_view table, const std::vector<std::string>& columns) const;
+  StatusOr<TableRows> ReadColumns(std::string_view table,
+                                  const std::vector<std::string>& columns) const;
   // Off: every ReadColumns goes through SQL (tests compare both paths).
   void set_page_scan(bool on) { page_scan_ = on; }
   // SELECT count(*) FROM table; 0 when the table is absent.

@@ -20,7 +20,9 @@ constexpr size_t kMaxDepth = 64;  // SQLite itself stops at 20 levels
 constexpr uint64_t kRowidType = ~uint64_t{0};
 
 uint32_t Be16(const uint8_t* p) { return uint32_t{p[0]} << 8 | p[1]; }
-uint32_t Be32(const uint8_t* p) { return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]; }
+uint32_t Be32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
 
 // An SQLite varint at |p|, not reading at or past |end|; advances |p|. False when cut.
 bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t& value) {
@@ -73,17 +75,23 @@ int64_t DoubleToInt(double d) {
 // SQLite's TEXT -> INTEGER: the leading integer, 0 when there is none.
 int64_t TextToInt(std::string_view text) {
   size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+    ++i;
   bool negative = i < text.size() && text[i] == '-';
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
   uint64_t v = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (v > (uint64_t{1} << 63) / 10) return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    if (v > (uint64_t{1} << 63) / 10)
+      return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
     v = v * 10 + static_cast<uint64_t>(text[i] - '0');
   }
-  if (negative) return v >= (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(v);
-  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
-                                                                        : static_cast<int64_t>(v);
+  if (negative)
+    return v >= (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min()
+                                    : -static_cast<int64_t>(v);
+  return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(v);
 }
 
 }  // namespace
@@ -100,25 +108,30 @@ StatusOr<SqliteFile> SqliteFile::Open(const std::string& path) {
   // MAP_POPULATE: one call maps every page instead of a fault per 4 KiB as the scan moves.
   void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);
-  if (mapped == MAP_FAILED) return InvalidArgument("{}: cannot map: {}", path, std::strerror(errno));
+  if (mapped == MAP_FAILED)
+    return InvalidArgument("{}: cannot map: {}", path, std::strerror(errno));
   SqliteFile file;
   file.path_ = path;
   file.data_ = static_cast<const uint8_t*>(mapped);
   file.size_ = size;
   const uint8_t* h = file.data_;
-  if (std::memcmp(h, "SQLite format 3", 16) != 0) return InvalidArgument("{}: not an SQLite 3 file", path);
+  if (std::memcmp(h, "SQLite format 3", 16) != 0)
+    return InvalidArgument("{}: not an SQLite 3 file", path);
   uint32_t page_size = Be16(h + 16);
   if (page_size == 1) page_size = 65536;
   if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
-    return InvalidArgument("{}: byte 16: page size {} is not a power of two from 512 to 65536", path, page_size);
+    return InvalidArgument("{}: byte 16: page size {} is not a power of two from 512 to 65536",
+                           path, page_size);
   }
   uint32_t reserved = h[20];
-  if (page_size - reserved < 480) return InvalidArgument("{}: byte 20: {} reserved bytes per page", path, reserved);
+  if (page_size - reserved < 480)
+    return InvalidArgument("{}: byte 20: {} reserved bytes per page", path, reserved);
   if (Be32(h + 56) != 1) return InvalidArgument("{}: byte 56: text is not UTF-8", path);
   file.page_size_ = page_size;
   file.usable_size_ = page_size - reserved;
   uint64_t pages = size / page_size;
-  file.page_count_ = static_cast<uint32_t>(std::min<uint64_t>(pages, std::numeric_limits<uint32_t>::max()));
+  file.page_count_ =
+      static_cast<uint32_t>(std::min<uint64_t>(pages, std::numeric_limits<uint32_t>::max()));
   return file;
 }
 
@@ -147,7 +160,8 @@ SqliteFile::~SqliteFile() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
 
-TableScan::TableScan(const SqliteFile& file, uint32_t root_page, std::vector<int> record_columns, std::string table)
+TableScan::TableScan(const SqliteFile& file, uint32_t root_page, std::vector<int> record_columns,
+                     std::string table)
     : file_(file), record_columns_(std::move(record_columns)), table_(std::move(table)) {
   for (int c : record_columns_) max_record_column_ = std::max(max_record_column_, c);
   values_.resize(record_columns_.size());
@@ -157,7 +171,8 @@ TableScan::TableScan(const SqliteFile& file, uint32_t root_page, std::vector<int
 }
 
 bool TableScan::Fail(uint32_t page, std::string_view what) {
-  status_ = InvalidArgument("{}: table {}: page {}: {} (the file is damaged)", file_.path(), table_, page, what);
+  status_ = InvalidArgument("{}: table {}: page {}: {} (the file is damaged)", file_.path(), table_,
+                            page, what);
   return false;
 }
 
@@ -172,10 +187,12 @@ bool TableScan::Push(uint32_t page_number) {
   f.page = page_number;
   f.header = page + (page_number == 1 ? 100 : 0);
   uint8_t type = f.header[0];
-  if (type != kInteriorTablePage && type != kLeafTablePage) return Fail(page_number, "not a table b-tree page");
+  if (type != kInteriorTablePage && type != kLeafTablePage)
+    return Fail(page_number, "not a table b-tree page");
   f.leaf = type == kLeafTablePage;
   f.cells = static_cast<uint16_t>(Be16(f.header + 3));
-  size_t header_end = static_cast<size_t>(f.header - page) + (f.leaf ? 8 : 12) + size_t{2} * f.cells;
+  size_t header_end =
+      static_cast<size_t>(f.header - page) + (f.leaf ? 8 : 12) + size_t{2} * f.cells;
   if (header_end > file_.usable_size()) return Fail(page_number, "cell count overruns the page");
   stack_.push_back(f);
   return true;
@@ -247,10 +264,12 @@ bool TableScan::ReadCell(const Frame& leaf, uint16_t cell) {
     uint64_t k = min_local + (payload_size - min_local) % (usable - 4);
     local = k <= max_local ? k : min_local;
   }
-  if (local > static_cast<uint64_t>(page_end - p) || (local < payload_size && local + 4 > static_cast<uint64_t>(page_end - p))) {
+  if (local > static_cast<uint64_t>(page_end - p) ||
+      (local < payload_size && local + 4 > static_cast<uint64_t>(page_end - p))) {
     return Fail(leaf.page, "payload cut by the page end");
   }
-  if (local == payload_size) return DecodeRecord(p, payload_size, static_cast<int64_t>(rowid), leaf.page);
+  if (local == payload_size)
+    return DecodeRecord(p, payload_size, static_cast<int64_t>(rowid), leaf.page);
   // Rare for activity rows (a long name or NVTX text): assemble the chain.
   if (payload_size > (uint64_t{1} << 31)) return Fail(leaf.page, "payload larger than 2 GiB");
   overflow_.assign(reinterpret_cast<const char*>(p), local);
@@ -258,20 +277,23 @@ bool TableScan::ReadCell(const Frame& leaf, uint16_t cell) {
   uint64_t chain = 0;
   while (overflow_.size() < payload_size) {
     const uint8_t* over = file_.Page(next);
-    if (over == nullptr || ++chain > file_.page_count()) return Fail(leaf.page, "overflow chain leaves the file or loops");
-    size_t take = static_cast<size_t>(std::min<uint64_t>(payload_size - overflow_.size(), usable - 4));
+    if (over == nullptr || ++chain > file_.page_count())
+      return Fail(leaf.page, "overflow chain leaves the file or loops");
+    size_t take =
+        static_cast<size_t>(std::min<uint64_t>(payload_size - overflow_.size(), usable - 4));
     overflow_.append(reinterpret_cast<const char*>(over + 4), take);
     next = Be32(over);
   }
-  return DecodeRecord(reinterpret_cast<const uint8_t*>(overflow_.data()), payload_size, static_cast<int64_t>(rowid),
-                      leaf.page);
+  return DecodeRecord(reinterpret_cast<const uint8_t*>(overflow_.data()), payload_size,
+                      static_cast<int64_t>(rowid), leaf.page);
 }
 
 bool TableScan::DecodeRecord(const uint8_t* payload, uint64_t size, int64_t rowid, uint32_t page) {
   const uint8_t* end = payload + size;
   const uint8_t* p = payload;
   uint64_t header_size = 0;
-  if (!ReadVarint(p, end, header_size) || header_size > size || header_size < static_cast<uint64_t>(p - payload)) {
+  if (!ReadVarint(p, end, header_size) || header_size > size ||
+      header_size < static_cast<uint64_t>(p - payload)) {
     return Fail(page, "record header size");
   }
   const uint8_t* header_end = payload + header_size;
@@ -339,7 +361,8 @@ double TableScan::Double(int column) const {
 std::string_view TableScan::Text(int column) const {
   const Value& v = values_[column];
   if (v.type < 12 || v.type == kRowidType) return {};
-  return {reinterpret_cast<const char*>(v.data), static_cast<size_t>((v.type - 12) / 2)};  // text or blob bytes
+  return {reinterpret_cast<const char*>(v.data),
+          static_cast<size_t>((v.type - 12) / 2)};  // text or blob bytes
 }
 
 }  // namespace gpuwhy

@@ -54,7 +54,8 @@ class TableScan {
  public:
   // |record_columns[i]|: the record field (the column's position in the table) that output
   // column i reads, or kScanNull / kScanRowid.
-  TableScan(const SqliteFile& file, uint32_t root_page, std::vector<int> record_columns, std::string table);
+  TableScan(const SqliteFile& file, uint32_t root_page, std::vector<int> record_columns,
+            std::string table);
 
   // True while a row is ready; false at the end or on a broken structure (status() says).
   bool Step();
@@ -79,7 +80,7 @@ class TableScan {
     uint32_t page = 0;
     const uint8_t* header = nullptr;  // the b-tree page header
     uint16_t cells = 0;
-    uint16_t next = 0;      // next cell to visit
+    uint16_t next = 0;  // next cell to visit
     bool leaf = false;
     bool right_done = false;
   };
@@ -98,7 +99,7 @@ class TableScan {
   std::vector<Frame> stack_;
   uint64_t pages_visited_ = 0;
   std::vector<Value> values_;
-  std::vector<uint64_t> field_types_;    // per record field up to max_record_column_
+  std::vector<uint64_t> field_types_;  // per record field up to max_record_column_
   std::vector<uint64_t> field_offsets_;
   std::string overflow_;  // a payload assembled from its overflow chain
   Status status_;

@@ -30,7 +30,8 @@ void ExpectSameRows(const std::string& path, int64_t& compared) {
   for (const std::string& table : fast->tables()) {
     std::vector<std::string> columns;
     // All the table's columns, and one it does not have (reads as NULL).
-    StatusOr<SqliteStatement> info = fast->Prepare("SELECT name FROM pragma_table_info('" + table + "')");
+    StatusOr<SqliteStatement> info =
+        fast->Prepare("SELECT name FROM pragma_table_info('" + table + "')");
     EXPECT_TRUE(info.ok());
     while (info->Step()) columns.emplace_back(info->Text(0));
     columns.push_back("no_such_column");
@@ -40,7 +41,8 @@ void ExpectSameRows(const std::string& path, int64_t& compared) {
     if (!a.ok() || !b.ok()) continue;
     // Text() is for text and blobs: the page path does not format numbers as SQLite would.
     std::string types_sql = "SELECT ";
-    for (size_t c = 0; c + 1 < columns.size(); ++c) types_sql += (c ? ", typeof(\"" : "typeof(\"") + columns[c] + "\")";
+    for (size_t c = 0; c + 1 < columns.size(); ++c)
+      types_sql += (c ? ", typeof(\"" : "typeof(\"") + columns[c] + "\")";
     StatusOr<SqliteStatement> types = sql->Prepare(types_sql + " FROM \"" + table + "\"");
     ASSERT_TRUE(types.ok());
     int64_t rows = 0;
@@ -82,19 +84,37 @@ CREATE TABLE norowid (k TEXT PRIMARY KEY, v INTEGER) WITHOUT ROWID;
 CREATE VIEW v AS SELECT i FROM nums;
 )sql";
   // Every integer width, both signs; doubles; NULLs; texts from empty to several pages long.
-  const int64_t ints[] = {0, 1, -1, 127, -128, 32767, -32768, 8388607, -8388608, 2147483647, -2147483648LL,
-                          140737488355327LL, -140737488355328LL, 9223372036854775807LL, -9223372036854775807LL - 1};
+  const int64_t ints[] = {0,
+                          1,
+                          -1,
+                          127,
+                          -128,
+                          32767,
+                          -32768,
+                          8388607,
+                          -8388608,
+                          2147483647,
+                          -2147483648LL,
+                          140737488355327LL,
+                          -140737488355328LL,
+                          9223372036854775807LL,
+                          -9223372036854775807LL - 1};
   sql += "BEGIN;";
   for (int row = 0; row < 3000; ++row) {
     int64_t v = ints[row % std::size(ints)];
-    std::string text(static_cast<size_t>(row % 7 == 0 ? row * 3 % 9000 : row % 40), static_cast<char>('a' + row % 26));
+    std::string text(static_cast<size_t>(row % 7 == 0 ? row * 3 % 9000 : row % 40),
+                     static_cast<char>('a' + row % 26));
     sql += "INSERT INTO nums (i, r, t, b, n) VALUES (" + std::to_string(v) + ", " +
-           (row % 5 == 0 ? std::string("NULL") : std::to_string(row * 0.25 - 100)) + ", '" + text + "', " +
-           (row % 3 == 0 ? "x'00ff10'" : "NULL") + ", " + (row % 2 == 0 ? "NULL" : "'12abc'") + ");";
+           (row % 5 == 0 ? std::string("NULL") : std::to_string(row * 0.25 - 100)) + ", '" + text +
+           "', " + (row % 3 == 0 ? "x'00ff10'" : "NULL") + ", " +
+           (row % 2 == 0 ? "NULL" : "'12abc'") + ");";
     sql += "INSERT INTO wide VALUES (" + std::to_string(row) + ", 'x', 2.5, NULL, 1, 0, -7, " +
-           std::to_string(v) + ", 'long " + std::string(static_cast<size_t>(row % 300), 'w') + "', 9, 10, 11);";
-    sql += "INSERT INTO notpk VALUES (" + std::to_string(row * 7) + ", 'n" + std::to_string(row) + "');";
-    sql += "INSERT INTO norowid VALUES ('k" + std::to_string(row) + "', " + std::to_string(row) + ");";
+           std::to_string(v) + ", 'long " + std::string(static_cast<size_t>(row % 300), 'w') +
+           "', 9, 10, 11);";
+    sql += "INSERT INTO notpk VALUES (" + std::to_string(row * 7) + ", 'n" + std::to_string(row) +
+           "');";
+    sql +=
+        "INSERT INTO norowid VALUES ('k" + std::to_string(row) + "', " + std::to_string(row) + ");";
   }
   sql += "COMMIT; ALTER TABLE wide ADD COLUMN added INTEGER;";
   sql += "INSERT INTO wide (a, added) VALUES (-1, 42);";
@@ -160,7 +180,8 @@ TEST(SqliteTableScanTest, DamagedPagesNeverCrashTheScan) {
     StatusOr<SqliteReader> reader = SqliteReader::Open(path);
     if (!reader.ok()) continue;
     for (const char* table : {"nums", "wide", "notpk"}) {
-      StatusOr<TableRows> rows = reader->ReadColumns(table, {"id", "i", "r", "t", "b", "n", "a", "l", "name"});
+      StatusOr<TableRows> rows =
+          reader->ReadColumns(table, {"id", "i", "r", "t", "b", "n", "a", "l", "name"});
       if (!rows.ok()) continue;
       int64_t n = 0;
       while (rows->Step()) {
@@ -169,7 +190,8 @@ TEST(SqliteTableScanTest, DamagedPagesNeverCrashTheScan) {
       }
       if (!rows->status().ok()) {
         ++errors;
-        EXPECT_NE(rows->status().message().find("page"), std::string::npos) << rows->status().message();
+        EXPECT_NE(rows->status().message().find("page"), std::string::npos)
+            << rows->status().message();
       }
       (void)reader->CountRows(table);
     }

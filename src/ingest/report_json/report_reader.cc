@@ -37,7 +37,8 @@ void ReadSteps(object rank, RunSummary& out) {
       size_t i = 0;
       for (auto [key, value] : breakdown) {
         if (out.steps.empty()) out.categories.emplace_back(key);
-        if (i < out.categories.size() && out.categories[i] == key) s.category_ms.push_back(NumberOr(value, 0));
+        if (i < out.categories.size() && out.categories[i] == key)
+          s.category_ms.push_back(NumberOr(value, 0));
         ++i;
       }
     }
@@ -55,15 +56,16 @@ void ReadMetrics(object rank, RunSummary& out) {
     object scope;
     if (m["scope"].get_object().get(scope) == simdjson::SUCCESS) {
       bool rank_wide = true;
-      for (const char* key : {"device", "stream", "step"}) rank_wide = rank_wide && scope[key].is_null();
+      for (const char* key : {"device", "stream", "step"})
+        rank_wide = rank_wide && scope[key].is_null();
       if (!rank_wide) continue;
     }
     std::string id = StringOr(m["id"]);
     double value = NumberOr(m["value"], NAN);
     if (id == "util.kernel_pct") out.kernel_utilization_pct = value;
     if (id == "util.gpu_op_pct") out.gpu_op_utilization_pct = value;
-    if (id.size() > kPrefix.size() + kSuffix.size() && id.starts_with(kPrefix) && id.ends_with(kSuffix) &&
-        id != "idle.total_ms_per_step") {
+    if (id.size() > kPrefix.size() + kSuffix.size() && id.starts_with(kPrefix) &&
+        id.ends_with(kSuffix) && id != "idle.total_ms_per_step") {
       out.idle_ms_per_step.push_back(
           {id.substr(kPrefix.size(), id.size() - kPrefix.size() - kSuffix.size()), value});
     }
@@ -93,8 +95,10 @@ void ReadKernels(object rank, RunSummary& out) {
 
 bool LooksLikeGpuwhyReport(std::string_view head) {
   size_t tool = head.find("\"tool\"");
-  return head.find("\"schema_version\"") != std::string_view::npos && tool != std::string_view::npos &&
-         head.find("\"gpuwhy\"", tool) != std::string_view::npos && head.find("\"ranks\"") != std::string_view::npos;
+  return head.find("\"schema_version\"") != std::string_view::npos &&
+         tool != std::string_view::npos &&
+         head.find("\"gpuwhy\"", tool) != std::string_view::npos &&
+         head.find("\"ranks\"") != std::string_view::npos;
 }
 
 StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string& path) {
@@ -102,7 +106,8 @@ StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string
   simdjson::padded_string padded(json);
   element root;
   if (auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS) {
-    return InvalidArgument("{}: not a gpuwhy JSON report: {}", path, simdjson::error_message(error));
+    return InvalidArgument("{}: not a gpuwhy JSON report: {}", path,
+                           simdjson::error_message(error));
   }
   std::string_view tool;
   if (root["tool"].get_string().get(tool) != simdjson::SUCCESS || tool != "gpuwhy") {

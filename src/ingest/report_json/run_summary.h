@@ -36,9 +36,9 @@ struct RunNamedValue {
 
 struct RunSummary {
   std::string path;
-  std::string source;   // "trace" or "json report"
-  int64_t rank = -1;    // -1: unknown
-  size_t ranks_in_input = 1;  // > 1: the first rank is compared
+  std::string source;                   // "trace" or "json report"
+  int64_t rank = -1;                    // -1: unknown
+  size_t ranks_in_input = 1;            // > 1: the first rank is compared
   std::vector<std::string> categories;  // step breakdown categories ("kernel", "dataloader", ...)
   std::vector<RunStep> steps;           // analysed steps, in time order
   double kernel_utilization_pct = NAN;  // kernels only (TensorBoard convention)
@@ -46,7 +46,7 @@ struct RunSummary {
   std::vector<RunNamedValue> idle_ms_per_step;  // by cause ("input_wait", ...)
   std::vector<RunFinding> findings;             // ranked
   std::vector<RunKernel> kernels;               // by total time, descending
-  bool kernels_complete = true;  // false: a report's top-N list only
+  bool kernels_complete = true;                 // false: a report's top-N list only
 };
 
 }  // namespace gpuwhy

@@ -7,7 +7,8 @@
 namespace gpuwhy {
 
 bool IsGpuJobSetting(std::string_view name) {
-  for (std::string_view prefix : {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "FI_", "UCX_", "NVIDIA_"}) {
+  for (std::string_view prefix :
+       {"CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "FI_", "UCX_", "NVIDIA_"}) {
     if (name.starts_with(prefix)) return true;
   }
   return name == "OMP_NUM_THREADS" || name == "MKL_NUM_THREADS" || name == "TF_CPP_MIN_LOG_LEVEL";

@@ -54,8 +54,7 @@ int64_t EpochNs(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t
 // "2025-01-21T04:41:44,283302+00:00" / "…+0800" / "…Z" at the start of |s|; consumes it.
 bool ParseIso(std::string_view& s, Stamp& stamp) {
   int64_t y, mo, d, h, mi, sec;
-  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-      s[16] != ':') {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') {
     return false;
   }
   if (!Digits(s, 0, 4, y) || !Digits(s, 5, 2, mo) || !Digits(s, 8, 2, d) || !Digits(s, 11, 2, h) ||
@@ -223,7 +222,8 @@ bool SplitStamp(std::string_view line, Stamp& stamp, std::string_view& message) 
     s = system::Trim(s);
     // journalctl -o short-iso: "host kernel: msg".
     size_t kernel = s.find(" kernel: ");
-    if (kernel != std::string_view::npos && s.substr(0, kernel).find(' ') == std::string_view::npos) {
+    if (kernel != std::string_view::npos &&
+        s.substr(0, kernel).find(' ') == std::string_view::npos) {
       s.remove_prefix(kernel + 9);
     }
     message = system::Trim(s);

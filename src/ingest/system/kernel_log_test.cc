@@ -51,7 +51,8 @@ TEST(KernelLogTest, BootRelativeStamps) {
   XidEvent plain = OnlyXid("[ 3098.271234] NVRM: Xid (PCI:0000:01:00): 31, pid=9, name=p, Ch 1\n");
   EXPECT_FALSE(plain.epoch_ns.has_value());
   EXPECT_EQ(*plain.since_boot_ns, 3098271234000LL);
-  XidEvent raw = OnlyXid("<4>[    2.608284] NVRM: Xid (PCI:0000:01:00): 74, pid=9, name=p, NVLink\n");
+  XidEvent raw =
+      OnlyXid("<4>[    2.608284] NVRM: Xid (PCI:0000:01:00): 74, pid=9, name=p, NVLink\n");
   EXPECT_EQ(*raw.since_boot_ns, 2608284000LL);
   XidEvent kmsg = OnlyXid("4,3973,227996636,-;NVRM: Xid (PCI:0000:01:00): 45, pid=9, name=p, x\n");
   EXPECT_EQ(*kmsg.since_boot_ns, 227996636000LL);
@@ -65,13 +66,16 @@ TEST(KernelLogTest, BootRelativeStamps) {
 // than any uptime overflowed int64 nanoseconds. Such a stamp is not a stamp; the Xid stays.
 TEST(KernelLogTest, HugeUptimeStampsAreNotStamps) {
   for (const char* line :
-       {"[999999999999999999.5] NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
+       {"[999999999999999999.5] NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the "
+        "bus.\n",
         "[99999999999.000001] NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
-        "6,1,99999999999999999,-;NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the bus.\n",
+        "6,1,99999999999999999,-;NVRM: Xid (PCI:0000:17:00): 79, pid=1, GPU has fallen off the "
+        "bus.\n",
         "[1234567890123456789012.5] NVRM: Xid (PCI:0000:17:00): 79, pid=1, off the bus.\n",
         "[Sun Feb 23456789012345 16:24:18 2025] NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n",
         "[Sun Feb 23 16:24:18 9999] NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n",
-        "9999-02-23T16:24:18,283302+00:00 host kernel: NVRM: Xid (PCI:0000:17:00): 79, pid=1, x.\n"}) {
+        "9999-02-23T16:24:18,283302+00:00 host kernel: NVRM: Xid (PCI:0000:17:00): 79, pid=1, "
+        "x.\n"}) {
     SystemFacts facts;
     EXPECT_TRUE(ParseKernelLog(line, "k.log", facts).ok()) << line;
     ASSERT_EQ(facts.xids.size(), 1u) << line;

@@ -10,7 +10,9 @@ namespace {
 
 using system::TextLine;
 
-bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // "19:00.0 ..." or "0000:19:00.0 ...": the address length, 0 when the line is no device line.
 size_t DeviceAddressLength(std::string_view s) {

@@ -84,7 +84,8 @@ bool ReadNet(std::string_view msg, NcclNetLine& net) {
     net.devices = std::string(tail.substr(6));
     return true;
   }
-  if (system::Contains(tail, "No device found") || system::Contains(tail, "No eligible providers")) {
+  if (system::Contains(tail, "No device found") ||
+      system::Contains(tail, "No eligible providers")) {
     net.no_device = true;
     return true;
   }
@@ -154,8 +155,8 @@ void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line,
         {std::string(system::Trim(msg.substr(14))), "", system::Quote(path, line)});
     return;
   }
-  if (size_t gdr = msg.find(" GDR "); gdr != std::string_view::npos &&
-                                     system::Contains(msg, "Connected all rings")) {
+  if (size_t gdr = msg.find(" GDR ");
+      gdr != std::string_view::npos && system::Contains(msg, "Connected all rings")) {
     std::optional<double> on = system::LeadingNumber(msg.substr(gdr + 5));
     if (on) log.gdr = log.gdr.value_or(false) || *on > 0;
     log.gdr_lines.push_back(system::Quote(path, line));
@@ -216,8 +217,9 @@ Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& f
       if (system::Contains(t, "size") && system::Contains(t, "busbw")) in_test_table = true;
       if (size_t avg = t.find("Avg bus bandwidth"); avg != std::string_view::npos) {
         size_t colon = t.find(':', avg);
-        std::optional<double> value =
-            colon == std::string_view::npos ? std::nullopt : system::LeadingNumber(t.substr(colon + 1));
+        std::optional<double> value = colon == std::string_view::npos
+                                          ? std::nullopt
+                                          : system::LeadingNumber(t.substr(colon + 1));
         if (value) {
           log.avg_busbw_gbs = value;
           log.avg_busbw_quote = system::Quote(path, line);

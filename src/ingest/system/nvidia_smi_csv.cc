@@ -37,29 +37,48 @@ void Set(GpuState& g, std::string_view field, std::string_view v) {
     if (auto n = num()) return static_cast<int>(*n);
     return std::nullopt;
   };
-  if (field == "name") g.name = std::string(v);
-  else if (field == "pci.bus_id") g.pci_bus_id = std::string(v);
-  else if (field == "uuid") g.uuid = std::string(v);
-  else if (field == "driver_version") g.driver_version = std::string(v);
-  else if (field == "persistence_mode") g.persistence_mode = std::string(v);
-  else if (field == "pstate") g.performance_state = std::string(v);
-  else if (field == "compute_mode") g.compute_mode = std::string(v);
-  else if (field == "mig.mode.current") g.mig_mode = std::string(v);
-  else if (field == "temperature.gpu") g.temp_c = num();
-  else if (field == "power.draw" || field == "power.draw.instant") g.power_w = num();
-  else if (field == "power.limit" || field == "enforced.power.limit") g.power_limit_w = num();
-  else if (field == "clocks.sm" || field == "clocks.current.sm") g.sm_clock_mhz = num();
-  else if (field == "clocks.max.sm" || field == "clocks.max.sm") g.max_sm_clock_mhz = num();
-  else if (field == "memory.used") g.memory_used_mib = num();
-  else if (field == "memory.total") g.memory_total_mib = num();
-  else if (field == "utilization.gpu") g.util_pct = num();
+  if (field == "name")
+    g.name = std::string(v);
+  else if (field == "pci.bus_id")
+    g.pci_bus_id = std::string(v);
+  else if (field == "uuid")
+    g.uuid = std::string(v);
+  else if (field == "driver_version")
+    g.driver_version = std::string(v);
+  else if (field == "persistence_mode")
+    g.persistence_mode = std::string(v);
+  else if (field == "pstate")
+    g.performance_state = std::string(v);
+  else if (field == "compute_mode")
+    g.compute_mode = std::string(v);
+  else if (field == "mig.mode.current")
+    g.mig_mode = std::string(v);
+  else if (field == "temperature.gpu")
+    g.temp_c = num();
+  else if (field == "power.draw" || field == "power.draw.instant")
+    g.power_w = num();
+  else if (field == "power.limit" || field == "enforced.power.limit")
+    g.power_limit_w = num();
+  else if (field == "clocks.sm" || field == "clocks.current.sm")
+    g.sm_clock_mhz = num();
+  else if (field == "clocks.max.sm" || field == "clocks.max.sm")
+    g.max_sm_clock_mhz = num();
+  else if (field == "memory.used")
+    g.memory_used_mib = num();
+  else if (field == "memory.total")
+    g.memory_total_mib = num();
+  else if (field == "utilization.gpu")
+    g.util_pct = num();
   else if (field == "pcie.link.gen.current" || field == "pcie.link.gen.gpucurrent") {
     if (!g.pcie_gen_current) g.pcie_gen_current = small();
   } else if (field == "pcie.link.gen.max" || field == "pcie.link.gen.gpumax") {
     if (!g.pcie_gen_max) g.pcie_gen_max = small();
-  } else if (field == "pcie.link.width.current") g.pcie_width_current = small();
-  else if (field == "pcie.link.width.max") g.pcie_width_max = small();
-  else if (field == "ecc.mode.current") g.ecc_mode = std::string(v);
+  } else if (field == "pcie.link.width.current")
+    g.pcie_width_current = small();
+  else if (field == "pcie.link.width.max")
+    g.pcie_width_max = small();
+  else if (field == "ecc.mode.current")
+    g.ecc_mode = std::string(v);
   else if (field == "temperature.gpu.tlimit") {
     // degrees below the slowdown limit: not a threshold by itself
   } else if ((field.starts_with("clocks_throttle_reasons.") ||

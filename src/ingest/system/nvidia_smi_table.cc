@@ -110,7 +110,8 @@ Status ParseNvidiaSmiTable(std::string_view text, std::string_view path, SystemF
           GpuStateProcess p;
           p.pid = *system::ParseInt(w[3]);
           p.type = std::string(w[4]);
-          for (size_t i = 5; i + 1 < w.size(); ++i) p.name += (i > 5 ? " " : "") + std::string(w[i]);
+          for (size_t i = 5; i + 1 < w.size(); ++i)
+            p.name += (i > 5 ? " " : "") + std::string(w[i]);
           p.used_mib = system::LeadingNumber(w.back());
           gpus[static_cast<size_t>(index)].processes.push_back(std::move(p));
         }

@@ -24,11 +24,16 @@ std::string DecodeEntities(std::string_view s) {
     }
     size_t semi = s.find(';', i);
     std::string_view entity = semi == std::string_view::npos ? "" : s.substr(i + 1, semi - i - 1);
-    if (entity == "amp") out += '&';
-    else if (entity == "lt") out += '<';
-    else if (entity == "gt") out += '>';
-    else if (entity == "quot") out += '"';
-    else if (entity == "apos") out += '\'';
+    if (entity == "amp")
+      out += '&';
+    else if (entity == "lt")
+      out += '<';
+    else if (entity == "gt")
+      out += '>';
+    else if (entity == "quot")
+      out += '"';
+    else if (entity == "apos")
+      out += '\'';
     else {
       out += '&';
       continue;

@@ -40,7 +40,8 @@ Status ParseNvLinkStatus(std::string_view text, std::string_view path, SystemFac
     size_t colon = t.find(':');
     std::optional<double> link = system::LeadingNumber(t.substr(5));
     if (colon == std::string_view::npos || !link || gpu.empty()) {
-      facts.problems.push_back(system::LineError(path, line.number, "NVLink line without a GPU or link number"));
+      facts.problems.push_back(
+          system::LineError(path, line.number, "NVLink line without a GPU or link number"));
       continue;
     }
     NvLinkState state;
@@ -75,7 +76,8 @@ Status ParseInfiniband(std::string_view text, std::string_view path, SystemFacts
       port.emplace();
       port->device = Quoted(t);
       size_t p = t.find(" port ");
-      if (auto n = p == std::string_view::npos ? std::nullopt : system::LeadingNumber(t.substr(p + 6))) {
+      if (auto n =
+              p == std::string_view::npos ? std::nullopt : system::LeadingNumber(t.substr(p + 6))) {
         port->port = static_cast<int>(*n);
       }
       port->quote = system::Quote(path, line);

@@ -17,8 +17,8 @@ constexpr uintmax_t kMaxFileBytes = 512ull << 20;
 
 bool SkippedName(const fs::path& path) {
   std::string name = path.filename().string();
-  for (std::string_view ext : {".json", ".json.gz", ".sqlite", ".nsys-rep", ".qdrep", ".pt",
-                               ".pkl", ".tar", ".tgz", ".zip"}) {
+  for (std::string_view ext : {".json", ".json.gz", ".sqlite", ".nsys-rep", ".qdrep", ".pt", ".pkl",
+                               ".tar", ".tgz", ".zip"}) {
     if (name.ends_with(ext)) return true;
   }
   return name.starts_with(".");

@@ -36,10 +36,18 @@ double ShareOfLines(std::string_view text, Test test) {
 }  // namespace
 
 std::string_view SystemFormatName(SystemFormat format) {
-  static constexpr std::array<std::string_view, 12> kNames = {
-      "unknown",          "kernel log",       "lspci -vvv",       "nvidia-smi topo -m",
-      "NCCL log",         "nvidia-smi -q",    "nvidia-smi -q -x", "nvidia-smi",
-      "nvidia-smi --query-gpu csv", "nvidia-smi nvlink -s", "ibstat", "environment"};
+  static constexpr std::array<std::string_view, 12> kNames = {"unknown",
+                                                              "kernel log",
+                                                              "lspci -vvv",
+                                                              "nvidia-smi topo -m",
+                                                              "NCCL log",
+                                                              "nvidia-smi -q",
+                                                              "nvidia-smi -q -x",
+                                                              "nvidia-smi",
+                                                              "nvidia-smi --query-gpu csv",
+                                                              "nvidia-smi nvlink -s",
+                                                              "ibstat",
+                                                              "environment"};
   return kNames[static_cast<size_t>(format)];
 }
 
@@ -71,7 +79,8 @@ SystemFormat SniffSystemFormat(std::string_view text) {
       }) > 0.5) {
     return SystemFormat::kLspci;
   }
-  if (Contains(head, "nvidia-smi nvlink") || (Contains(head, "GPU 0:") && Contains(head, "Link 0:"))) {
+  if (Contains(head, "nvidia-smi nvlink") ||
+      (Contains(head, "GPU 0:") && Contains(head, "Link 0:"))) {
     return SystemFormat::kNvLinkStatus;
   }
   if (Contains(head, "CA '") || Contains(head, "Infiniband device '")) {

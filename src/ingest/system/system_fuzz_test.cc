@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 struct Target {
   SystemFormat format;
-  const char* dir;     // seeds under logs/
+  const char* dir;  // seeds under logs/
   const char* inline_seed;
 };
 
@@ -90,7 +90,9 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
       }
       case 5: s.insert(pick(s.size() + 1), std::string(1, "<>:|/\t\n,()[]=\"'&;"[pick(18)])); break;
       case 6: s.insert(pick(s.size() + 1), std::string(1 + pick(4), '\0')); break;
-      case 7: s.insert(pick(s.size() + 1), std::string(10000 + pick(60000), "A9 :"[pick(4)])); break;
+      case 7:
+        s.insert(pick(s.size() + 1), std::string(10000 + pick(60000), "A9 :"[pick(4)]));
+        break;
     }
   }
   return s;

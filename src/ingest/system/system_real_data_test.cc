@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 std::string LogsDir() { return std::string(GPUWHY_SHARED_DATA) + "/logs"; }
 
-#define SKIP_WITHOUT_DATA()                                                      \
+#define SKIP_WITHOUT_DATA() \
   if (!fs::exists(LogsDir())) GTEST_SKIP() << "no shared data at " << LogsDir()
 
 SystemFacts ReadOne(const std::string& relative) {
@@ -31,10 +31,14 @@ SystemFacts ReadOne(const std::string& relative) {
 TEST(SystemRealDataTest, EveryFileParses) {
   SKIP_WITHOUT_DATA();
   const std::map<std::string, SystemFormat> dirs = {
-      {"dmesg", SystemFormat::kKernelLog},          {"topo", SystemFormat::kTopology},
-      {"nccl", SystemFormat::kNccl},                {"lspci", SystemFormat::kLspci},
-      {"nvidia-smi-q", SystemFormat::kNvidiaSmiQuery}, {"nvidia-smi-q-xml", SystemFormat::kNvidiaSmiXml},
-      {"infiniband", SystemFormat::kInfiniband},    {"nvidia-smi", SystemFormat::kUnknown}};
+      {"dmesg", SystemFormat::kKernelLog},
+      {"topo", SystemFormat::kTopology},
+      {"nccl", SystemFormat::kNccl},
+      {"lspci", SystemFormat::kLspci},
+      {"nvidia-smi-q", SystemFormat::kNvidiaSmiQuery},
+      {"nvidia-smi-q-xml", SystemFormat::kNvidiaSmiXml},
+      {"infiniband", SystemFormat::kInfiniband},
+      {"nvidia-smi", SystemFormat::kUnknown}};
   size_t files = 0;
   for (const auto& [dir, expected] : dirs) {
     for (const fs::directory_entry& entry : fs::directory_iterator(LogsDir() + "/" + dir)) {
@@ -69,7 +73,8 @@ std::map<int, int> XidCounts(const SystemFacts& facts, std::string_view pci) {
 
 TEST(SystemRealDataTest, Xid119GspTimeouts) {
   SKIP_WITHOUT_DATA();
-  SystemFacts f = ReadOne("dmesg/gpud_components_accelerator_nvidia_xid__dmesg-with-xid-119.log.txt");
+  SystemFacts f =
+      ReadOne("dmesg/gpud_components_accelerator_nvidia_xid__dmesg-with-xid-119.log.txt");
   EXPECT_EQ(XidCounts(f, "0000:9b:00"), (std::map<int, int>{{119, 5}}));
   // First and last: [Sun Feb 23 16:24:18 2025] and [Sun Feb 23 16:30:13 2025].
   EXPECT_EQ(f.xids.front().time_text, "[Sun Feb 23 16:24:18 2025]");
@@ -180,7 +185,9 @@ TEST(SystemRealDataTest, NcclTestsBusBandwidth) {
   EXPECT_EQ(log.test_rows.back().size_bytes, 2147483648LL);
   EXPECT_FALSE(log.gdr.has_value());  // NCCL 2.18 prints no "GDR" flag on its ring line
   for (const NcclConnection& c : log.connections) {
-    if (c.transport == NcclTransport::kNetPlugin) { EXPECT_TRUE(c.gdr) << c.quote.text; }
+    if (c.transport == NcclTransport::kNetPlugin) {
+      EXPECT_TRUE(c.gdr) << c.quote.text;
+    }
   }
   size_t p2p = 0, net = 0;
   for (const NcclConnection& c : log.connections) {
@@ -199,7 +206,9 @@ void ExpectAllPairs(const TopoMatrix& m, size_t gpus, TopoLinkKind kind, int nvl
     for (size_t j = 0; j < gpus; ++j) {
       const TopoCell& c = m.rows[i].cells[j];
       EXPECT_EQ(c.kind, i == j ? TopoLinkKind::kSelf : kind) << i << "," << j;
-      if (i != j) { EXPECT_EQ(c.nvlinks, nvlinks); }
+      if (i != j) {
+        EXPECT_EQ(c.nvlinks, nvlinks);
+      }
     }
   }
 }
@@ -245,7 +254,8 @@ TEST(SystemRealDataTest, NicRowsAndSeveralMatrices) {
   ASSERT_EQ(p2p.topologies.size(), 2u);
   EXPECT_EQ(p2p.topologies[0].kind, "topo -p2p");
   EXPECT_EQ(p2p.topologies[1].rows[0].cells[1].text, "CNS");
-  SystemFacts windows = ReadOne("topo/gpuexp_windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.topo.txt");
+  SystemFacts windows =
+      ReadOne("topo/gpuexp_windows-x86_64__nvidia-geforce-rtx-2080-super__591.86.topo.txt");
   EXPECT_TRUE(windows.topologies.empty());
   EXPECT_EQ(windows.tool_errors.size(), 1u);
   SystemFacts single = ReadOne("topo/gpuexp_linux-x86_64__nvidia-l40s__595.80.topo.txt");

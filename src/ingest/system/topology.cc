@@ -33,7 +33,8 @@ std::optional<TopoCell> ReadCell(std::string_view w) {
   cell.text = std::string(w);
   if (w == "X") {
     cell.kind = TopoLinkKind::kSelf;
-  } else if (w.size() > 2 && w.starts_with("NV") && std::isdigit(static_cast<unsigned char>(w[2]))) {
+  } else if (w.size() > 2 && w.starts_with("NV") &&
+             std::isdigit(static_cast<unsigned char>(w[2]))) {
     std::optional<int64_t> n = system::ParseInt(w.substr(2));
     if (!n) return std::nullopt;
     cell.kind = TopoLinkKind::kNvLink;
@@ -154,10 +155,10 @@ void ReadRow(OpenMatrix& open, const std::vector<Word>& w, std::string_view path
     gpu_cells += c < row.cells.size() && row.cells[c].kind != TopoLinkKind::kEmpty;
   }
   if (row.name.starts_with("GPU") && gpu_cells < gpu_columns) {
-    facts.problems.push_back(system::LineError(
-        path, line.number,
-        fmt::format("topology row {} has {} of {} GPU link cells", row.name, gpu_cells,
-                    gpu_columns)));
+    facts.problems.push_back(
+        system::LineError(path, line.number,
+                          fmt::format("topology row {} has {} of {} GPU link cells", row.name,
+                                      gpu_cells, gpu_columns)));
   }
   m.rows.push_back(std::move(row));
 }
