@@ -12,8 +12,8 @@
 #include "diff/diff.h"
 #include "diff/diff_render.h"
 #include "ingest/input_kind.h"
-#include "ingest/report_json/report_reader.h"
 #include "pipeline/pipeline.h"
+#include "report/json_report_reader.h"
 
 namespace gpuwhy {
 namespace {

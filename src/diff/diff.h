@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "ingest/report_json/run_summary.h"
 #include "report/report.h"
+#include "report/run_summary.h"
 
 namespace gpuwhy {
 

@@ -13,7 +13,8 @@
 #include "diagnose/diagnose.h"
 #include "diff/diff_render.h"
 #include "ingest/importer.h"
-#include "ingest/report_json/report_reader.h"
+#include "ingest/input_kind.h"
+#include "report/json_report_reader.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -99,7 +100,8 @@ TEST(DiffTest, JsonReportReadsBackAsItsTrace) {
   std::vector<RankReport> ranks;
   ranks.push_back(ReportOf(path));
   std::string json = RenderReportJson(ranks, {}, 10);
-  ASSERT_TRUE(LooksLikeGpuwhyReport(json.substr(0, 4096)));
+  ASSERT_EQ(ClassifyHead(json, false, true).kind,
+            InputKind::kGpuwhyReport);  // what diff reads back
   StatusOr<RunSummary> read = ParseReportSummary(json, "report.json");
   ASSERT_TRUE(read.ok()) << read.status().message();
   RunSummary direct = SummarizeRun(ranks[0]);

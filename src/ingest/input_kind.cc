@@ -11,7 +11,6 @@
 
 #include "base/file_input.h"
 #include "ingest/metrics/recording_reader.h"
-#include "ingest/report_json/report_reader.h"
 
 namespace gpuwhy {
 namespace {
@@ -56,6 +55,16 @@ bool IsPickle(std::string_view head) {
   // PROTO opcode (0x80) then the protocol number: 2 to 5 is every pickle Python 3 writes.
   return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
          head[1] <= 5;
+}
+
+// A gpuwhy JSON report names its schema, its tool and its ranks near the top
+// (report/json_report.cc writes it, report/json_report_reader.cc reads it back).
+bool LooksLikeGpuwhyReport(std::string_view head) {
+  size_t tool = head.find("\"tool\"");
+  return head.find("\"schema_version\"") != std::string_view::npos &&
+         tool != std::string_view::npos &&
+         head.find("\"gpuwhy\"", tool) != std::string_view::npos &&
+         head.find("\"ranks\"") != std::string_view::npos;
 }
 
 // A JSON array opens with a value; a kernel log's "[    5.123456] NVRM: ..." opens with a

@@ -1,17 +1,14 @@
 // Reads a `gpuwhy analyze --format json` report (docs/report-schema.json) back into the
-// RunSummary that `gpuwhy diff` compares.
+// RunSummary that `gpuwhy diff` compares: the reader beside its writer (json_report.cc).
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
-#include "ingest/report_json/run_summary.h"
+#include "report/run_summary.h"
 
 namespace gpuwhy {
-
-// True when |head| (the first bytes of a file) is a gpuwhy JSON report rather than a trace.
-bool LooksLikeGpuwhyReport(std::string_view head);
 
 // The first rank of the report at |path|; errors name the path and what is wrong.
 StatusOr<RunSummary> ReadReportSummary(const std::string& path);

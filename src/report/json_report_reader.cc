@@ -1,4 +1,4 @@
-#include "ingest/report_json/report_reader.h"
+#include "report/json_report_reader.h"
 
 #include <simdjson.h>
 
@@ -92,14 +92,6 @@ void ReadKernels(object rank, RunSummary& out) {
 }
 
 }  // namespace
-
-bool LooksLikeGpuwhyReport(std::string_view head) {
-  size_t tool = head.find("\"tool\"");
-  return head.find("\"schema_version\"") != std::string_view::npos &&
-         tool != std::string_view::npos &&
-         head.find("\"gpuwhy\"", tool) != std::string_view::npos &&
-         head.find("\"ranks\"") != std::string_view::npos;
-}
 
 StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string& path) {
   simdjson::dom::parser parser;
