@@ -1,10 +1,7 @@
 #include "ingest/input_kind.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -179,24 +176,15 @@ InputClass ClassifyInput(const std::string& path) {
     out.kind = InputKind::kNsysReport;
     return out;
   }
-  // The raw first bytes first: a file that does not open as a byte source (a gzip header
-  // that is cut) is still a trace for the importer to name what is wrong with it.
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    out.kind = InputKind::kUnreadable;
-    out.error = fmt::format("{}: cannot open: {}", path, std::strerror(errno));
-    return out;
-  }
-  char magic[2] = {};
-  file.read(magic, 2);
-  const bool gzip = file.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b';
+  // One open, one read: the byte source tells gzip by its magic and inflates the head. A gzip
+  // stream cut inside the head ends the head; the importer names what is wrong with it.
   StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
   if (!source.ok()) {
-    out.kind = gzip ? InputKind::kKinetoJson : InputKind::kUnreadable;
-    out.gzip = gzip;
+    out.kind = InputKind::kUnreadable;
     out.error = source.status().message();
     return out;
   }
+  const bool gzip = (*source)->compression() == Compression::kGzip;
   std::string head(kHeadBytes, '\0');
   const bool complete = ReadHead(**source, head);
   return ClassifyHead(head, gzip, complete);
