@@ -5,11 +5,13 @@ namespace gpuwhy {
 TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
   TraceAnalysis a;
   a.timelines = BuildDeviceTimelines(trace);
-  AnalysisInput input{trace, a.timelines, options};
+  a.warmup = ComputeWarmup(trace);
+  AnalysisInput input{trace, a.timelines, options, &a.warmup};
   a.utilization = ComputeUtilization(input, a.metrics);
   a.temporal = ComputeTemporalBreakdown(input, a.metrics);
   a.hta_idle_split = ComputeHtaIdleSplit(input, a.metrics);
   a.steps = ComputeStepBreakdown(input, a.metrics);
+  AddWarmupMetrics(a.warmup, a.steps.extents, a.metrics);
   a.idle_gaps = ComputeIdleGaps(input, a.metrics);
   a.kernels = ComputeKernelStats(input, a.metrics);
   a.launch = ComputeLaunchStats(input, a.metrics);

@@ -18,10 +18,12 @@
 #include "analyze/temporal_breakdown.h"
 #include "analyze/time_series.h"
 #include "analyze/utilization.h"
+#include "analyze/warmup.h"
 
 namespace gpuwhy {
 
 struct TraceAnalysis {
+  WarmupResult warmup;
   DeviceTimelines timelines;
   UtilizationResult utilization;
   TemporalBreakdownResult temporal;

@@ -18,10 +18,15 @@ struct AnalysisOptions {
   bool drop_last_step = false;
 };
 
+struct WarmupResult;
+
 struct AnalysisInput {
   const Trace& trace;
   const DeviceTimelines& timelines;
   const AnalysisOptions& options;
+  // The one-off events and warm-up steps (warmup.h); the step extents leave those steps out.
+  // Null: every step is kept (analyses tested on their own).
+  const WarmupResult* warmup = nullptr;
 };
 
 }  // namespace gpuwhy

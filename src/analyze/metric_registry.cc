@@ -15,6 +15,7 @@ std::vector<const MetricDecl*> Collect() {
            std::span<const MetricDecl* const>(metric::kTemporalMetrics),
            std::span<const MetricDecl* const>(metric::kHtaIdleSplitMetrics),
            std::span<const MetricDecl* const>(metric::kStepBreakdownMetrics),
+           std::span<const MetricDecl* const>(metric::kWarmupMetrics),
            std::span<const MetricDecl* const>(metric::kIdleGapsMetrics),
            std::span<const MetricDecl* const>(metric::kKernelStatsMetrics),
            std::span<const MetricDecl* const>(metric::kLaunchStatsMetrics),

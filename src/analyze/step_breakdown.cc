@@ -115,7 +115,7 @@ std::string_view StepCategoryName(StepCategory c) {
 
 StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& metrics) {
   StepBreakdownResult r;
-  r.extents = ComputeStepExtents(input.trace, input.options);
+  r.extents = ComputeStepExtents(input.trace, input.options, input.warmup);
   if (r.extents.steps.empty() || r.extents.Window().length() <= 0) {
     r.not_applicable.push_back(
         "step breakdown: the trace has no timed events, no step to break down");

@@ -39,15 +39,22 @@ struct StepExtent {
 struct StepExtents {
   std::vector<StepExtent> steps;  // kept steps, in time order, contiguous and disjoint
   std::vector<int64_t> excluded;  // numbers of tail steps left out (see the doc)
-  bool synthesized = false;       // no ProfilerStep: one step spans the trace
-  bool device_extended = false;   // at least one step launched GPU work
+  std::vector<int64_t> warmup;    // numbers of leading steps left out as warm-up (warmup.h)
+  // False when the capture holds nothing but warm-up: every kept step is warm-up, or a
+  // capture without ProfilerStep is mostly one-off time. The steps are kept for the metrics;
+  // per-step rules are not assessed.
+  bool steady_state = true;
+  bool synthesized = false;      // no ProfilerStep: one step spans the trace
+  bool device_extended = false;  // at least one step launched GPU work
   std::vector<std::string> notes;
   // First kept step start to last kept step end; empty when there is no step.
   Interval Window() const;
 };
 
 // The plugin's step extents (torch_tb_profiler StepParser._update_steps_duration).
-StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options);
+// |warmup| (may be null) names the leading warm-up steps to leave out.
+StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options,
+                               const WarmupResult* warmup = nullptr);
 
 struct StepCosts {
   int64_t number = 0;

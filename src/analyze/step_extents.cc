@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analyze/step_breakdown.h"
+#include "analyze/warmup.h"
 
 namespace gpuwhy {
 
@@ -12,7 +13,46 @@ Interval StepExtents::Window() const {
   return {steps.front().window.start, steps.back().window.end};
 }
 
-StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options) {
+namespace {
+
+// Leaves the leading warm-up steps out while a steady step remains; otherwise keeps them and
+// says the capture holds no steady state.
+void LeaveOutWarmup(const WarmupResult& warmup, StepExtents& out) {
+  if (out.synthesized) {
+    Interval window = out.Window();
+    DurationNs one_off = warmup.one_off.CoveredLength(window);
+    if (window.length() > 0 &&
+        static_cast<double>(one_off) >=
+            WarmupThresholds{}.step_one_off_share * static_cast<double>(window.length())) {
+      out.steady_state = false;
+      out.notes.push_back(
+          fmt::format("no steady state: one-off set-up fills {:.0f}% of the capture",
+                      100.0 * static_cast<double>(one_off) / static_cast<double>(window.length())));
+    }
+    return;
+  }
+  size_t lead = std::min(warmup.leading_warmup_steps, out.steps.size());
+  if (lead == 0) return;
+  if (lead == out.steps.size()) {
+    out.steady_state = false;
+    out.notes.push_back(fmt::format(
+        "no steady state: {} captured step(s) are warm-up (the first iterations or mostly "
+        "one-off set-up)",
+        lead));
+    return;
+  }
+  for (size_t i = 0; i < lead; ++i) out.warmup.push_back(out.steps[i].number);
+  out.steps.erase(out.steps.begin(), out.steps.begin() + static_cast<std::ptrdiff_t>(lead));
+  out.notes.push_back(fmt::format(
+      "left out the first {} step(s) as warm-up (the first iterations or mostly one-off "
+      "set-up): per-step numbers describe the steady state",
+      lead));
+}
+
+}  // namespace
+
+StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options,
+                               const WarmupResult* warmup) {
   StepExtents out;
   const auto& rows = trace.steps.rows;
   out.synthesized = trace.steps.synthesized;
@@ -25,6 +65,7 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
   if (out.synthesized) {
     // The plugin spans the whole host activity; our synthesized step spans host and GPU.
     out.notes.push_back("no ProfilerStep in the trace: one step spans the whole trace");
+    if (warmup != nullptr) LeaveOutWarmup(*warmup, out);
     return out;
   }
   if (out.device_extended) {
@@ -62,6 +103,7 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
       out.steps.resize(keep);
     }
   }
+  if (warmup != nullptr) LeaveOutWarmup(*warmup, out);
   if (options.drop_last_step && out.steps.size() > 1) {
     out.excluded.push_back(out.steps.back().number);
     out.steps.pop_back();

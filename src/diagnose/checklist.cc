@@ -120,6 +120,8 @@ std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysi
                                           const Catalog& catalog, const Diagnosis& d) {
   std::vector<ChecklistItem> items;
   items.push_back(Baseline(trace, d));
+  items.push_back(
+      FromRules(ChecklistSection::kBaseline, "capture covers the steady state", catalog, d));
   items.push_back(Timeline(analysis, d));
   items.push_back(
       FromRules(ChecklistSection::kTimeline, "periodic stalls and long gaps", catalog, d));

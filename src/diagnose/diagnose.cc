@@ -109,7 +109,7 @@ Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
   d.idle_ns_per_step = static_cast<DurationNs>(idle);
   // Order matters: idle-based rules claim their cause's idle time in the list's order (see
   // docs/findings.md "Recoverable time").
-  EvaluateAll(TraceRuleFamilies(), ctx);
+  EvaluateTraceRules(ctx);
   OrderOutcomes(options.catalog, d);
   RankFindings(d.findings);
   AddNotes(trace, analysis, d);

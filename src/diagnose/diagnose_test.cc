@@ -32,7 +32,7 @@ TEST(DiagnoseTest, DataLoaderWaitIsTheIdleItCauses) {
   InputBoundSteps(t);
   const Trace& trace = t.Finish();
   TraceAnalysis analysis = AnalyzeTrace(trace);
-  Diagnosis d = Diagnose(trace, analysis);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
   ASSERT_FALSE(d.findings.empty());
   const Finding& top = d.findings.front();
   EXPECT_EQ(top.id, "input.dataloader_wait");
@@ -66,7 +66,7 @@ TEST(DiagnoseTest, CpuOnlyTraceHasNoFindingAndSaysWhy) {
   t.Op("aten::add", 10, 900);
   const Trace& trace = t.Finish();
   TraceAnalysis analysis = AnalyzeTrace(trace);
-  Diagnosis d = Diagnose(trace, analysis);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
   EXPECT_TRUE(d.findings.empty());
   ASSERT_FALSE(d.checklist.empty());
   EXPECT_EQ(d.checklist.front().status, AssessStatus::kNotAssessed);
@@ -79,7 +79,7 @@ TEST(DiagnoseTest, NoTensorCoreFindingOnAmd) {
   t.trace().metadata.vendor = GpuVendor::kAmd;
   const Trace& trace = t.Finish();
   TraceAnalysis analysis = AnalyzeTrace(trace);
-  Diagnosis d = Diagnose(trace, analysis);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
   EXPECT_EQ(d.Find("compute.no_tensor_cores"), nullptr);
   for (const RuleOutcome& o : d.outcomes) {
     if (o.rule_id == "compute.no_tensor_cores") {
@@ -95,7 +95,7 @@ TEST(DiagnoseTest, Fp32GemmsOnNvidiaEstimateHalfTheirTime) {
   t.trace().metadata.vendor = GpuVendor::kNvidia;
   const Trace& trace = t.Finish();
   TraceAnalysis analysis = AnalyzeTrace(trace);
-  Diagnosis d = Diagnose(trace, analysis);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
   const Finding* f = d.Find("compute.no_tensor_cores");
   ASSERT_NE(f, nullptr);
   // 6.5 ms of fp32 GEMM per step x (1 - 1/2).

@@ -33,6 +33,14 @@ inline std::unique_ptr<Diagnosed> DiagnoseFile(const std::string& path,
   return out;
 }
 
+// Hand-built traces run a kernel or two per step: a miniature of a steady state, not a fixture
+// too small to judge, so quality.too_little_gpu_work is switched off for them.
+inline DiagnoseOptions MiniatureOptions() {
+  DiagnoseOptions options;
+  EXPECT_TRUE(options.catalog.ApplyOverride("quality.too_little_gpu_work.min_kernels=0").ok());
+  return options;
+}
+
 // Idle-only rules take all their recoverable time from the idle attribution.
 inline bool IsIdleOnlyRule(const std::string& id) {
   return id == "input.dataloader_wait" || id.rfind("host.", 0) == 0 ||

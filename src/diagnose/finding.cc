@@ -5,8 +5,8 @@
 namespace gpuwhy {
 
 std::string_view BottleneckClassName(BottleneckClass c) {
-  static constexpr std::array<std::string_view, 7> kNames = {
-      "input", "host", "memory", "communication", "launch", "compute", "platform"};
+  static constexpr std::array<std::string_view, 8> kNames = {
+      "input", "host", "memory", "communication", "launch", "compute", "platform", "quality"};
   return kNames[static_cast<size_t>(c)];
 }
 

@@ -11,8 +11,18 @@
 
 namespace gpuwhy {
 
-// The seven places a GPU's time goes missing (KNOWLEDGE.md).
-enum class BottleneckClass { kInput, kHost, kMemory, kCommunication, kLaunch, kCompute, kPlatform };
+// The seven places a GPU's time goes missing (KNOWLEDGE.md), and kQuality: what the capture
+// itself cannot show (warm-up instead of steady state), said before any per-step claim.
+enum class BottleneckClass {
+  kInput,
+  kHost,
+  kMemory,
+  kCommunication,
+  kLaunch,
+  kCompute,
+  kPlatform,
+  kQuality,
+};
 
 enum class Severity { kInfo, kLow, kMedium, kHigh, kCritical };
 

@@ -21,6 +21,10 @@ struct RuleFamily {
   // The handles of the parameters its evaluation reads (its own rules' or another family's);
   // nullptr when it reads none. The catalog resolves them when it is built.
   std::span<const ParamRef* const> (*params)() = nullptr;
+  // Evaluated even when the capture holds no steady state (warmup.h): rules about the capture
+  // itself, or that assess nothing per step. Every other family's rules are then left
+  // unassessed, so no per-step cost is claimed from warm-up.
+  bool without_steady_state = false;
 };
 
 template <typename Context>

@@ -16,7 +16,8 @@ void EvaluatePlatformRules(RuleContext& ctx) {
 
 namespace {
 
-constexpr std::array<RuleFamily<RuleContext>, 8> kTraceRules = {{
+constexpr std::array<RuleFamily<RuleContext>, 9> kTraceRules = {{
+    {QualityRuleSpecs, EvaluateQualityRules, QualityRuleParams, true},
     {InputRuleSpecs, EvaluateInputRules, InputRuleParams},
     {CommRuleSpecs, EvaluateCommRules, CommRuleParams},
     {SyncRuleSpecs, EvaluateSyncRule, SyncRuleParams},
@@ -24,12 +25,32 @@ constexpr std::array<RuleFamily<RuleContext>, 8> kTraceRules = {{
     {HostRuleSpecs, EvaluateHostRules, HostRuleParams},
     {LaunchRuleSpecs, EvaluateLaunchRules, LaunchRuleParams},
     {ComputeRuleSpecs, EvaluateComputeRules, ComputeRuleParams},
-    {nullptr, EvaluatePlatformRules},
+    {nullptr, EvaluatePlatformRules, nullptr, true},
 }};
 
 }  // namespace
 
 std::span<const RuleFamily<RuleContext>> TraceRuleFamilies() { return kTraceRules; }
+
+void EvaluateTraceRules(RuleContext& ctx) {
+  std::string why = WhyNoPerStepVerdict(ctx);
+  if (why.empty()) {
+    EvaluateAll(TraceRuleFamilies(), ctx);
+    return;
+  }
+  // Nothing but warm-up, or a handful of kernels: a per-step cost measured on it is not the
+  // job's.
+  for (const RuleFamily<RuleContext>& family : TraceRuleFamilies()) {
+    if (family.without_steady_state) {
+      family.evaluate(ctx);
+      continue;
+    }
+    if (family.specs == nullptr) continue;
+    for (const RuleSpec& spec : family.specs()) {
+      ctx.Outcome(spec.id, AssessStatus::kNotAssessed, false, why);
+    }
+  }
+}
 
 std::vector<RuleSpec> TraceRuleSpecs() { return SpecsOf(TraceRuleFamilies()); }
 

@@ -10,6 +10,9 @@
 namespace gpuwhy {
 
 std::span<const RuleFamily<RuleContext>> TraceRuleFamilies();
+// Every family in order; when the capture holds no steady state, only the families marked
+// without_steady_state, the others' rules recorded as not assessed.
+void EvaluateTraceRules(RuleContext& ctx);
 
 // input_rules.cc: input_wait idle, exposed host-to-device copies.
 std::vector<RuleSpec> InputRuleSpecs();
@@ -38,6 +41,14 @@ std::span<const ParamRef* const> HostRuleParams();
 std::vector<RuleSpec> ComputeRuleSpecs();
 void EvaluateComputeRules(RuleContext& ctx);
 std::span<const ParamRef* const> ComputeRuleParams();
+// quality_rules.cc: a capture that holds warm-up instead of the steady state, or too little
+// GPU work to judge.
+std::vector<RuleSpec> QualityRuleSpecs();
+// Why no per-step rule may speak on this capture ("" when they may): the quality family's
+// decision, which EvaluateTraceRules applies.
+std::string WhyNoPerStepVerdict(const RuleContext& ctx);
+void EvaluateQualityRules(RuleContext& ctx);
+std::span<const ParamRef* const> QualityRuleParams();
 // trace_rules.cc: platform rules a trace cannot assess.
 void EvaluatePlatformRules(RuleContext& ctx);
 

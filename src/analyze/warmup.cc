@@ -1,0 +1,245 @@
+#include "analyze/warmup.h"
+
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analyze/host_activity.h"
+#include "analyze/runtime_calls.h"
+#include "analyze/step_breakdown.h"
+
+namespace gpuwhy {
+namespace {
+
+// Calls whose first invocation creates the context or per-process objects. Names after the
+// runtime prefix ("cudaStreamCreateWithFlags" -> "StreamCreateWithFlags").
+bool IsSetupCall(std::string_view name) {
+  for (std::string_view prefix : {"cuda", "hip", "cu"}) {
+    if (!name.starts_with(prefix)) continue;
+    std::string_view rest = name.substr(prefix.size());
+    for (std::string_view setup :
+         {"DeviceGetStreamPriorityRange", "GetDeviceProperties", "SetDevice", "GetDeviceCount",
+          "StreamCreate", "EventCreate", "Init", "CtxCreate", "DevicePrimaryCtxRetain",
+          "ModuleLoad", "LibraryLoad", "ModuleGetFunction", "FuncGetAttributes"}) {
+      if (rest.starts_with(setup)) return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+DurationNs Median(std::vector<DurationNs> values) {
+  if (values.empty()) return 0;
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+struct Calls {
+  std::vector<size_t> rows;  // in start order (cpu_slices are sorted by start per thread)
+};
+
+// Kernel launch calls far slower than the median launch, on the first launch of their kernel:
+// the driver loaded the kernel's module. (An async copy or memset call that blocks is waiting
+// for pageable memory or the GPU, and a later launch of a known kernel that blocks is waiting
+// for room in the launch queue: neither is loading anything.)
+void FindModuleLoads(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
+                     const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
+  const CpuSliceTable& s = trace.cpu_slices;
+  std::vector<size_t> launches;
+  std::vector<DurationNs> durations;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kinds[i] != RuntimeCallKind::kLaunch) continue;
+    std::span<const CorrelatedGpuOp> ops = trace.FindGpuOps(s.correlation[i]);
+    if (ops.empty() || trace.gpu_ops.kind[ops.front().op.value] != GpuOpKind::kKernel) continue;
+    launches.push_back(i);
+    durations.push_back(s.end[i] - s.start[i]);
+  }
+  DurationNs median = Median(durations);
+  double floor =
+      std::max(static_cast<double>(t.min_call_ns),
+               t.module_load_ratio * static_cast<double>(std::max<DurationNs>(median, 1)));
+  std::sort(launches.begin(), launches.end(),
+            [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
+  std::unordered_set<uint32_t> launched;  // kernel names seen
+  for (size_t i : launches) {
+    uint32_t kernel = trace.gpu_ops.name[trace.FindGpuOps(s.correlation[i]).front().op.value].value;
+    bool first = launched.insert(kernel).second;
+    if (!first || static_cast<double>(s.end[i] - s.start[i]) < floor) continue;
+    out.push_back(
+        {WarmupCause::kModuleLoad, std::string(trace.Str(s.name[i])), {s.start[i], s.end[i]}});
+  }
+}
+
+// Where the first iteration ends: the first ProfilerStep's end, or the first optimizer step's
+// when the capture has no ProfilerStep but repeats one. Setup and allocation calls after it are
+// the steady state's own cost (allocator churn), not warm-up.
+TimeNs FirstIterationEnd(const Trace& trace) {
+  if (!trace.steps.synthesized && !trace.steps.rows.empty())
+    return trace.steps.rows.front().host_end;
+  const CpuSliceTable& s = trace.cpu_slices;
+  TimeNs first_end = std::numeric_limits<TimeNs>::max();
+  int optimizer_steps = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!trace.Str(s.name[i]).starts_with("Optimizer.step#")) continue;
+    ++optimizer_steps;
+    first_end = std::min(first_end, s.end[i]);
+  }
+  return optimizer_steps >= 2 ? first_end : std::numeric_limits<TimeNs>::max();
+}
+
+// The first call of an op (or DataLoader __next__) that is many times its later calls.
+void FindFirstCalls(const Trace& trace, const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
+  const CpuSliceTable& s = trace.cpu_slices;
+  std::unordered_map<uint32_t, Calls> by_name;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != CpuSliceKind::kOp && s.kind[i] != CpuSliceKind::kUserAnnotation) continue;
+    by_name[s.name[i].value].rows.push_back(i);
+  }
+  for (auto& [name, calls] : by_name) {
+    if (calls.rows.size() < 3) continue;  // a first call needs later calls to compare with
+    std::sort(calls.rows.begin(), calls.rows.end(),
+              [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
+    size_t first = calls.rows.front();
+    std::string_view text = trace.Str(s.name[first]);
+    if (text.starts_with("ProfilerStep")) continue;
+    bool dataloader = IsDataLoaderName(text);
+    std::vector<DurationNs> later;
+    for (size_t k = 1; k < calls.rows.size(); ++k) {
+      later.push_back(s.end[calls.rows[k]] - s.start[calls.rows[k]]);
+    }
+    DurationNs first_ns = s.end[first] - s.start[first];
+    DurationNs min_ns = dataloader ? t.min_dataloader_start_ns : t.min_first_call_ns;
+    if (first_ns < min_ns) continue;
+    if (static_cast<double>(first_ns) <
+        t.first_call_ratio * static_cast<double>(std::max<DurationNs>(Median(later), 1))) {
+      continue;
+    }
+    out.push_back({dataloader ? WarmupCause::kDataLoaderStart : WarmupCause::kFirstCall,
+                   std::string(text),
+                   {s.start[first], s.end[first]}});
+  }
+}
+
+// Leading steps that are warm-up: mostly one-off time, the job's first iteration, or an
+// outlier against the steps after them.
+size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
+                          const WarmupThresholds& t) {
+  const auto& rows = trace.steps.rows;
+  if (trace.steps.synthesized || rows.empty()) return 0;
+  size_t n = 0;
+  while (n < rows.size()) {
+    const StepTable::Row& r = rows[n];
+    Interval host{r.host_start, r.host_end};
+    double share = host.length() > 0 ? static_cast<double>(one_off.CoveredLength(host)) /
+                                           static_cast<double>(host.length())
+                                     : 0;
+    bool warm = share >= t.step_one_off_share;
+    // ProfilerStep#0 and #1 are the first iterations the profiler saw: they hold its own
+    // start-up and, without a schedule, the job's.
+    if (r.number <= 1) warm = true;
+    if (!warm && rows.size() - n >= 3) {
+      std::vector<DurationNs> later;
+      for (size_t k = n + 1; k < rows.size(); ++k) {
+        later.push_back(rows[k].host_end - rows[k].host_start);
+      }
+      warm = static_cast<double>(host.length()) >=
+             t.step_outlier_ratio * static_cast<double>(std::max<DurationNs>(Median(later), 1));
+    }
+    if (!warm) break;
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string_view WarmupCauseName(WarmupCause cause) {
+  switch (cause) {
+    case WarmupCause::kContextSetup: return "context_setup";
+    case WarmupCause::kAllocation: return "allocation";
+    case WarmupCause::kModuleLoad: return "module_load";
+    case WarmupCause::kFirstCall: return "first_call";
+    case WarmupCause::kDataLoaderStart: return "dataloader_start";
+  }
+  return "?";
+}
+
+std::string_view WarmupCauseDescription(WarmupCause cause) {
+  switch (cause) {
+    case WarmupCause::kContextSetup: return "CUDA/HIP context, stream and event creation";
+    case WarmupCause::kAllocation: return "first device and host allocations";
+    case WarmupCause::kModuleLoad: return "lazy module loading on first kernel launches";
+    case WarmupCause::kFirstCall:
+      return "first calls of ops (cuDNN autotuning, cuBLAS handles, compilation)";
+    case WarmupCause::kDataLoaderStart: return "DataLoader worker start-up (first __next__)";
+  }
+  return "?";
+}
+
+WarmupResult ComputeWarmup(const Trace& trace, const WarmupThresholds& t) {
+  WarmupResult r;
+  r.capture = trace.span();
+  const CpuSliceTable& s = trace.cpu_slices;
+  std::vector<RuntimeCallKind> kinds = ClassifyRuntimeCalls(trace);
+  TimeNs first_iteration_end = FirstIterationEnd(trace);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != CpuSliceKind::kRuntime && s.kind[i] != CpuSliceKind::kDriver) continue;
+    if (s.end[i] - s.start[i] < t.min_call_ns || s.start[i] >= first_iteration_end) continue;
+    std::string_view name = trace.Str(s.name[i]);
+    if (kinds[i] == RuntimeCallKind::kAlloc || kinds[i] == RuntimeCallKind::kFree) {
+      r.events.push_back({WarmupCause::kAllocation, std::string(name), {s.start[i], s.end[i]}});
+    } else if (IsSetupCall(name)) {
+      r.events.push_back({WarmupCause::kContextSetup, std::string(name), {s.start[i], s.end[i]}});
+    }
+  }
+  FindModuleLoads(trace, kinds, t, r.events);
+  FindFirstCalls(trace, t, r.events);
+  std::stable_sort(r.events.begin(), r.events.end(),
+                   [](const OneOffEvent& a, const OneOffEvent& b) {
+                     return a.range.length() > b.range.length();
+                   });
+  std::array<std::vector<Interval>, kWarmupCauseCount> by_cause;
+  std::vector<Interval> all;
+  for (const OneOffEvent& e : r.events) {
+    by_cause[static_cast<size_t>(e.cause)].push_back(e.range);
+    all.push_back(e.range);
+  }
+  for (size_t c = 0; c < kWarmupCauseCount; ++c) {
+    r.ns_by_cause[c] = IntervalSet::FromUnsorted(std::move(by_cause[c])).TotalLength();
+  }
+  r.one_off = IntervalSet::FromUnsorted(std::move(all));
+  r.one_off_ns = r.one_off.TotalLength();
+  r.leading_warmup_steps = LeadingWarmupSteps(trace, r.one_off, t);
+  return r;
+}
+
+void AddWarmupMetrics(const WarmupResult& w, const StepExtents& e, MetricSet& metrics) {
+  metrics.Add(metric::kWarmupOneOffMs, {}, NsToMs(w.one_off_ns));
+  for (size_t c = 0; c < kWarmupCauseCount; ++c) {
+    if (w.ns_by_cause[c] <= 0) continue;
+    metrics.Add(metric::kWarmupCauseMs, WarmupCauseName(static_cast<WarmupCause>(c)), {},
+                NsToMs(w.ns_by_cause[c]));
+  }
+  DurationNs capture = w.capture.length();
+  metrics.Add(metric::kWarmupCaptureMs, {}, NsToMs(capture));
+  DurationNs warm = 0;
+  if (!e.warmup.empty() && !e.steps.empty()) {
+    warm = e.steps.front().window.start - w.capture.start;
+  } else {
+    warm = w.one_off_ns;
+    if (!e.steady_state && !e.synthesized && !e.steps.empty()) {
+      warm = std::max(warm, e.Window().length());
+    }
+  }
+  double share = capture > 0
+                     ? 100.0 * static_cast<double>(std::clamp<DurationNs>(warm, 0, capture)) /
+                           static_cast<double>(capture)
+                     : 0;
+  metrics.Add(metric::kWarmupSharePct, {}, share);
+  metrics.Add(metric::kWarmupStepsExcluded, {}, static_cast<double>(e.warmup.size()));
+}
+
+}  // namespace gpuwhy
