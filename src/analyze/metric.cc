@@ -21,18 +21,23 @@ std::string MetricDecl::Id(std::string_view part) const {
 }
 
 bool MetricDecl::Matches(std::string_view metric_id) const {
+  if (!IsFamily()) return metric_id == id;
+  return Part(metric_id).has_value();
+}
+
+std::optional<std::string_view> MetricDecl::Part(std::string_view metric_id) const {
   size_t open = id.find('{');
-  if (open == std::string_view::npos) return metric_id == id;
+  if (open == std::string_view::npos) return std::nullopt;
   std::string_view prefix = id.substr(0, open);
   std::string_view suffix = id.substr(id.find('}', open) + 1);
-  if (metric_id.size() <= prefix.size() + suffix.size()) return false;
-  if (!metric_id.starts_with(prefix) || !metric_id.ends_with(suffix)) return false;
+  if (metric_id.size() <= prefix.size() + suffix.size()) return std::nullopt;
+  if (!metric_id.starts_with(prefix) || !metric_id.ends_with(suffix)) return std::nullopt;
   std::string_view part =
       metric_id.substr(prefix.size(), metric_id.size() - prefix.size() - suffix.size());
   for (char c : part) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return std::nullopt;
   }
-  return true;
+  return part;
 }
 
 void MetricSet::Add(const MetricDecl& decl, MetricScope scope, double value) {

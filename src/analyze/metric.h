@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,10 @@ struct MetricDecl {
   // Whether `metric_id` is this declaration's id, or one of its family's (placeholder filled
   // with a non-empty [a-z0-9_] word).
   bool Matches(std::string_view metric_id) const;
+  // The word that fills the family's placeholder in `metric_id` ("input_wait" of
+  // "idle.input_wait_ms_per_step"); nullopt when `metric_id` is none of the family's, or the
+  // declaration is no family.
+  std::optional<std::string_view> Part(std::string_view metric_id) const;
 };
 
 struct Metric {

@@ -168,8 +168,11 @@ TEST(MetricRegistryTest, DeclarationsAreWellFormedAndUnique) {
     if (d->IsFamily()) {
       EXPECT_TRUE(d->Matches(d->Id("some_word"))) << d->id;
       EXPECT_FALSE(d->Matches(d->Id(""))) << d->id;
+      EXPECT_EQ(d->Part(d->Id("some_word")), "some_word") << d->id;
+      EXPECT_EQ(d->Part(d->Id("Not A Word")), std::nullopt) << d->id;
     } else {
       EXPECT_EQ(FindMetricDecl(d->id), d) << d->id << ": a family shadows it";
+      EXPECT_EQ(d->Part(d->id), std::nullopt) << d->id;
     }
   }
   EXPECT_EQ(FindMetricDecl("util.no_such_metric"), nullptr);
