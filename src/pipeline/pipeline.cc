@@ -45,7 +45,7 @@ void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report)
     RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
     rank.diagnosis = Diagnose(trace, rank.analysis, options.diagnose);
     if (options.on_trace) options.on_trace(path, trace, rank.analysis, rank.diagnosis);
-    RankSummary summary = SummarizeRank(trace, rank.analysis);
+    RankSummary summary = SummarizeRank(trace, rank.analysis, options.summary_kernel_stats);
     summary.findings = SummarizeFindings(rank.diagnosis);
     slot.summaries.push_back(std::move(summary));
     if (!keep_report) continue;  // the trace and its analyses die here

@@ -40,6 +40,8 @@ struct PipelineOptions {
   // Frees what the report renderers never read (timelines, per-launch rows) once the
   // diagnosis and the summary have read it, so many large traces fit in memory.
   bool drop_render_unused = false;
+  // Whether each summary keeps every kernel name (gpuwhy diff compares them).
+  SummaryKernelStats summary_kernel_stats = SummaryKernelStats::kOmit;
   OnTrace on_trace;
   // The cross-rank analysis and its diagnosis (when the ranks are one job).
   bool cross_rank = true;

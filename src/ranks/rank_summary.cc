@@ -36,7 +36,14 @@ const IntervalSet* InputWaitSet(const IdleGapsResult& idle, int32_t device) {
 }
 
 void AddSteps(const TraceAnalysis& analysis, RankSummary& out) {
-  for (const StepExtent& s : analysis.steps.extents.steps) {
+  for (size_t c = 0; c < kStepCategoryCount; ++c)
+    out.step_categories.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
+  // The breakdown has one row per extent, in order, unless it did not run (no timed events).
+  const std::vector<StepExtent>& extents = analysis.steps.extents.steps;
+  const std::vector<StepCosts>& costs = analysis.steps.steps;
+  bool broken_down = costs.size() == extents.size();
+  for (size_t i = 0; i < extents.size(); ++i) {
+    const StepExtent& s = extents[i];
     RankStepTiming step;
     step.number = s.number;
     step.start = s.host.start;
@@ -47,7 +54,11 @@ void AddSteps(const TraceAnalysis& analysis, RankSummary& out) {
         step.input_wait_ns += wait->CoveredLength(s.window);
       }
     }
-    out.steps.push_back(step);
+    if (broken_down) {
+      step.time_ns = costs[i].total_ns;
+      step.category_ns.assign(costs[i].ns.begin(), costs[i].ns.end());
+    }
+    out.steps.push_back(std::move(step));
   }
 }
 
@@ -113,6 +124,11 @@ void AddKernelTotals(const Trace& trace, const TraceAnalysis& analysis, RankSumm
     out.kernels.resize(RankSummary::kMaxKernelNames);
 }
 
+void AddKernelStats(const KernelStatsResult& stats, RankSummary& out) {
+  for (const KernelNameStats& k : stats.all_names)
+    out.kernel_stats.push_back({k.display_name, k.count, k.total_ns});
+}
+
 }  // namespace
 
 double RankSummary::MetricValue(std::string_view id, double fallback) const {
@@ -132,7 +148,8 @@ std::string CollectiveKindFromKernel(std::string_view kernel_name) {
   return "";
 }
 
-RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis) {
+RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis,
+                          SummaryKernelStats kernel_stats) {
   RankSummary out;
   out.path = trace.metadata.path;
   out.rank = trace.rank.rank;
@@ -154,6 +171,10 @@ RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis) {
   AddSteps(analysis, out);
   AddCollectives(trace, analysis, out);
   AddKernelTotals(trace, analysis, out);
+  if (kernel_stats == SummaryKernelStats::kEveryName) {
+    AddKernelStats(analysis.kernels, out);
+    out.kernel_stats_complete = true;
+  }
   return out;
 }
 

@@ -1,7 +1,9 @@
 // The per-rank summary: everything the cross-rank analysis needs from one rank, small
 // enough to keep for a thousand ranks. A trace is reduced to it right after its analyses
 // and then freed, so memory is bounded by the ranks in flight, not the ranks in the job.
-// It is also the `gpuwhy analyze --summary` file format (docs/rank-summary.md).
+// It is also the `gpuwhy analyze --summary` file format (docs/rank-summary.md), and what
+// `gpuwhy diff` compares of a run, made from a trace here or read back from a JSON report
+// (report/json_report_reader.h).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,12 @@ struct RankStepTiming {
   TimeNs end = 0;                // pushed to the last GPU op the step launched
   DurationNs compute_ns = 0;     // |∪ computation kernels| in the step (all devices)
   DurationNs input_wait_ns = 0;  // device idle while the host waited for input
+  // The exclusive step breakdown (docs/metrics/steps.md), what `gpuwhy diff` compares: the
+  // analysed extent's length (step.time_ms; the extent starts after `start` when GPU work of
+  // the step before still runs) and each category's time, in RankSummary::step_categories
+  // order. kNoValue and empty where the breakdown did not run. Not in the --summary file.
+  DurationNs time_ns = kNoValue;
+  std::vector<DurationNs> category_ns;
 };
 
 // One communication kernel (one rank's part of a collective) on this rank's own clock.
@@ -42,7 +50,7 @@ struct RankCollectiveTiming {
   DurationNs input_wait_before_ns = 0;  // idle time attributed to input wait
 };
 
-// Total time of one kernel name on this rank (computation kernels only).
+// Total time of one kernel name on this rank.
 struct KernelTotal {
   std::string name;
   int64_t count = 0;
@@ -65,9 +73,18 @@ struct RankSummary {
   std::string device_name;      // the first device that ran GPU ops
   std::vector<Metric> metrics;  // rank-scope metrics of the single-rank analyses
   std::vector<RankStepTiming> steps;
+  std::vector<std::string> step_categories;       // of RankStepTiming::category_ns ("kernel", ...)
   std::vector<RankCollectiveTiming> collectives;  // by start
-  std::vector<KernelTotal> kernels;               // most time first, at most kMaxKernelNames
-  std::vector<SummaryFinding> findings;           // ranked as the diagnosis ranked them
+  // Computation kernels over the whole trace, most time first, at most kMaxKernelNames: what
+  // the straggler analysis compares across ranks.
+  std::vector<KernelTotal> kernels;
+  // Every kernel name of the kernel statistics (all kernel kinds, in the analysed window; most
+  // time first): what `gpuwhy diff` compares. Kept when SummarizeRank is asked to
+  // (SummaryKernelStats::kEveryName); not in the --summary file.
+  std::vector<KernelTotal> kernel_stats;
+  bool kernel_stats_complete = false;    // true: every name (a JSON report lists its top N only)
+  std::vector<SummaryFinding> findings;  // ranked as the diagnosis ranked them
+  size_t ranks_in_input = 1;  // > 1: a JSON report of several ranks, summarized by its first
 
   static constexpr size_t kMaxKernelNames = 64;
 
@@ -79,8 +96,13 @@ struct RankSummary {
 // "AllReduce"); "" when it names none.
 std::string CollectiveKindFromKernel(std::string_view kernel_name);
 
+// Whether a summary keeps every kernel name of the kernel statistics (RankSummary::kernel_stats):
+// `gpuwhy diff` compares them all, while a thousand ranks' names would not be small.
+enum class SummaryKernelStats { kOmit, kEveryName };
+
 // Reduces one analysed trace (before DropRenderUnused: it reads the timelines and the
 // collectives). Findings are filled by the caller (diagnose sits above this layer).
-RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis);
+RankSummary SummarizeRank(const Trace& trace, const TraceAnalysis& analysis,
+                          SummaryKernelStats kernel_stats = SummaryKernelStats::kOmit);
 
 }  // namespace gpuwhy
