@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/pipeline_flags.h"
@@ -19,18 +20,19 @@ namespace gpuwhy {
 namespace {
 
 // A JSON report is read back; any other input runs through the pipeline and must yield one
-// rank with a trace.
-StatusOr<RunSummary> LoadRun(const std::string& path, const PipelineOptions& options) {
+// rank with a trace, whose summary (with every kernel name) is compared.
+StatusOr<RankSummary> LoadRun(const std::string& path, const PipelineOptions& options) {
   if (ClassifyInput(path).kind == InputKind::kGpuwhyReport) return ReadReportSummary(path);
   Report report = RunPipeline({path}, options);
   if (!report.failures.empty()) return InvalidArgument("{}", report.failures.front().message);
-  if (report.ranks.size() != 1 || !HasTraceAnalysis(report.ranks.front())) {
+  if (report.ranks.size() != 1 || !HasTraceAnalysis(report.ranks.front()) ||
+      report.summaries.size() != 1) {
     return InvalidArgument(
         "{}: holds {} traces (one per profiled process); diff compares one trace or "
         "gpuwhy JSON report with another",
         path, report.ranks.size());
   }
-  return SummarizeRun(report.ranks.front());
+  return std::move(report.summaries.front());
 }
 
 }  // namespace
@@ -64,10 +66,11 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
   pipeline.accept = InputPolicy{
       .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   pipeline.cross_rank = false;
-  StatusOr<RunSummary> base = LoadRun(options.base, pipeline);
-  StatusOr<RunSummary> test = LoadRun(options.test, pipeline);
+  pipeline.summary_kernel_stats = SummaryKernelStats::kEveryName;
+  StatusOr<RankSummary> base = LoadRun(options.base, pipeline);
+  StatusOr<RankSummary> test = LoadRun(options.test, pipeline);
   bool failed = false;
-  for (const StatusOr<RunSummary>* run : {&base, &test}) {
+  for (const StatusOr<RankSummary>* run : {&base, &test}) {
     if (!run->ok()) {
       PrintError(context, run->status());
       failed = true;

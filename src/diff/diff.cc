@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
+
+#include "analyze/idle_gaps.h"
+#include "analyze/utilization.h"
 
 namespace gpuwhy {
 namespace {
@@ -18,73 +22,100 @@ double Median(std::vector<double> v) {
   return (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
-std::vector<double> StepTotals(const RunSummary& run) {
+// The steps with a breakdown: a trace whose breakdown did not run (no timed events) has none.
+std::vector<const RankStepTiming*> ComparedSteps(const RankSummary& run) {
+  std::vector<const RankStepTiming*> steps;
+  for (const RankStepTiming& s : run.steps) {
+    if (s.time_ns != kNoValue) steps.push_back(&s);
+  }
+  return steps;
+}
+
+std::vector<double> StepTotals(const RankSummary& run) {
   std::vector<double> v;
-  for (const RunStep& s : run.steps) v.push_back(s.total_ms);
+  for (const RankStepTiming* s : ComparedSteps(run)) v.push_back(NsToMs(s->time_ns));
   return v;
 }
 
-std::vector<double> CategoryColumn(const RunSummary& run, size_t index) {
+std::vector<double> CategoryColumn(const RankSummary& run, size_t index) {
   std::vector<double> v;
-  for (const RunStep& s : run.steps)
-    v.push_back(index < s.category_ms.size() ? s.category_ms[index] : 0.0);
+  for (const RankStepTiming* s : ComparedSteps(run))
+    v.push_back(index < s->category_ns.size() ? NsToMs(s->category_ns[index]) : 0.0);
   return v;
+}
+
+struct NamedValue {
+  std::string_view name;
+  double value = 0;
+};
+
+// idle.<cause>_ms_per_step, in the order the metrics hold them.
+std::vector<NamedValue> IdleMsPerStep(const RankSummary& run) {
+  std::vector<NamedValue> out;
+  for (const Metric& m : run.metrics) {
+    if (m.id == metric::kIdleTotalMsPerStep.id) continue;
+    if (std::optional<std::string_view> cause = metric::kIdleCauseMsPerStep.Part(m.id))
+      out.push_back({*cause, m.value});
+  }
+  return out;
 }
 
 size_t IndexOf(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-void DiffFindings(const RunSummary& base, const RunSummary& test, RunDiff& d) {
-  for (const RunFinding& t : test.findings) {
+void DiffFindings(const RankSummary& base, const RankSummary& test, RunDiff& d) {
+  for (const SummaryFinding& t : test.findings) {
     auto b = std::find_if(base.findings.begin(), base.findings.end(),
-                          [&](const RunFinding& f) { return f.id == t.id; });
+                          [&](const SummaryFinding& f) { return f.id == t.id; });
     FindingChange c{t.id, b == base.findings.end() ? "added" : "kept", t.title,
-                    b == base.findings.end() ? 0.0 : b->recoverable_ms_per_step,
-                    t.recoverable_ms_per_step};
+                    b == base.findings.end() ? 0.0 : NsToMs(b->recoverable_ns_per_step),
+                    NsToMs(t.recoverable_ns_per_step)};
     d.findings.push_back(std::move(c));
   }
-  for (const RunFinding& b : base.findings) {
+  for (const SummaryFinding& b : base.findings) {
     bool kept = std::any_of(test.findings.begin(), test.findings.end(),
-                            [&](const RunFinding& f) { return f.id == b.id; });
-    if (!kept) d.findings.push_back({b.id, "resolved", b.title, b.recoverable_ms_per_step, 0.0});
+                            [&](const SummaryFinding& f) { return f.id == b.id; });
+    if (!kept)
+      d.findings.push_back({b.id, "resolved", b.title, NsToMs(b.recoverable_ns_per_step), 0.0});
   }
+}
+
+// Per call, from milliseconds as the comparison has always computed it.
+double MeanUs(const KernelTotal& k) {
+  return k.count > 0 ? NsToMs(k.total_ns) * 1000 / static_cast<double>(k.count) : 0;
 }
 
 // Per name: added / removed, or slower / faster by mean duration per call. Time is per
 // step so that runs with different step counts compare.
-void DiffKernels(const RunSummary& base, const RunSummary& test, const DiffOptions& options,
+void DiffKernels(const RankSummary& base, const RankSummary& test, const DiffOptions& options,
                  RunDiff& d) {
-  double base_steps = std::max<double>(1.0, static_cast<double>(base.steps.size()));
-  double test_steps = std::max<double>(1.0, static_cast<double>(test.steps.size()));
-  std::map<std::string, std::pair<const RunKernel*, const RunKernel*>> by_name;
-  for (const RunKernel& k : base.kernels) by_name[k.name].first = &k;
-  for (const RunKernel& k : test.kernels) by_name[k.name].second = &k;
-  d.kernels_partial = !base.kernels_complete || !test.kernels_complete;
+  double base_steps = std::max<double>(1.0, static_cast<double>(ComparedSteps(base).size()));
+  double test_steps = std::max<double>(1.0, static_cast<double>(ComparedSteps(test).size()));
+  std::map<std::string, std::pair<const KernelTotal*, const KernelTotal*>> by_name;
+  for (const KernelTotal& k : base.kernel_stats) by_name[k.name].first = &k;
+  for (const KernelTotal& k : test.kernel_stats) by_name[k.name].second = &k;
+  d.kernels_partial = !base.kernel_stats_complete || !test.kernel_stats_complete;
   std::vector<KernelChange> all;
   for (const auto& [name, pair] : by_name) {
     KernelChange c;
     c.name = name;
     if (pair.first) {
       c.base_count = pair.first->count;
-      c.base_ms_per_step = pair.first->total_ms / base_steps;
-      c.base_mean_us = pair.first->count > 0
-                           ? pair.first->total_ms * 1000 / static_cast<double>(pair.first->count)
-                           : 0;
+      c.base_ms_per_step = NsToMs(pair.first->total_ns) / base_steps;
+      c.base_mean_us = MeanUs(*pair.first);
     }
     if (pair.second) {
       c.test_count = pair.second->count;
-      c.test_ms_per_step = pair.second->total_ms / test_steps;
-      c.test_mean_us = pair.second->count > 0
-                           ? pair.second->total_ms * 1000 / static_cast<double>(pair.second->count)
-                           : 0;
+      c.test_ms_per_step = NsToMs(pair.second->total_ns) / test_steps;
+      c.test_mean_us = MeanUs(*pair.second);
     }
     // A name missing from a top-N list may still have run: only complete lists say so.
     if (!pair.first) {
-      if (!base.kernels_complete) continue;
+      if (!base.kernel_stats_complete) continue;
       c.kind = "added";
     } else if (!pair.second) {
-      if (!test.kernels_complete) continue;
+      if (!test.kernel_stats_complete) continue;
       c.kind = "removed";
     } else {
       double change =
@@ -149,69 +180,39 @@ Spread RobustSpread(std::vector<double> values) {
   return s;
 }
 
-RunSummary SummarizeRun(const RankReport& rank) {
-  RunSummary r;
-  r.path = rank.header.path;
-  r.source = "trace";
-  r.rank = rank.header.rank == kNoValue ? -1 : rank.header.rank;
-  const TraceAnalysis& a = rank.analysis;
-  for (size_t c = 0; c < kStepCategoryCount; ++c)
-    r.categories.emplace_back(StepCategoryName(static_cast<StepCategory>(c)));
-  for (const StepCosts& s : a.steps.steps) {
-    RunStep step{s.number, NsToMs(s.total_ns), {}};
-    for (DurationNs ns : s.ns) step.category_ms.push_back(NsToMs(ns));
-    r.steps.push_back(std::move(step));
-  }
-  if (a.utilization.valid) {
-    r.kernel_utilization_pct = a.utilization.rank.kernel_pct;
-    r.gpu_op_utilization_pct = a.utilization.rank.gpu_op_pct;
-  }
-  double steps = static_cast<double>(a.idle_gaps.step_count);
-  for (size_t c = 0; c < kIdleCauseCount && steps > 0; ++c) {
-    r.idle_ms_per_step.push_back({std::string(IdleCauseName(static_cast<IdleCause>(c))),
-                                  NsToMs(a.idle_gaps.rank.ns[c]) / steps});
-  }
-  for (const Finding& f : rank.diagnosis.findings) {
-    r.findings.push_back(
-        {f.id, std::string(SeverityName(f.severity)), f.title, NsToMs(f.recoverable_ns_per_step)});
-  }
-  for (const KernelNameStats& k : a.kernels.all_names)
-    r.kernels.push_back({k.display_name, k.count, NsToMs(k.total_ns)});
-  return r;
-}
-
-RunDiff DiffRuns(const RunSummary& base, const RunSummary& test, const DiffOptions& options) {
+RunDiff DiffRuns(const RankSummary& base, const RankSummary& test, const DiffOptions& options) {
   RunDiff d;
   d.base_path = base.path;
   d.test_path = test.path;
   d.step = {"step", RobustSpread(StepTotals(base)), RobustSpread(StepTotals(test))};
-  for (size_t i = 0; i < base.categories.size(); ++i) {
-    size_t j = IndexOf(test.categories, base.categories[i]);
-    if (j == test.categories.size()) continue;
-    d.categories.push_back({base.categories[i], RobustSpread(CategoryColumn(base, i)),
+  for (size_t i = 0; i < base.step_categories.size(); ++i) {
+    size_t j = IndexOf(test.step_categories, base.step_categories[i]);
+    if (j == test.step_categories.size()) continue;
+    d.categories.push_back({base.step_categories[i], RobustSpread(CategoryColumn(base, i)),
                             RobustSpread(CategoryColumn(test, j))});
   }
-  d.base_kernel_util_pct = base.kernel_utilization_pct;
-  d.test_kernel_util_pct = test.kernel_utilization_pct;
-  d.base_gpu_op_util_pct = base.gpu_op_utilization_pct;
-  d.test_gpu_op_util_pct = test.gpu_op_utilization_pct;
-  for (const RunNamedValue& b : base.idle_ms_per_step) {
-    for (const RunNamedValue& t : test.idle_ms_per_step) {
-      if (t.name == b.name) d.idle.push_back({b.name, {b.value, NAN, 1}, {t.value, NAN, 1}});
+  d.base_kernel_util_pct = base.MetricValue(metric::kUtilKernelPct.id, NAN);
+  d.test_kernel_util_pct = test.MetricValue(metric::kUtilKernelPct.id, NAN);
+  d.base_gpu_op_util_pct = base.MetricValue(metric::kUtilGpuOpPct.id, NAN);
+  d.test_gpu_op_util_pct = test.MetricValue(metric::kUtilGpuOpPct.id, NAN);
+  std::vector<NamedValue> test_idle = IdleMsPerStep(test);
+  for (const NamedValue& b : IdleMsPerStep(base)) {
+    for (const NamedValue& t : test_idle) {
+      if (t.name == b.name)
+        d.idle.push_back({std::string(b.name), {b.value, NAN, 1}, {t.value, NAN, 1}});
     }
   }
   DiffFindings(base, test, d);
   DiffKernels(base, test, options, d);
   Verdict(d, options);
-  for (const RunSummary* run : {&base, &test}) {
+  for (const RankSummary* run : {&base, &test}) {
     if (run->ranks_in_input > 1) {
       d.notes.push_back(
           fmt::format("{} holds {} ranks: the first is compared", run->path, run->ranks_in_input));
     }
-    if (run->steps.size() < 3) {
-      d.notes.push_back(
-          fmt::format("{} has {} analysed step(s): the step-to-step noise is poorly known",
-                      run->path, run->steps.size()));
+    if (size_t steps = ComparedSteps(*run).size(); steps < 3) {
+      d.notes.push_back(fmt::format(
+          "{} has {} analysed step(s): the step-to-step noise is poorly known", run->path, steps));
     }
   }
   if (d.kernels_partial) {

@@ -1,19 +1,18 @@
 // `gpuwhy diff BASE TEST`: what changed between two runs. The comparison is an analysis over
-// two RunSummary values (from traces or JSON reports); renderers are in diff_render.h.
+// two RankSummary values (from traces through the pipeline with every kernel name kept, or read
+// back from JSON reports), in nanoseconds, compared and shown in milliseconds; renderers are in
+// diff_render.h.
 // Step statistics are medians with a robust spread (1.4826 × median absolute deviation,
 // the standard deviation for normal data), so one slow step does not swing the verdict.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
-#include "report/report.h"
-#include "report/run_summary.h"
+#include "ranks/rank_summary.h"
 
 namespace gpuwhy {
-
-// A trace's analyses and diagnosis as the summary diff compares (every kernel name).
-RunSummary SummarizeRun(const RankReport& rank);
 
 struct Spread {
   double median = NAN;
@@ -74,6 +73,8 @@ struct RunDiff {
   std::vector<std::string> notes;
 };
 
-RunDiff DiffRuns(const RunSummary& base, const RunSummary& test, const DiffOptions& options = {});
+// Compares the steps with a breakdown (RankStepTiming::time_ns), the rank-wide utilization and
+// idle-per-step metrics, the findings and kernel_stats.
+RunDiff DiffRuns(const RankSummary& base, const RankSummary& test, const DiffOptions& options = {});
 
 }  // namespace gpuwhy

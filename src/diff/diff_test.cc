@@ -9,12 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include "analyze/analysis.h"
-#include "diagnose/diagnose.h"
+#include "analyze/idle_gaps.h"
 #include "diff/diff_render.h"
-#include "ingest/importer.h"
 #include "ingest/input_kind.h"
+#include "pipeline/pipeline.h"
 #include "report/json_report_reader.h"
+#include "report/report.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -22,15 +22,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
-RankReport ReportOf(const std::string& path) {
-  StatusOr<Trace> trace = ImportTraceFile(path);
-  EXPECT_TRUE(trace.ok()) << trace.status().message();
-  RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace), {}};
-  rank.diagnosis = Diagnose(*trace, rank.analysis);
-  return rank;
+// A trace through the pipeline as `gpuwhy diff` runs it: one rank, its summary with every
+// kernel name.
+Report ReportOf(const std::string& path) {
+  PipelineOptions options;
+  options.accept = InputPolicy{
+      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  options.cross_rank = false;
+  options.summary_kernel_stats = SummaryKernelStats::kEveryName;
+  Report report = RunPipeline({path}, options);
+  EXPECT_TRUE(report.failures.empty()) << report.failures.front().message;
+  EXPECT_EQ(report.ranks.size(), 1u) << path;
+  EXPECT_EQ(report.summaries.size(), 1u) << path;
+  return report;
 }
 
-RunSummary SynthRun(const std::string& scenario, int steps = 10) {
+RankSummary SummaryOf(const std::string& path) { return ReportOf(path).summaries.at(0); }
+
+// idle.<cause>_ms_per_step as (cause metric id, value), in metric order.
+std::vector<std::pair<std::string, double>> IdlePerStep(const RankSummary& run) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const Metric& m : run.metrics) {
+    if (m.id != metric::kIdleTotalMsPerStep.id && metric::kIdleCauseMsPerStep.Matches(m.id))
+      out.emplace_back(m.id, m.value);
+  }
+  return out;
+}
+
+std::string SynthPath(const std::string& scenario, int steps) {
   fs::path dir = fs::temp_directory_path() / ("gpuwhy_diff_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string path = (dir / (scenario + ".json")).string();
@@ -38,7 +57,11 @@ RunSummary SynthRun(const std::string& scenario, int steps = 10) {
   options.scenario = scenario;
   options.steps = steps;
   EXPECT_TRUE(WriteSyntheticTrace(options, path).ok());
-  return SummarizeRun(ReportOf(path));
+  return path;
+}
+
+RankSummary SynthRun(const std::string& scenario, int steps = 10) {
+  return SummaryOf(SynthPath(scenario, steps));
 }
 
 TEST(DiffTest, RobustSpreadIsMedianAndScaledMad) {
@@ -52,8 +75,8 @@ TEST(DiffTest, RobustSpreadIsMedianAndScaledMad) {
 
 // The generator injects a DataLoader wait into input-bound: the diff must name it.
 TEST(DiffTest, InjectedDataLoaderWaitIsTheCategoryThatMoved) {
-  RunSummary healthy = SynthRun("healthy");
-  RunSummary input = SynthRun("input-bound");
+  RankSummary healthy = SynthRun("healthy");
+  RankSummary input = SynthRun("input-bound");
   DiffOptions options;
   options.max_regression_pct = 5;
   RunDiff worse = DiffRuns(healthy, input, options);
@@ -78,7 +101,7 @@ TEST(DiffTest, InjectedDataLoaderWaitIsTheCategoryThatMoved) {
 }
 
 TEST(DiffTest, SameRunIsNoChangeAndNeverARegression) {
-  RunSummary a = SynthRun("healthy");
+  RankSummary a = SynthRun("healthy");
   DiffOptions options;
   options.max_regression_pct = 0;
   RunDiff d = DiffRuns(a, a, options);
@@ -97,42 +120,121 @@ TEST(DiffTest, JsonReportReadsBackAsItsTrace) {
   options.scenario = "input-bound";
   options.steps = 8;
   ASSERT_TRUE(WriteSyntheticTrace(options, path).ok());
-  std::vector<RankReport> ranks;
-  ranks.push_back(ReportOf(path));
-  std::string json = RenderReportJson(ranks, {}, 10);
+  Report report = ReportOf(path);
+  std::string json = RenderReportJson(report.ranks, {}, 10);
   ASSERT_EQ(ClassifyHead(json, false, true).kind,
             InputKind::kGpuwhyReport);  // what diff reads back
-  StatusOr<RunSummary> read = ParseReportSummary(json, "report.json");
+  StatusOr<RankSummary> read = ParseReportSummary(json, "report.json");
   ASSERT_TRUE(read.ok()) << read.status().message();
-  RunSummary direct = SummarizeRun(ranks[0]);
+  const RankSummary& direct = report.summaries.at(0);
   ASSERT_EQ(read->steps.size(), direct.steps.size());
-  EXPECT_EQ(read->categories, direct.categories);
+  EXPECT_EQ(read->step_categories, direct.step_categories);
   for (size_t i = 0; i < direct.steps.size(); ++i) {
-    EXPECT_NEAR(read->steps[i].total_ms, direct.steps[i].total_ms, 1e-6);
-    for (size_t c = 0; c < direct.categories.size(); ++c) {
-      EXPECT_NEAR(read->steps[i].category_ms[c], direct.steps[i].category_ms[c], 1e-6);
+    EXPECT_NEAR(NsToMs(read->steps[i].time_ns), NsToMs(direct.steps[i].time_ns), 1e-6);
+    for (size_t c = 0; c < direct.step_categories.size(); ++c) {
+      EXPECT_NEAR(NsToMs(read->steps[i].category_ns[c]), NsToMs(direct.steps[i].category_ns[c]),
+                  1e-6);
     }
   }
-  EXPECT_NEAR(read->kernel_utilization_pct, direct.kernel_utilization_pct, 1e-6);
-  EXPECT_NEAR(read->gpu_op_utilization_pct, direct.gpu_op_utilization_pct, 1e-6);
-  ASSERT_EQ(read->idle_ms_per_step.size(), direct.idle_ms_per_step.size());
-  for (size_t i = 0; i < direct.idle_ms_per_step.size(); ++i) {
-    EXPECT_EQ(read->idle_ms_per_step[i].name, direct.idle_ms_per_step[i].name);
-    EXPECT_NEAR(read->idle_ms_per_step[i].value, direct.idle_ms_per_step[i].value, 1e-6);
+  EXPECT_NEAR(read->MetricValue("util.kernel_pct", NAN), direct.MetricValue("util.kernel_pct", NAN),
+              1e-6);
+  EXPECT_NEAR(read->MetricValue("util.gpu_op_pct", NAN), direct.MetricValue("util.gpu_op_pct", NAN),
+              1e-6);
+  std::vector<std::pair<std::string, double>> read_idle = IdlePerStep(*read);
+  std::vector<std::pair<std::string, double>> direct_idle = IdlePerStep(direct);
+  ASSERT_EQ(read_idle.size(), direct_idle.size());
+  for (size_t i = 0; i < direct_idle.size(); ++i) {
+    EXPECT_EQ(read_idle[i].first, direct_idle[i].first);
+    EXPECT_NEAR(read_idle[i].second, direct_idle[i].second, 1e-6);
   }
   ASSERT_EQ(read->findings.size(), direct.findings.size());
   EXPECT_EQ(read->findings[0].id, direct.findings[0].id);
-  EXPECT_FALSE(read->kernels_complete);
+  EXPECT_FALSE(read->kernel_stats_complete);
   RunDiff d = DiffRuns(direct, *read);
   EXPECT_NEAR(d.step_change_pct, 0, 1e-9);
   for (const KernelChange& k : d.kernels) ADD_FAILURE() << "kernel " << k.name << " " << k.kind;
   EXPECT_FALSE(ParseReportSummary("{\"traceEvents\": []}", "t.json").ok());
 }
 
+// The round trip is exact: every field diff compares comes back as the trace's own summary
+// holds it (nanoseconds, metric values), the kernels as the report's top N.
+TEST(DiffTest, JsonReportRoundTripsTheFieldsDiffCompares) {
+  Report report = ReportOf(SynthPath("input-bound", 8));
+  const RankSummary& direct = report.summaries.at(0);
+  constexpr size_t kTopN = 5;
+  StatusOr<RankSummary> read =
+      ParseReportSummary(RenderReportJson(report.ranks, {}, kTopN), "report.json");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->path, "report.json");
+  EXPECT_EQ(read->rank, direct.rank);
+  EXPECT_EQ(read->ranks_in_input, 1u);
+  EXPECT_EQ(read->step_categories, direct.step_categories);
+  ASSERT_EQ(read->steps.size(), direct.steps.size());
+  for (size_t i = 0; i < direct.steps.size(); ++i) {
+    EXPECT_EQ(read->steps[i].number, direct.steps[i].number);
+    EXPECT_NE(direct.steps[i].time_ns, kNoValue);
+    EXPECT_EQ(read->steps[i].time_ns, direct.steps[i].time_ns);
+    EXPECT_EQ(read->steps[i].category_ns, direct.steps[i].category_ns);
+  }
+  ASSERT_EQ(read->metrics.size(), direct.metrics.size());
+  for (size_t i = 0; i < direct.metrics.size(); ++i) {
+    const Metric& d = direct.metrics[i];
+    const Metric& r = read->metrics[i];
+    EXPECT_EQ(r.id, d.id);
+    EXPECT_EQ(r.unit, d.unit) << d.id;
+    if (std::isnan(d.value)) {
+      EXPECT_TRUE(std::isnan(r.value)) << d.id;
+    } else {
+      EXPECT_EQ(r.value, d.value) << d.id;
+    }
+  }
+  ASSERT_EQ(read->findings.size(), direct.findings.size());
+  ASSERT_FALSE(direct.findings.empty());
+  for (size_t i = 0; i < direct.findings.size(); ++i) {
+    EXPECT_EQ(read->findings[i].id, direct.findings[i].id);
+    EXPECT_EQ(read->findings[i].severity, direct.findings[i].severity);
+    EXPECT_EQ(read->findings[i].title, direct.findings[i].title);
+    EXPECT_EQ(read->findings[i].recoverable_ns_per_step,
+              direct.findings[i].recoverable_ns_per_step);
+  }
+  EXPECT_TRUE(direct.kernel_stats_complete);
+  EXPECT_FALSE(read->kernel_stats_complete);
+  ASSERT_EQ(read->kernel_stats.size(), std::min(kTopN, direct.kernel_stats.size()));
+  for (size_t i = 0; i < read->kernel_stats.size(); ++i) {
+    EXPECT_EQ(read->kernel_stats[i].name, direct.kernel_stats[i].name);
+    EXPECT_EQ(read->kernel_stats[i].count, direct.kernel_stats[i].count);
+    EXPECT_EQ(read->kernel_stats[i].total_ns, direct.kernel_stats[i].total_ns);
+  }
+}
+
+// Steps without a breakdown (read from a --summary file, or a trace whose breakdown did not
+// run) are not compared.
+TEST(DiffTest, OnlyStepsWithABreakdownAreCompared) {
+  RankSummary run;
+  run.path = "run.json";
+  run.step_categories = {"kernel", "other"};
+  for (int64_t n = 1; n <= 3; ++n) {
+    RankStepTiming step;
+    step.number = n;
+    if (n != 2) {
+      step.time_ns = 10 * kNsPerMs;
+      step.category_ns = {8 * kNsPerMs, 2 * kNsPerMs};
+    }
+    run.steps.push_back(step);
+  }
+  RunDiff d = DiffRuns(run, run);
+  EXPECT_EQ(d.step.base.n, 2u);
+  EXPECT_DOUBLE_EQ(d.step.base.median, 10);
+  ASSERT_EQ(d.categories.size(), 2u);
+  EXPECT_DOUBLE_EQ(d.categories[0].base.median, 8);
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes[0].find("run.json has 2 analysed step(s)"), std::string::npos) << d.notes[0];
+}
+
 TEST(DiffTest, RenderersCarryTheVerdictAndEscapeNames) {
-  RunSummary base = SynthRun("healthy");
-  RunSummary test = base;
-  test.kernels.push_back({"<script>alert(1)</script>", 10, 5.0});
+  RankSummary base = SynthRun("healthy");
+  RankSummary test = base;
+  test.kernel_stats.push_back({"<script>alert(1)</script>", 10, 5 * kNsPerMs});
   RunDiff d = DiffRuns(base, test);
   ASSERT_EQ(d.kernels.size(), 1u);
   EXPECT_EQ(d.kernels[0].kind, "added");
@@ -152,8 +254,8 @@ TEST(DiffRealTest, ResNet50MoreDataLoaderWorkersIsFasterAndNamesTheDataLoader) {
   fs::path base = dir / "2d19c63_resnet50_num_workers_0__worker0.pt.trace.json.gz";
   fs::path test = dir / "7bd25bd_resnet50_num_workers_4__worker0.pt.trace.json.gz";
   if (!fs::exists(base) || !fs::exists(test)) GTEST_SKIP() << "shared data absent: " << dir;
-  RunSummary b = SummarizeRun(ReportOf(base.string()));
-  RunSummary t = SummarizeRun(ReportOf(test.string()));
+  RankSummary b = SummaryOf(base.string());
+  RankSummary t = SummaryOf(test.string());
   DiffOptions options;
   options.max_regression_pct = 1;
   RunDiff d = DiffRuns(b, t, options);

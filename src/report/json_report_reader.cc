@@ -1,5 +1,7 @@
 #include "report/json_report_reader.h"
 
+#include <cmath>
+
 #include <simdjson.h>
 
 #include "base/file_input.h"
@@ -24,34 +26,39 @@ std::string StringOr(element e, std::string_view fallback = "") {
   return e.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string(fallback);
 }
 
-void ReadSteps(object rank, RunSummary& out) {
+// A millisecond number back in the nanoseconds the report wrote it from (NsToMs).
+DurationNs NsFromMs(element e) {
+  double ms = NumberOr(e, 0);
+  return std::isfinite(ms) ? static_cast<DurationNs>(std::llround(ms * kNsPerMs)) : 0;
+}
+
+void ReadSteps(object rank, RankSummary& out) {
   array steps;
   if (rank["steps"].get_array().get(steps) != simdjson::SUCCESS) return;
   for (element step : steps) {
-    RunStep s;
+    RankStepTiming s;
     s.number = static_cast<int64_t>(NumberOr(step["step"], 0));
-    s.total_ms = NumberOr(step["time_ms"], 0);
+    s.time_ns = NsFromMs(step["time_ms"]);
     object breakdown;
     if (step["breakdown_ms"].get_object().get(breakdown) == simdjson::SUCCESS) {
       // Categories in the report's (fixed) key order; the first step defines them.
       size_t i = 0;
       for (auto [key, value] : breakdown) {
-        if (out.steps.empty()) out.categories.emplace_back(key);
-        if (i < out.categories.size() && out.categories[i] == key)
-          s.category_ms.push_back(NumberOr(value, 0));
+        if (out.steps.empty()) out.step_categories.emplace_back(key);
+        if (i < out.step_categories.size() && out.step_categories[i] == key)
+          s.category_ns.push_back(NsFromMs(value));
         ++i;
       }
     }
-    s.category_ms.resize(out.categories.size(), 0.0);
+    s.category_ns.resize(out.step_categories.size(), 0);
     out.steps.push_back(std::move(s));
   }
 }
 
-// Rank-wide metrics (scope all null) by id.
-void ReadMetrics(object rank, RunSummary& out) {
+// Rank-wide metrics (scope all null).
+void ReadMetrics(object rank, RankSummary& out) {
   array metrics;
   if (rank["metrics"].get_array().get(metrics) != simdjson::SUCCESS) return;
-  constexpr std::string_view kPrefix = "idle.", kSuffix = "_ms_per_step";
   for (element m : metrics) {
     object scope;
     if (m["scope"].get_object().get(scope) == simdjson::SUCCESS) {
@@ -60,40 +67,33 @@ void ReadMetrics(object rank, RunSummary& out) {
         rank_wide = rank_wide && scope[key].is_null();
       if (!rank_wide) continue;
     }
-    std::string id = StringOr(m["id"]);
-    double value = NumberOr(m["value"], NAN);
-    if (id == "util.kernel_pct") out.kernel_utilization_pct = value;
-    if (id == "util.gpu_op_pct") out.gpu_op_utilization_pct = value;
-    if (id.size() > kPrefix.size() + kSuffix.size() && id.starts_with(kPrefix) &&
-        id.ends_with(kSuffix) && id != "idle.total_ms_per_step") {
-      out.idle_ms_per_step.push_back(
-          {id.substr(kPrefix.size(), id.size() - kPrefix.size() - kSuffix.size()), value});
-    }
+    out.metrics.push_back(
+        {StringOr(m["id"]), MetricScope::Rank(), NumberOr(m["value"], NAN), StringOr(m["unit"])});
   }
 }
 
-void ReadFindings(object rank, RunSummary& out) {
+void ReadFindings(object rank, RankSummary& out) {
   array findings;
   if (rank["findings"].get_array().get(findings) != simdjson::SUCCESS) return;
   for (element f : findings) {
     out.findings.push_back({StringOr(f["id"]), StringOr(f["severity"]), StringOr(f["title"]),
-                            NumberOr(f["recoverable_ms_per_step"], 0)});
+                            NsFromMs(f["recoverable_ms_per_step"])});
   }
 }
 
-void ReadKernels(object rank, RunSummary& out) {
-  out.kernels_complete = false;  // the report keeps the top N only
+void ReadKernels(object rank, RankSummary& out) {
+  out.kernel_stats_complete = false;  // the report keeps the top N only
   array kernels;
   if (rank["top_kernels"].get_array().get(kernels) != simdjson::SUCCESS) return;
   for (element k : kernels) {
-    out.kernels.push_back({StringOr(k["name"]), static_cast<int64_t>(NumberOr(k["count"], 0)),
-                           NumberOr(k["total_ms"], 0)});
+    out.kernel_stats.push_back({StringOr(k["name"]), static_cast<int64_t>(NumberOr(k["count"], 0)),
+                                NsFromMs(k["total_ms"])});
   }
 }
 
 }  // namespace
 
-StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string& path) {
+StatusOr<RankSummary> ParseReportSummary(std::string_view json, const std::string& path) {
   simdjson::dom::parser parser;
   simdjson::padded_string padded(json);
   element root;
@@ -113,11 +113,11 @@ StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string
   if (ranks.at(0).get_object().get(rank) != simdjson::SUCCESS) {
     return InvalidArgument("{}: \"ranks\"[0] is not an object", path);
   }
-  RunSummary out;
+  RankSummary out;
   out.path = path;
-  out.source = "json report";
   out.ranks_in_input = ranks.size();
-  out.rank = static_cast<int64_t>(NumberOr(rank["rank"], -1));
+  double rank_number = NumberOr(rank["rank"], NAN);
+  out.rank = std::isnan(rank_number) ? kNoValue : static_cast<int64_t>(rank_number);
   ReadSteps(rank, out);
   ReadMetrics(rank, out);
   ReadFindings(rank, out);
@@ -125,7 +125,7 @@ StatusOr<RunSummary> ParseReportSummary(std::string_view json, const std::string
   return out;
 }
 
-StatusOr<RunSummary> ReadReportSummary(const std::string& path) {
+StatusOr<RankSummary> ReadReportSummary(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   return ParseReportSummary(text, path);
 }
