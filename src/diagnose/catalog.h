@@ -13,7 +13,7 @@
 
 namespace gpuwhy {
 
-// The field engineer's order (KNOWLEDGE.md): the checklist is printed in this order.
+// The field engineer's order (docs/knowledge.md): the checklist is printed in this order.
 enum class ChecklistSection {
   kBaseline,
   kTimeline,

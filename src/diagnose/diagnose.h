@@ -1,5 +1,5 @@
 // The diagnosis: ranked findings with evidence and fixes, the field engineer's checklist and
-// the per-step reference time, from one rank's trace and its analyses. DESIGN.md
+// the per-step reference time, from one rank's trace and its analyses. docs/design.md
 // "Diagnosis"; the catalog of rules is in catalog.h, documented in docs/findings.md.
 #pragma once
 

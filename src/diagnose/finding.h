@@ -1,5 +1,5 @@
 // A finding: one named bottleneck with its evidence, what fixing it is worth, and how.
-// DESIGN.md "Diagnosis". Findings are data; renderers in src/report only render them.
+// docs/design.md "Diagnosis". Findings are data; renderers in src/report only render them.
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace gpuwhy {
 
-// The seven places a GPU's time goes missing (KNOWLEDGE.md), and kQuality: what the capture
+// The seven places a GPU's time goes missing (docs/knowledge.md), and kQuality: what the capture
 // itself cannot show (warm-up instead of steady state), said before any per-step claim.
 enum class BottleneckClass {
   kInput,

@@ -229,7 +229,7 @@ void SocketRule(PlatformContext& ctx) {
                     socket, log.max_nnodes > 1 ? fmt::format(", {} nodes", log.max_nnodes) : "",
                     what));
     AddPlatformEvidence(f, "doctor.nccl_socket_connections", static_cast<double>(socket), "count",
-                        ">", 0, "KNOWLEDGE.md §4: NET/Socket instead of NET/IB or the plugin");
+                        ">", 0, "docs/knowledge.md §4: NET/Socket instead of NET/IB or the plugin");
     if (using_socket) AddQuote(f, using_socket->quote);
     if (first) AddQuote(f, first->quote);
     for (const SourceQuote* q : quotes) AddQuote(f, *q);
@@ -296,7 +296,7 @@ void EnvRule(PlatformContext& ctx) {
   for (const std::string& b : bad) list += (list.empty() ? "" : "; ") + b;
   Finding& f = ctx.AddFinding(kEnv, severity, "NCCL settings that slow collectives: " + list);
   AddPlatformEvidence(f, "doctor.nccl_disabling_settings", static_cast<double>(bad.size()), "count",
-                      ">", 0, "KNOWLEDGE.md §4: NCCL_IB_DISABLE unset or 0");
+                      ">", 0, "docs/knowledge.md §4: NCCL_IB_DISABLE unset or 0");
   for (const NameValue* v : quoted) AddQuote(f, v->quote);
   ctx.Outcome(kEnv, AssessStatus::kAssessed, true);
 }

@@ -397,7 +397,7 @@ void PersistenceRule(PlatformContext& ctx) {
                   "the GPU between processes (seconds at every job start)",
                   off.size(), off.size() == 1 ? "" : "s"));
   AddPlatformEvidence(f, "doctor.gpus_persistence_off", static_cast<double>(off.size()), "count",
-                      ">", 0, "KNOWLEDGE.md §7: persistence mode on for compute nodes");
+                      ">", 0, "docs/knowledge.md §7: persistence mode on for compute nodes");
   for (const GpuState* g : off) {
     if (const SourceQuote* q = g->Quote("persistence_mode")) AddQuote(f, *q);
   }
@@ -425,7 +425,7 @@ void DriverRule(PlatformContext& ctx) {
       kDriver, Severity::kLow,
       fmt::format("{} different driver versions across the inputs: {}", versions.size(), list));
   AddPlatformEvidence(f, "doctor.driver_versions", static_cast<double>(versions.size()), "count",
-                      ">", 1, "KNOWLEDGE.md §7: same driver and CUDA across nodes");
+                      ">", 1, "docs/knowledge.md §7: same driver and CUDA across nodes");
   ctx.Outcome(kDriver, AssessStatus::kAssessed, true,
               "inputs may come from different nodes on purpose");
 }

@@ -1,5 +1,5 @@
 // What an NVIDIA Xid code means, its likely cause and what to do, for the codes a training
-// cluster sees (NVIDIA "Xid Errors" documentation, r555+; KNOWLEDGE.md §7). The text is ours.
+// cluster sees (NVIDIA "Xid Errors" documentation, r555+; docs/knowledge.md §7). The text is ours.
 #pragma once
 
 #include <span>

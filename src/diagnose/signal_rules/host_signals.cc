@@ -1,5 +1,5 @@
 // Host pressure while the GPU waits, from series: io-bound, GIL-bound, saturated CPU.
-// KNOWLEDGE.md §1-2.
+// docs/knowledge.md §1-2.
 #include <array>
 
 #include "diagnose/signal_rules/signal_rules.h"
@@ -88,7 +88,7 @@ std::vector<RuleSpec> HostSignalSpecs() {
   gil.title_template =
       "one thread of the job is pinned at >= {pinned:.0f}% of a core "
       "{share:.0f}% of the time while the GPUs idle: Python (GIL) bound";
-  gil.params = {{"pinned_thread_pct", 90, "%", "KNOWLEDGE.md §2: one CPU thread at 100%",
+  gil.params = {{"pinned_thread_pct", 90, "%", "docs/knowledge.md §2: one CPU thread at 100%",
                  "a thread above this share of one core is pinned"},
                 {"min_time_pct", 20, "%", "gpuwhy", "fires above this share of the run"}};
   gil.needs = kNeedsHost;

@@ -1,5 +1,5 @@
 // Platform rules from series: throttling, neighbours on the GPU, the PCIe link while busy.
-// platform.pcie_downgraded is gpuwhy doctor's rule too (platform_rules/). KNOWLEDGE.md §7.
+// platform.pcie_downgraded is gpuwhy doctor's rule too (platform_rules/). docs/knowledge.md §7.
 #include <array>
 
 #include "diagnose/signal_rules/signal_rules.h"
@@ -159,7 +159,8 @@ std::vector<RuleSpec> PlatformSignalSpecs() {
   con.title_template =
       "{processes:.0f} processes with a compute context share GPU "
       "{device:.0f}";
-  con.params = {{"min_processes", 2, "count", "KNOWLEDGE.md §7: other processes on the same GPU",
+  con.params = {{"min_processes", 2, "count",
+                 "docs/knowledge.md §7: other processes on the same GPU",
                  "this many compute processes on one GPU fires"}};
   con.fixes = {{"List processes on the GPU",
                 "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"},

@@ -1,5 +1,5 @@
 // Utilization rules from metric series: low utilization, a starvation sawtooth, utilization
-// that SM activity contradicts. KNOWLEDGE.md §0-1.
+// that SM activity contradicts. docs/knowledge.md §0-1.
 #include "diagnose/signal_rules/signal_rules.h"
 #include "diagnose/signal_rules/signal_spec.h"
 
@@ -117,7 +117,7 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
   low.title_template =
       "GPU utilization {util:.0f}% on average over {gpus:.0f} GPU(s): the GPUs "
       "are idle most of the time";
-  low.params = {{"max_util_pct", 50, "%", "DESIGN.md anchor: kernel utilization < 50%",
+  low.params = {{"max_util_pct", 50, "%", "docs/design.md anchor: kernel utilization < 50%",
                  "mean NVML/nvidia-smi utilization below this fires"}};
   low.fixes = {kTraceFix,
                kDataLoaderFix,
@@ -154,7 +154,7 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
   mis.title_template =
       "utilization reads {util:.0f}% but SMs are active only {sm:.0f}% of the "
       "time: the GPU is 'busy' with little work";
-  mis.params = {{"min_util_pct", 80, "%", "KNOWLEDGE.md §0: one tiny kernel reads 100%",
+  mis.params = {{"min_util_pct", 80, "%", "docs/knowledge.md §0: one tiny kernel reads 100%",
                  "utilization above this is 'busy'"},
                 {"max_sm_active_pct", 50, "%", "gpuwhy",
                  "SM activity below this while busy "

@@ -154,8 +154,8 @@ void EvaluateCommRules(RuleContext& ctx) {
 
 std::span<const ParamRef* const> CommRuleParams() { return kParams; }
 
-// comm.*: collectives eat the step (KNOWLEDGE.md §4). comm.exposed and comm.low_bus_bandwidth are
-// also evaluated over all ranks (cross_rank_rules/).
+// comm.*: collectives eat the step (docs/knowledge.md §4). comm.exposed and comm.low_bus_bandwidth
+// are also evaluated over all ranks (cross_rank_rules/).
 
 std::vector<RuleSpec> CommRuleSpecs() {
   std::vector<RuleSpec> rules;

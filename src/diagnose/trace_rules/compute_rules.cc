@@ -126,7 +126,7 @@ void EvaluateComputeRules(RuleContext& ctx) {
 
 std::span<const ParamRef* const> ComputeRuleParams() { return kParams; }
 
-// compute.*: kernels that cannot use the machine (KNOWLEDGE.md §6).
+// compute.*: kernels that cannot use the machine (docs/knowledge.md §6).
 std::vector<RuleSpec> ComputeRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{

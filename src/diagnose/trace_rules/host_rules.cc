@@ -163,7 +163,7 @@ void EvaluateHostRules(RuleContext& ctx) {
 
 std::span<const ParamRef* const> HostRuleParams() { return kParams; }
 
-// host.*: the CPU cannot keep up (KNOWLEDGE.md §2).
+// host.*: the CPU cannot keep up (docs/knowledge.md §2).
 std::vector<RuleSpec> HostRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{

@@ -104,7 +104,7 @@ void EvaluateInputRules(RuleContext& ctx) {
 
 std::span<const ParamRef* const> InputRuleParams() { return kParams; }
 
-// input.*: the GPU waits for data. Texts follow KNOWLEDGE.md §1; thresholds name their source.
+// input.*: the GPU waits for data. Texts follow docs/knowledge.md §1; thresholds name their source.
 std::vector<RuleSpec> InputRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{
@@ -151,7 +151,7 @@ std::vector<RuleSpec> InputRuleSpecs() {
                            "computation or communication kernels, per step",
       .params = {{"min_step_pct", 1, "%",
                   "gpuwhy: exposed pageable copies >= 1% of step (pageable async copies are "
-                  "synchronous, KNOWLEDGE.md §1)",
+                  "synchronous, docs/knowledge.md §1)",
                   "exposed pageable copy time above this share of step fires"}},
       .fixes = {{"Pin host buffers so copies run asynchronously at full PCIe speed",
                  "DataLoader(..., pin_memory=True)  # or tensor.pin_memory()"},

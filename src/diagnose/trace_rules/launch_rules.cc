@@ -157,7 +157,7 @@ std::vector<RuleSpec> SyncRuleSpecs() {
   return rules;
 }
 
-// launch.*: tiny kernels and a starved queue (KNOWLEDGE.md §5).
+// launch.*: tiny kernels and a starved queue (docs/knowledge.md §5).
 std::vector<RuleSpec> LaunchRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{
@@ -169,17 +169,18 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
       .title_template = "{kernels:.0f} kernels per step, {short_pct:.0f}% shorter than 10 us: "
                         "GPU idles {ms:.1f} ms per step between launches",
       .recoverable_logic = "idle time attributed to launch_bound, when most kernels are short",
-      .params = {{"min_short_count_pct", 50, "%",
-                  "gpuwhy: most kernels shorter than 10 us (AnalysisOptions.short_kernel_ns)",
-                  "share of kernels that are short above this makes launch-bound idle "
-                  "'tiny kernels'"},
-                 {"min_kernels_per_step", 100, "count",
-                  "gpuwhy, after KNOWLEDGE.md §5: launch-bound jobs run thousands of kernels per "
-                  "step",
-                  "fewer kernels per step leave launch-bound idle to launch.launch_bound"},
-                 {"min_step_pct", 3, "%", "gpuwhy",
-                  "launch-bound idle above this share of "
-                  "step fires"}},
+      .params =
+          {{"min_short_count_pct", 50, "%",
+            "gpuwhy: most kernels shorter than 10 us (AnalysisOptions.short_kernel_ns)",
+            "share of kernels that are short above this makes launch-bound idle "
+            "'tiny kernels'"},
+           {"min_kernels_per_step", 100, "count",
+            "gpuwhy, after docs/knowledge.md §5: launch-bound jobs run thousands of kernels per "
+            "step",
+            "fewer kernels per step leave launch-bound idle to launch.launch_bound"},
+           {"min_step_pct", 3, "%", "gpuwhy",
+            "launch-bound idle above this share of "
+            "step fires"}},
       .fixes = {kCompileFix,
                 {"Use fused optimizers and layers",
                  "torch.optim.AdamW(params, fused=True)  # foreach=True at least"},

@@ -140,7 +140,7 @@ void EvaluateMemoryRules(RuleContext& ctx) {
 
 std::span<const ParamRef* const> MemoryRuleParams() { return kParams; }
 
-// memory.*: pressure that bends the work (KNOWLEDGE.md §3).
+// memory.*: pressure that bends the work (docs/knowledge.md §3).
 std::vector<RuleSpec> MemoryRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{
