@@ -77,6 +77,28 @@ TEST(LiveExporterTest, ThrottlingXidAndLinkBecomeMetricsAndFindings) {
   EXPECT_TRUE(bodies->ready);
 }
 
+// `gpuwhy serve --set` reaches the live findings: the same throttled GPU, with the rule's
+// threshold above the throttled share, serves no throttling finding.
+TEST(LiveExporterTest, RuleOverridesChangeTheLiveFindings) {
+  EndpointOptions endpoint_options;
+  endpoint_options.port = 0;
+  HttpEndpoint endpoint(endpoint_options);
+  LiveExporterOptions options;
+  options.version = "test";
+  ASSERT_TRUE(options.diagnose.catalog.ApplyOverride("platform.throttling.min_time_pct=101").ok());
+  LiveExporter exporter(StartedSampler(FakeNvml(ThrottledScript())), options, endpoint);
+  exporter.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto bodies = exporter.Refresh();
+  exporter.Stop();
+  EXPECT_EQ(bodies->metrics.find(R"(gpuwhy_finding_active{id="platform.throttling")"),
+            std::string::npos);
+  // A finding's id field (the checklist still lists the rule among those it ran).
+  EXPECT_EQ(bodies->findings_json.find("\"id\": \"platform.throttling\""), std::string::npos);
+  // The override silences one rule only.
+  EXPECT_NE(bodies->findings_json.find("\"id\": \"platform.pcie_downgraded\""), std::string::npos);
+}
+
 TEST(LiveExporterTest, WindowStaysBoundedByTime) {
   EndpointOptions endpoint_options;
   endpoint_options.port = 0;
