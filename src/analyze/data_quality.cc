@@ -59,8 +59,8 @@ void CheckSteps(const Trace& trace, std::vector<DataQualityIssue>& out) {
 }
 
 void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
-  const ImportStats& stats = trace.stats;
-  int64_t orphans = stats.Get(ImportStat::kGpuOpWithoutLaunch);
+  const DataProblems& problems = trace.problems;
+  int64_t orphans = problems.Get(DataProblem::kGpuOpWithoutLaunch);
   if (orphans > 0) {
     double share = static_cast<double>(orphans) /
                    static_cast<double>(std::max<size_t>(1, trace.gpu_ops.size()));
@@ -74,35 +74,35 @@ void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
          orphans});
   }
   struct Check {
-    ImportStat stat;
+    DataProblem stat;
     const char* id;
     QualitySeverity severity;
     const char* what;
   };
   static const Check kChecks[] = {
-      {ImportStat::kTruncated, "truncated", QualitySeverity::kError,
+      {DataProblem::kTruncated, "truncated", QualitySeverity::kError,
        "the input ends mid-document: events after the cut are lost and the last step is "
        "incomplete"},
-      {ImportStat::kOverlappingStreamOps, "overlapping_stream_ops", QualitySeverity::kWarning,
+      {DataProblem::kOverlappingStreamOps, "overlapping_stream_ops", QualitySeverity::kWarning,
        "GPU ops overlap on one stream (a stream runs one op at a time): clock or attribution "
        "problems"},
-      {ImportStat::kClockAnomaly, "clock_anomaly", QualitySeverity::kInfo,
+      {DataProblem::kClockAnomaly, "clock_anomaly", QualitySeverity::kInfo,
        "instants lie far outside the trace span (e.g. Record Window End); they are ignored"},
-      {ImportStat::kImproperNesting, "improper_nesting", QualitySeverity::kInfo,
+      {DataProblem::kImproperNesting, "improper_nesting", QualitySeverity::kInfo,
        "CPU slices partially overlap their parent on one thread; call-site attribution may be off"},
-      {ImportStat::kMalformedEvent, "malformed_event", QualitySeverity::kWarning,
+      {DataProblem::kMalformedEvent, "malformed_event", QualitySeverity::kWarning,
        "events could not be parsed"},
-      {ImportStat::kMissingField, "missing_field", QualitySeverity::kWarning,
+      {DataProblem::kMissingField, "missing_field", QualitySeverity::kWarning,
        "events lacked ts/dur/ph"},
-      {ImportStat::kBadTimestamp, "bad_timestamp", QualitySeverity::kWarning,
+      {DataProblem::kBadTimestamp, "bad_timestamp", QualitySeverity::kWarning,
        "events had unusable timestamps"},
-      {ImportStat::kNegativeDuration, "negative_duration", QualitySeverity::kWarning,
+      {DataProblem::kNegativeDuration, "negative_duration", QualitySeverity::kWarning,
        "events had negative durations"},
-      {ImportStat::kDuplicateCorrelation, "duplicate_correlation", QualitySeverity::kInfo,
+      {DataProblem::kDuplicateCorrelation, "duplicate_correlation", QualitySeverity::kInfo,
        "launch calls share a correlation id; the first one is used"},
   };
   for (const Check& c : kChecks) {
-    int64_t n = stats.Get(c.stat);
+    int64_t n = problems.Get(c.stat);
     if (n > 0) out.push_back({c.id, c.severity, fmt::format("{} ({})", c.what, n), n});
   }
 }

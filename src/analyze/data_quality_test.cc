@@ -38,7 +38,7 @@ TEST(DataQualityTest, CutLastStepOrphansAndImportStats) {
   t.Runtime("cudaLaunchKernel", Us(10), Us(12), 1);
   t.Kernel("k", Us(20), Us(30), 1);
   t.Kernel("orphan", Us(40), Us(50), 99);
-  t.trace.stats.Increment(ImportStat::kTruncated);
+  t.trace.problems.Increment(DataProblem::kTruncated);
   MetricSet m;
   DataQualityResult r = ComputeDataQuality(t.Input(), m);
   ASSERT_FALSE(r.issues.empty());

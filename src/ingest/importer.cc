@@ -194,10 +194,10 @@ StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const Inp
 }
 
 Status PartialInputStatus(const Trace& trace) {
-  if (trace.stats.Get(ImportStat::kTruncated) == 0) return Status::Ok();
+  if (trace.problems.Get(DataProblem::kTruncated) == 0) return Status::Ok();
   return Status(StatusCode::kDataLoss,
                 fmt::format("{}: {} (truncated; the events before the cut were kept)",
-                            trace.metadata.path, trace.stats.Detail(ImportStat::kTruncated)));
+                            trace.metadata.path, trace.problems.Detail(DataProblem::kTruncated)));
 }
 
 }  // namespace gpuwhy

@@ -228,7 +228,7 @@ void Trace::AbsorbCpuSide(Trace&& other) {
       cpu_slices.Append(row);
     }
   }
-  stats.MergeFrom(other.stats);
+  problems.MergeFrom(other.problems);
   other = Trace();
 }
 
@@ -348,7 +348,7 @@ void Trace::NestCpuSlices() {
     stack.push_back(static_cast<uint32_t>(i));
   }
   if (t.size() > 0) thread_rows_[t.thread[t.size() - 1].value] = {begin, t.size()};
-  if (improper > 0) stats.Increment(ImportStat::kImproperNesting, improper);
+  if (improper > 0) problems.Increment(DataProblem::kImproperNesting, improper);
 }
 
 void Trace::CheckCorrelations() {
@@ -357,7 +357,7 @@ void Trace::CheckCorrelations() {
                   [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
   int64_t duplicates = launches_by_correlation_.end() - duplicate;
   launches_by_correlation_.erase(duplicate, launches_by_correlation_.end());
-  if (duplicates > 0) stats.Increment(ImportStat::kDuplicateCorrelation, duplicates);
+  if (duplicates > 0) problems.Increment(DataProblem::kDuplicateCorrelation, duplicates);
 
   if (launches_by_correlation_.empty()) return;  // no runtime events recorded at all
   // Ops whose correlation no launch has: both lists are sorted, so one merge pass.
@@ -370,7 +370,7 @@ void Trace::CheckCorrelations() {
     if (launch == launches_by_correlation_.end() || launch->correlation != op.correlation)
       ++orphans;
   }
-  if (orphans > 0) stats.Increment(ImportStat::kGpuOpWithoutLaunch, orphans);
+  if (orphans > 0) problems.Increment(DataProblem::kGpuOpWithoutLaunch, orphans);
 }
 
 CpuSliceId Trace::FindLaunch(int64_t correlation) const {
@@ -441,7 +441,7 @@ void Trace::CountStreamOverlaps() {
     if (gpu_ops.start[i] < it->second) ++overlaps;
     it->second = std::max(it->second, gpu_ops.end[i]);
   }
-  if (overlaps > 0) stats.Increment(ImportStat::kOverlappingStreamOps, overlaps);
+  if (overlaps > 0) problems.Increment(DataProblem::kOverlappingStreamOps, overlaps);
 }
 
 void Trace::ComputeSpan() {

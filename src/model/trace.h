@@ -1,4 +1,4 @@
-// One rank's (one process's) trace: tables, string pool, metadata and import stats.
+// One rank's (one process's) trace: tables, string pool, metadata and data problems.
 // Importers fill it and call Finalize(); analyses only ever see `const Trace&`.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include "base/interval_set.h"
 #include "base/string_pool.h"
-#include "model/import_stats.h"
+#include "model/data_problems.h"
 #include "model/tables.h"
 
 namespace gpuwhy {
@@ -86,7 +86,7 @@ class Trace {
   StepTable steps;
   MemoryEventTable memory_events;
   CounterTable counters;
-  ImportStats stats;
+  DataProblems problems;
 
   ThreadId GetOrCreateThread(int64_t pid, int64_t tid);
   std::string_view Str(StringId id) const { return strings.Get(id); }

@@ -58,7 +58,7 @@ TEST(TraceTest, NestingCorrelationAndSteps) {
   EXPECT_TRUE(t.FindGpuOps(6).empty());
   EXPECT_EQ(t.gpu_ops.start[0], 40);  // sorted by start
 
-  EXPECT_EQ(t.stats.Get(ImportStat::kGpuOpWithoutLaunch), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kGpuOpWithoutLaunch), 1);
   ASSERT_EQ(t.steps.size(), 1u);
   EXPECT_EQ(t.steps.rows[0].device_start, 40);
   EXPECT_EQ(t.steps.rows[0].device_end, 120);
@@ -77,8 +77,8 @@ TEST(TraceTest, NoStepsSynthesizesOneAndCountsOverlaps) {
   ASSERT_EQ(t.steps.size(), 1u);
   EXPECT_EQ(t.steps.rows[0].host_start, 0);
   EXPECT_EQ(t.steps.rows[0].host_end, 150);
-  EXPECT_EQ(t.stats.Get(ImportStat::kOverlappingStreamOps), 1);
-  EXPECT_EQ(t.stats.Get(ImportStat::kGpuOpWithoutLaunch), 0);  // no runtime recorded at all
+  EXPECT_EQ(t.problems.Get(DataProblem::kOverlappingStreamOps), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kGpuOpWithoutLaunch), 0);  // no runtime recorded at all
 }
 
 TEST(TraceTest, ImproperNestingIsCounted) {
@@ -87,7 +87,7 @@ TEST(TraceTest, ImproperNestingIsCounted) {
   t.cpu_slices.Append(Slice(t, th, 0, 10, "a"));
   t.cpu_slices.Append(Slice(t, th, 5, 15, "b"));
   t.Finalize();
-  EXPECT_EQ(t.stats.Get(ImportStat::kImproperNesting), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kImproperNesting), 1);
 }
 
 // Host side read into a second trace (another thread), then joined: the same trace as if
@@ -106,7 +106,7 @@ TEST(TraceTest, AbsorbCpuSideJoinsTheHostHalf) {
     host.cpu_slices.Append(Slice(host, other, 90, 95, "read"));
     host.cpu_slices.Append(
         Slice(host, main, 100, 200, "cudaLaunchKernel", CpuSliceKind::kRuntime, 42));
-    host.stats.Increment(ImportStat::kNegativeDuration, 3);
+    host.problems.Increment(DataProblem::kNegativeDuration, 3);
     gpu.AbsorbCpuSide(std::move(host));
     gpu.Finalize();
     SCOPED_TRACE(host_side_already ? "append" : "move");
@@ -117,18 +117,18 @@ TEST(TraceTest, AbsorbCpuSideJoinsTheHostHalf) {
     EXPECT_EQ(gpu.Str(gpu.cpu_slices.name[launch.value]), "cudaLaunchKernel");
     ThreadId loader = gpu.GetOrCreateThread(1, 3);
     EXPECT_EQ(gpu.Str(gpu.threads.name[loader.value]), "loader");
-    EXPECT_EQ(gpu.stats.Get(ImportStat::kNegativeDuration), 3);
-    EXPECT_EQ(gpu.stats.Get(ImportStat::kGpuOpWithoutLaunch), 0);
+    EXPECT_EQ(gpu.problems.Get(DataProblem::kNegativeDuration), 3);
+    EXPECT_EQ(gpu.problems.Get(DataProblem::kGpuOpWithoutLaunch), 0);
   }
 }
 
-TEST(ImportStatsTest, TableDrivesIdsAndSeverity) {
-  ImportStats stats;
+TEST(DataProblemsInTraceTest, TableDrivesIdsAndSeverity) {
+  DataProblems stats;
   EXPECT_FALSE(stats.HasErrors());
-  stats.Increment(ImportStat::kTruncated);
-  EXPECT_EQ(GetImportStatInfo(ImportStat::kTruncated).id, "truncated");
+  stats.Increment(DataProblem::kTruncated);
+  EXPECT_EQ(GetDataProblemInfo(DataProblem::kTruncated).id, "truncated");
   EXPECT_FALSE(stats.HasErrors());
-  stats.Increment(ImportStat::kTopLevelNotObject);
+  stats.Increment(DataProblem::kTopLevelNotObject);
   EXPECT_TRUE(stats.HasErrors());
 }
 

@@ -103,11 +103,7 @@ InfoSummary ComputeInfoSummary(const Trace& trace) {
   summary.span_ns = std::max<DurationNs>(0, trace.span().length());
   SummarizeSteps(trace, summary);
   SummarizeCounts(trace, summary);
-  for (size_t i = 0; i < kImportStatCount; ++i) {
-    auto stat = static_cast<ImportStat>(i);
-    if (trace.stats.Get(stat) == 0) continue;
-    summary.stats.push_back({stat, trace.stats.Get(stat), trace.stats.Detail(stat)});
-  }
+  summary.problems = trace.problems;
   return summary;
 }
 

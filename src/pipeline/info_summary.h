@@ -36,12 +36,6 @@ struct MemcpyCount {
   int64_t bytes = 0;  // sum over copies that recorded their size
 };
 
-struct StatSummary {
-  ImportStat stat;
-  int64_t value = 0;
-  std::string detail;
-};
-
 struct InfoSummary {
   TraceMetadata metadata;
   int64_t rank = kNoValue;
@@ -57,7 +51,7 @@ struct InfoSummary {
   DurationNs mean_step_ns = 0;
   std::vector<EventCount> counts;
   std::vector<MemcpyCount> memcpy;  // sorted by direction, then memory kinds
-  std::vector<StatSummary> stats;   // non-zero only, in catalog order
+  DataProblems problems;            // the trace's own
 };
 
 // Reads a finalized trace.

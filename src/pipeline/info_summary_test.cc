@@ -61,8 +61,7 @@ Trace MakeTrace() {
   op(GpuOpKind::kMemcpy, CopyDirection::kHostToDevice, MemoryKind::kPageable, 50, 0);
   op(GpuOpKind::kMemcpy, CopyDirection::kHostToDevice, MemoryKind::kPinned, 10, 0);
   op(GpuOpKind::kMemset, CopyDirection::kUnknown, MemoryKind::kUnknown, kNoValue, 0);
-  trace.stats.Increment(ImportStat::kTruncated);
-  trace.stats.SetDetail(ImportStat::kTruncated, "at byte 1234");
+  trace.problems.Add(DataProblem::kTruncated, "at byte 1234");
   trace.Finalize();
   return trace;
 }
@@ -104,11 +103,11 @@ TEST(InfoSummaryTest, StepsDevicesRankAndStats) {
   EXPECT_TRUE(s.devices[1].active);
   EXPECT_TRUE(s.devices[1].name.empty());
   // Truncated comes first (catalog order); Finalize adds gpu_op_without_launch after it.
-  ASSERT_GE(s.stats.size(), 1u);
-  EXPECT_EQ(s.stats[0].stat, ImportStat::kTruncated);
-  EXPECT_EQ(s.stats[0].value, 1);
-  EXPECT_EQ(s.stats[0].detail, "at byte 1234");
-  for (const StatSummary& stat : s.stats) EXPECT_NE(stat.value, 0);
+  ASSERT_GE(s.problems.Kinds().size(), 1u);
+  EXPECT_EQ(s.problems.Kinds()[0], DataProblem::kTruncated);
+  EXPECT_EQ(s.problems.Get(DataProblem::kTruncated), 1);
+  EXPECT_EQ(s.problems.Detail(DataProblem::kTruncated), "at byte 1234");
+  for (DataProblem kind : s.problems.Kinds()) EXPECT_NE(s.problems.Get(kind), 0);
 }
 
 TEST(InfoSummaryTest, TraceWithoutStepsHasOneSynthesizedStep) {
@@ -118,7 +117,7 @@ TEST(InfoSummaryTest, TraceWithoutStepsHasOneSynthesizedStep) {
   EXPECT_TRUE(s.steps_synthesized);
   EXPECT_EQ(s.first_step, kNoValue);
   EXPECT_EQ(FindCount(s, "kernels"), 0);
-  EXPECT_TRUE(s.stats.empty());
+  EXPECT_TRUE(s.problems.empty());
 }
 
 }  // namespace

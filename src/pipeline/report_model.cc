@@ -26,13 +26,10 @@ RankHeader SummarizeTraceHeader(const Trace& trace) {
   }
   std::sort(h.devices.begin(), h.devices.end(),
             [](const ReportDevice& a, const ReportDevice& b) { return a.id < b.id; });
-  for (size_t i = 0; i < kImportStatCount; ++i) {
-    auto stat = static_cast<ImportStat>(i);
-    int64_t value = trace.stats.Get(stat);
-    if (value == 0) continue;
-    const ImportStatInfo& info = GetImportStatInfo(stat);
-    h.import_stats.push_back({std::string(info.id), std::string(SeverityName(info.severity)), value,
-                              trace.stats.Detail(stat)});
+  for (DataProblem kind : trace.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    h.import_stats.push_back({std::string(info.id), std::string(SeverityName(info.severity)),
+                              trace.problems.Get(kind), std::string(trace.problems.Detail(kind))});
   }
   return h;
 }

@@ -77,27 +77,28 @@ void RenderCounts(std::string& out, const InfoSummary& s) {
   }
 }
 
-std::string SeverityText(StatSeverity severity, ColourMode colour) {
+std::string SeverityText(ProblemSeverity severity, ColourMode colour) {
   std::string_view name = SeverityName(severity);
   std::string padding(10 - std::min<size_t>(name.size(), 10), ' ');
-  if (severity == StatSeverity::kError) return Styled(colour, Style::kRed, name) + padding;
-  if (severity == StatSeverity::kDataLoss) return Styled(colour, Style::kYellow, name) + padding;
+  if (severity == ProblemSeverity::kError) return Styled(colour, Style::kRed, name) + padding;
+  if (severity == ProblemSeverity::kDataLoss) return Styled(colour, Style::kYellow, name) + padding;
   return Styled(colour, Style::kDim, name) + padding;
 }
 
 void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
-  if (s.stats.empty()) {
+  if (s.problems.empty()) {
     Field(out, "import", "clean: no import stats");
     return;
   }
   Line(out, "  import stats");
-  for (const StatSummary& stat : s.stats) {
-    const ImportStatInfo& info = GetImportStatInfo(stat.stat);
+  for (DataProblem kind : s.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    std::string_view detail = s.problems.Detail(kind);
     // Columns: id, value, severity (styled, fixed width), detail fitted to what is left.
     std::string line =
-        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(stat.value));
+        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(s.problems.Get(kind)));
     line += SeverityText(info.severity, colour);
-    if (!stat.detail.empty()) line += FitWidth(stat.detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
+    if (!detail.empty()) line += FitWidth(detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
     Line(out, fmt::format("      {}", info.description));
@@ -171,13 +172,13 @@ void WriteCounts(JsonWriter& w, const InfoSummary& s) {
 void WriteStats(JsonWriter& w, const InfoSummary& s) {
   w.Key("import_stats");
   w.BeginArray();
-  for (const StatSummary& stat : s.stats) {
-    const ImportStatInfo& info = GetImportStatInfo(stat.stat);
+  for (DataProblem kind : s.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
     w.BeginObject();
     w.Field("id", info.id);
     w.Field("severity", SeverityName(info.severity));
-    w.Field("value", stat.value);
-    w.Field("detail", stat.detail);
+    w.Field("value", s.problems.Get(kind));
+    w.Field("detail", s.problems.Detail(kind));
     w.Field("description", info.description);
     w.EndObject();
   }

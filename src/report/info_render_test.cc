@@ -37,7 +37,7 @@ InfoSummary MakeSummary() {
   s.mean_step_ns = MsToNs(61);
   s.counts = {{"kernels", "kernels", 1234567}, {"memcpy", "memcpy", 3}};
   s.memcpy = {{CopyDirection::kHostToDevice, MemoryKind::kPageable, MemoryKind::kDevice, 3, 2048}};
-  s.stats = {{ImportStat::kTruncated, 1, "at byte 77 \xFF"}};
+  s.problems.Add(DataProblem::kTruncated, "at byte 77 \xFF");
   return s;
 }
 

@@ -82,11 +82,10 @@ StatusOr<Trace> ImportFromSource(ByteSource& source, const std::string& name,
   if (!result.ok()) return result.status().WithContext(name);
   trace.metadata.content_bytes = result->bytes;
   if (result->truncated) {
-    trace.stats.Increment(ImportStat::kTruncated);
     std::string detail = "byte " + std::to_string(result->truncated_at) + ": input stops after " +
                          std::to_string(result->events) + " complete events";
     if (!result->structure_error.empty()) detail += " (" + result->structure_error + ")";
-    trace.stats.SetDetail(ImportStat::kTruncated, detail);
+    trace.problems.Add(DataProblem::kTruncated, std::move(detail));
   }
   sink.builder().Finish();
   return trace;

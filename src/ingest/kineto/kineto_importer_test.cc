@@ -108,11 +108,11 @@ TEST(KinetoImporterTest, ModernTraceFields) {
   EXPECT_TRUE(found_dims);
   EXPECT_EQ(t.Str(t.threads.name[t.cpu_slices.thread[launch.value].value]), "python main");
 
-  EXPECT_EQ(t.stats.Get(ImportStat::kUnknownCategory), 1);
-  EXPECT_EQ(t.stats.Get(ImportStat::kMissingField), 1);
-  EXPECT_EQ(t.stats.Get(ImportStat::kMalformedEvent), 1);
-  EXPECT_EQ(t.stats.Get(ImportStat::kClockAnomaly), 1);
-  EXPECT_EQ(t.stats.Get(ImportStat::kTruncated), 0);
+  EXPECT_EQ(t.problems.Get(DataProblem::kUnknownCategory), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kMissingField), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kMalformedEvent), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kClockAnomaly), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kTruncated), 0);
   EXPECT_EQ(t.metadata.raw_event_counts.at("X/kernel"), 2);
   EXPECT_EQ(t.metadata.raw_event_counts.at("s/ac2g"), 1);
 }
@@ -154,7 +154,7 @@ TEST(KinetoImporterTest, EveryPrefixImportsAndIsFlaggedTruncated) {
   for (size_t cut = 1; cut < full.size(); cut += 7) {
     auto imported = ImportKinetoBytes(full.substr(0, cut), "cut.json");
     ASSERT_TRUE(imported.ok()) << cut << ": " << imported.status().message();
-    EXPECT_EQ(imported->stats.Get(ImportStat::kTruncated), 1) << cut;
+    EXPECT_EQ(imported->problems.Get(DataProblem::kTruncated), 1) << cut;
     EXPECT_GE(imported->gpu_ops.size(), previous_ops);
     previous_ops = imported->gpu_ops.size();
   }
@@ -181,7 +181,7 @@ TEST(KinetoImporterTest, EventsThatAreNotObjectsAreCounted) {
       "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})",
                                     "odd.json");
   ASSERT_TRUE(imported.ok());
-  EXPECT_EQ(imported->stats.Get(ImportStat::kMalformedEvent), 3);
+  EXPECT_EQ(imported->problems.Get(DataProblem::kMalformedEvent), 3);
   EXPECT_EQ(imported->cpu_slices.size(), 1u);
 }
 

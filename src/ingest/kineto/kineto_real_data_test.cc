@@ -31,9 +31,9 @@ TEST(KinetoRealDataTest, EveryTraceImportsWithoutErrors) {
   for (const std::string& path : files) {
     auto imported = ImportKinetoFile(path, {.chunk_bytes = 64 * 1024});
     ASSERT_TRUE(imported.ok()) << imported.status().message();
-    EXPECT_FALSE(imported->stats.HasErrors()) << path;
-    EXPECT_EQ(imported->stats.Get(ImportStat::kTruncated), 0) << path;
-    EXPECT_EQ(imported->stats.Get(ImportStat::kMalformedEvent), 0) << path;
+    EXPECT_FALSE(imported->problems.HasErrors()) << path;
+    EXPECT_EQ(imported->problems.Get(DataProblem::kTruncated), 0) << path;
+    EXPECT_EQ(imported->problems.Get(DataProblem::kMalformedEvent), 0) << path;
     EXPECT_GT(imported->cpu_slices.size() + imported->gpu_ops.size(), 0u) << path;
   }
 }
@@ -65,7 +65,7 @@ TEST(KinetoRealDataTest, PrefixesOfEveryTraceImport) {
         EXPECT_LT(cut, 4u) << path << " cut at " << cut << ": " << prefix.status().message();
         continue;
       }
-      EXPECT_EQ(prefix->stats.Get(ImportStat::kTruncated), 1) << path << " cut at " << cut;
+      EXPECT_EQ(prefix->problems.Get(DataProblem::kTruncated), 1) << path << " cut at " << cut;
       EXPECT_LE(prefix->gpu_ops.size(), full->gpu_ops.size());
       EXPECT_LE(prefix->cpu_slices.size(), full->cpu_slices.size());
     }

@@ -73,8 +73,7 @@ void KinetoTopLevelReader::Read(std::string_view key, std::string_view value_jso
     }
   }
   if (!ok) {
-    trace_.stats.Increment(ImportStat::kTopLevelNotObject);
-    trace_.stats.SetDetail(ImportStat::kTopLevelNotObject, "member \"" + std::string(key) + "\"");
+    trace_.problems.Add(DataProblem::kTopLevelNotObject, "member \"" + std::string(key) + "\"");
   }
 }
 

@@ -44,10 +44,12 @@ void KinetoTraceBuilder::CountRaw(char ph, std::string_view cat) {
 }
 
 void KinetoTraceBuilder::CountMalformed(uint64_t offset) {
-  if (trace_.stats.Get(ImportStat::kMalformedEvent) == 0) {
-    trace_.stats.SetDetail(ImportStat::kMalformedEvent, "first at byte " + std::to_string(offset));
+  // One detail: where the first one is (the count says how many follow).
+  if (trace_.problems.Get(DataProblem::kMalformedEvent) == 0) {
+    trace_.problems.Add(DataProblem::kMalformedEvent, "first at byte " + std::to_string(offset));
+    return;
   }
-  trace_.stats.Increment(ImportStat::kMalformedEvent);
+  trace_.problems.Increment(DataProblem::kMalformedEvent);
 }
 
 int64_t KinetoTraceBuilder::IdNumber(const KinetoId& id) {
@@ -72,17 +74,17 @@ int64_t KinetoTraceBuilder::StreamOf(const KinetoEvent& event) {
 bool KinetoTraceBuilder::ReadTimes(const KinetoEvent& event, bool need_duration, TimeNs& start,
                                    TimeNs& end) {
   if (event.ts.empty() || (need_duration && event.dur.empty())) {
-    trace_.stats.Increment(ImportStat::kMissingField);
+    trace_.problems.Increment(DataProblem::kMissingField);
     return false;
   }
   auto ts = ParseMicrosecondsToNs(event.ts);
   std::optional<TimeNs> dur = need_duration ? ParseMicrosecondsToNs(event.dur) : TimeNs{0};
   if (!ts || !dur) {
-    trace_.stats.Increment(ImportStat::kBadTimestamp);
+    trace_.problems.Increment(DataProblem::kBadTimestamp);
     return false;
   }
   if (*dur < 0) {
-    trace_.stats.Increment(ImportStat::kNegativeDuration);
+    trace_.problems.Increment(DataProblem::kNegativeDuration);
     return false;
   }
   start = *ts;
@@ -103,14 +105,14 @@ void KinetoTraceBuilder::AddEvent(const KinetoEvent& event) {
     case 't':
       // Flows duplicate the correlation ids already carried in args; counted only.
       return;
-    default: trace_.stats.Increment(ImportStat::kUnknownPhase); return;
+    default: trace_.problems.Increment(DataProblem::kUnknownPhase); return;
   }
 }
 
 void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
   CategoryInfo info = ClassifyCategory(event.cat);
   if (info.category == KinetoCategory::kUnknown) {
-    trace_.stats.Increment(ImportStat::kUnknownCategory);
+    trace_.problems.Increment(DataProblem::kUnknownCategory);
     return;
   }
   (info.legacy_spelling ? legacy_categories_ : modern_categories_)++;
@@ -281,7 +283,7 @@ void KinetoTraceBuilder::Finish() {
       ++anomalies;
     }
   }
-  if (anomalies > 0) trace_.stats.Increment(ImportStat::kClockAnomaly, anomalies);
+  if (anomalies > 0) trace_.problems.Increment(DataProblem::kClockAnomaly, anomalies);
 }
 
 }  // namespace gpuwhy

@@ -19,7 +19,7 @@ int32_t Int32(int64_t v) { return static_cast<int32_t>(v); }
 // Appends one GPU op; rows with end < start are counted and skipped, as in Kineto.
 bool CheckTimes(NsysProcess& p, int64_t start, int64_t end) {
   if (end >= start) return true;
-  p.trace.stats.Increment(ImportStat::kNegativeDuration);
+  p.trace.problems.Increment(DataProblem::kNegativeDuration);
   return false;
 }
 

@@ -51,7 +51,7 @@ Status ReadApiCalls(NsysContext& ctx, std::string_view t, CpuSliceKind kind, Cor
     row.start = q.Int(0);
     row.end = q.Int(1);
     if (row.end < row.start) {
-      p.trace.stats.Increment(ImportStat::kNegativeDuration);
+      p.trace.problems.Increment(DataProblem::kNegativeDuration);
       continue;
     }
     row.thread = ctx.Thread(p, global_tid);
@@ -106,13 +106,13 @@ Status ReadNvtx(NsysContext& ctx) {
     int64_t global_tid = q.IntOr(2, 0);
     NsysProcess& p = ctx.Process(global_tid);
     if (q.IsNull(1)) {  // a range still open when the capture ended
-      p.trace.stats.Increment(ImportStat::kMissingField);
+      p.trace.problems.Increment(DataProblem::kMissingField);
       continue;
     }
     row.start = q.Int(0);
     row.end = q.Int(1);
     if (row.end < row.start) {
-      p.trace.stats.Increment(ImportStat::kNegativeDuration);
+      p.trace.problems.Increment(DataProblem::kNegativeDuration);
       continue;
     }
     row.thread = ctx.Thread(p, global_tid);

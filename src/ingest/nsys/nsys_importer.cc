@@ -209,10 +209,10 @@ StatusOr<std::vector<Trace>> ImportNsysSqlite(const std::string& path,
     FillMetadata(p, info, path);
     NameThreads(p, info);
     if (ctx.unknown_string_ids > 0) {
-      p.trace.stats.Increment(ImportStat::kMalformedEvent, ctx.unknown_string_ids);
-      p.trace.stats.SetDetail(
-          ImportStat::kMalformedEvent,
-          fmt::format("{} rows name a string id missing from StringIds", ctx.unknown_string_ids));
+      p.trace.problems.Add(
+          DataProblem::kMalformedEvent,
+          fmt::format("{} rows name a string id missing from StringIds", ctx.unknown_string_ids),
+          ctx.unknown_string_ids);
     }
     RETURN_IF_ERROR(SelectSteps(ctx, p));
     p.trace.Finalize();

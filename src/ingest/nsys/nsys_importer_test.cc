@@ -218,7 +218,7 @@ INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (50, 90, 0, 7, {0}, 4096, 1, 0, 1)
   ASSERT_TRUE(traces.ok()) << traces.status().message();
   const Trace& t = traces->front();
   ASSERT_EQ(t.gpu_ops.size(), 2u);  // the kernel ending before it starts is skipped, counted
-  EXPECT_EQ(t.stats.Get(ImportStat::kNegativeDuration), 1);
+  EXPECT_EQ(t.problems.Get(DataProblem::kNegativeDuration), 1);
   EXPECT_EQ(t.Str(t.gpu_ops.name[0]), "elementwise");
   EXPECT_EQ(t.gpu_ops.correlation[0], kNoValue);
   EXPECT_EQ(t.gpu_ops.launch[0].grid[0], -1);
