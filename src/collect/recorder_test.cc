@@ -26,7 +26,7 @@ MetricSeriesSet Example() {
   set.sampler_cpu_pct = 0.25;
   set.devices.push_back({0, "NVIDIA H100", "GPU-1", "00000000:17:00.0"});
   set.notes.push_back("nvml: lacks nvmlDeviceGetSamples");
-  set.issues.push_back({"ring_overflow", 3, "samples overwritten"});
+  set.problems.Add(DataProblem::kRingOverflow, "samples overwritten", 3);
   for (int i = 0; i < 50; ++i) {
     TimeNs t = 1700000000 * kNsPerSec + i * 100 * kNsPerMs;
     set.Add({"gpu.util_pct", 0, ""}, "%", t, i % 7 * 13.5);
@@ -52,7 +52,7 @@ TEST(RecordingTest, RoundTripKeepsEverySampleAndTheHeader) {
   EXPECT_EQ(out->devices.size(), 1u);
   EXPECT_EQ(out->devices[0].pci_bus_id, "00000000:17:00.0");
   EXPECT_EQ(out->notes, in.notes);
-  EXPECT_EQ(out->IssueCount("ring_overflow"), 3);
+  EXPECT_EQ(out->problems.Get(DataProblem::kRingOverflow), 3);
   EXPECT_DOUBLE_EQ(out->sampler_cpu_pct, 0.25);
   EXPECT_EQ(out->nominal_interval_ns, 100 * kNsPerMs);
 }
@@ -75,9 +75,22 @@ TEST(RecordingTest, TruncatedRecordingKeepsTheSeriesBeforeTheCut) {
   std::string bytes = EncodeRecording(Example());
   StatusOr<MetricSeriesSet> out = ParseRecording(bytes.substr(0, bytes.size() - 100), "cut");
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(out->IssueCount("truncated"), 1);
+  EXPECT_EQ(out->problems.Get(DataProblem::kTruncated), 1);
   EXPECT_NE(out->Find("gpu.util_pct", 0), nullptr);
   EXPECT_FALSE(ParseRecording("gpuwhy-recording 1\n", "empty").ok());
+}
+
+TEST(RecordingTest, AProblemIdThisVersionDoesNotDeclareIsKeptAsUnknown) {
+  std::string bytes = EncodeRecording(Example());
+  size_t at = bytes.find("issue ring_overflow");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 19, "issue fan_too_loud");
+  StatusOr<MetricSeriesSet> out = ParseRecording(bytes, "newer");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->problems.Get(DataProblem::kRingOverflow), 0);
+  EXPECT_EQ(out->problems.Get(DataProblem::kUnknownProblem), 3);
+  EXPECT_EQ(out->problems.Detail(DataProblem::kUnknownProblem),
+            "fan_too_loud: samples overwritten");
 }
 
 TEST(RecordingTest, CsvHasOneRowPerSample) {

@@ -33,8 +33,9 @@ std::string EncodeRecording(const MetricSeriesSet& set) {
                        Clean(d.pci_bus_id));
   }
   for (const std::string& note : set.notes) out += "note " + Clean(note) + "\n";
-  for (const SeriesIssue& issue : set.issues) {
-    out += fmt::format("issue {}\t{}\t{}\n", Clean(issue.id), issue.count, Clean(issue.detail));
+  for (DataProblem kind : set.problems.Kinds()) {
+    out += fmt::format("issue {}\t{}\t{}\n", GetDataProblemInfo(kind).id, set.problems.Get(kind),
+                       Clean(set.problems.Detail(kind)));
   }
   for (const auto& [key, s] : set.all()) {
     out += fmt::format("series {}\t{}\t{}\t{}\t{}\t{}\n", Clean(key.metric), key.device,

@@ -102,7 +102,8 @@ void SamplerThread::DrainInto(MetricSeriesSet& out) {
   }
   out.notes = notes();
   if (int64_t dropped = store_.dropped(); dropped > 0) {
-    out.issues.push_back({"ring_overflow", dropped, "samples overwritten before they were saved"});
+    out.problems.Add(DataProblem::kRingOverflow, "samples overwritten before they were saved",
+                     dropped);
   }
 }
 

@@ -87,22 +87,6 @@ SeriesDevice& MetricSeriesSet::GetOrCreateDevice(int32_t index) {
   return devices.back();
 }
 
-void MetricSeriesSet::CountIssue(std::string_view id, std::string detail) {
-  for (SeriesIssue& issue : issues) {
-    if (issue.id != id) continue;
-    ++issue.count;
-    return;  // the first detail is kept: it points at the first bad spot
-  }
-  issues.push_back(SeriesIssue{std::string(id), 1, std::move(detail)});
-}
-
-int64_t MetricSeriesSet::IssueCount(std::string_view id) const {
-  for (const SeriesIssue& issue : issues) {
-    if (issue.id == id) return issue.count;
-  }
-  return 0;
-}
-
 std::optional<std::pair<TimeNs, TimeNs>> MetricSeriesSet::Span() const {
   std::optional<std::pair<TimeNs, TimeNs>> span;
   for (const auto& [key, series] : series_) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/time.h"
+#include "model/data_problems.h"
 
 namespace gpuwhy {
 
@@ -54,13 +55,6 @@ struct SeriesDevice {
   std::string pci_bus_id;  // "00000000:17:00.0"
 };
 
-// Named counts of what an importer or sampler could not use, shown with the report.
-struct SeriesIssue {
-  std::string id;  // "unparsed_line", "unsupported_metric", ...
-  int64_t count = 0;
-  std::string detail;  // "line 17: expected 18 columns, got 12"
-};
-
 class MetricSeriesSet {
  public:
   std::string source;  // "nvidia-smi dmon", "nvidia-smi pmon", "nvidia-smi --query-gpu",
@@ -70,7 +64,8 @@ class MetricSeriesSet {
   bool times_synthesized = false;
   DurationNs nominal_interval_ns = 0;  // the sampling interval, when known
   std::vector<SeriesDevice> devices;
-  std::vector<SeriesIssue> issues;
+  // What the importer or sampler could not use ("line 17: expected 18 columns, got 12").
+  DataProblems problems;
   std::vector<std::string> notes;  // what could not be sampled and why ("NVML: not found")
   // CPU the sampler itself used, % of one core (live recordings only; < 0: unknown).
   double sampler_cpu_pct = -1;
@@ -89,8 +84,6 @@ class MetricSeriesSet {
   std::vector<int32_t> DeviceIndices() const;
   const SeriesDevice* Device(int32_t index) const;
   SeriesDevice& GetOrCreateDevice(int32_t index);
-  void CountIssue(std::string_view id, std::string detail);
-  int64_t IssueCount(std::string_view id) const;
   // Earliest and latest sample time over all series; nullopt when empty.
   std::optional<std::pair<TimeNs, TimeNs>> Span() const;
   const std::map<SeriesKey, MetricSeries>& all() const { return series_; }

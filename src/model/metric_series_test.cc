@@ -29,10 +29,10 @@ TEST(MetricSeriesTest, SetFindsByKeyAndSpansAllSeries) {
   EXPECT_EQ(set.Span()->first, 2);
   EXPECT_EQ(set.Span()->second, 9);
   EXPECT_EQ(set.sample_count(), 3u);
-  set.CountIssue("unparsed_line", "line 3: x");
-  set.CountIssue("unparsed_line", "line 9: y");
-  EXPECT_EQ(set.IssueCount("unparsed_line"), 2);
-  EXPECT_EQ(set.issues[0].detail, "line 3: x");
+  set.problems.Add(DataProblem::kUnparsedLine, "line 3: x");
+  set.problems.Add(DataProblem::kUnparsedLine, "line 9: y");
+  EXPECT_EQ(set.problems.Get(DataProblem::kUnparsedLine), 2);
+  EXPECT_EQ(set.problems.Detail(DataProblem::kUnparsedLine), "line 3: x");
 }
 
 }  // namespace

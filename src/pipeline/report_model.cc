@@ -46,10 +46,10 @@ RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set) {
     }
     h.devices.push_back(std::move(d));
   }
-  for (const SeriesIssue& issue : set.issues) {
-    // A lost line is lost data; a metric gpuwhy does not map is only information.
-    const char* severity = issue.id == "unmapped_metric" ? "info" : "data_loss";
-    h.import_stats.push_back({issue.id, severity, issue.count, issue.detail});
+  for (DataProblem kind : set.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    h.import_stats.push_back({std::string(info.id), std::string(SeverityName(info.severity)),
+                              set.problems.Get(kind), std::string(set.problems.Detail(kind))});
   }
   return h;
 }

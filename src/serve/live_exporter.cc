@@ -17,11 +17,7 @@ bool NvmlAvailable(const MetricSeriesSet& window) {
 }
 
 int64_t Dropped(const MetricSeriesSet& window) {
-  int64_t dropped = 0;
-  for (const SeriesIssue& issue : window.issues) {
-    if (issue.id == "ring_overflow") dropped += issue.count;
-  }
-  return dropped;
+  return window.problems.Get(DataProblem::kRingOverflow);
 }
 
 }  // namespace
@@ -65,7 +61,7 @@ std::shared_ptr<const PublishedBodies> LiveExporter::Refresh() {
   const TimeNs now = WallClockNs();
   totals_.Add(fresh);
   // The sampler's counters (ring overflows) are cumulative: keep the latest, not a sum.
-  window_.issues = fresh.issues;
+  window_.problems = fresh.problems;
   SlideWindow(window_, fresh, now - options_.window);
   ++refreshes_;
 

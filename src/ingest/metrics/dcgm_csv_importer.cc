@@ -46,7 +46,7 @@ Columns ReadHeader(const std::vector<std::string>& cells, size_t line, MetricSer
     } else if (cells[i] == kTimeColumn) {
       c.time = i;
     } else if ((c.fields[i] = FindDcgmFieldByShortName(cells[i])) == nullptr) {
-      set.CountIssue("unmapped_metric", fmt::format("line {}: {}", line, cells[i]));
+      set.problems.Add(DataProblem::kUnmappedMetric, fmt::format("line {}: {}", line, cells[i]));
     }
   }
   return c;
@@ -84,14 +84,15 @@ struct Reader {
   void ReadRow(const Columns& c, const std::vector<std::string>& cells, size_t line) {
     const std::string where = fmt::format("line {}", line);
     if (cells.size() != c.fields.size()) {
-      set.CountIssue("unparsed_line", fmt::format("{}: expected {} fields, got {}", where,
-                                                  c.fields.size(), cells.size()));
+      set.problems.Add(
+          DataProblem::kUnparsedLine,
+          fmt::format("{}: expected {} fields, got {}", where, c.fields.size(), cells.size()));
       return;
     }
     std::optional<int64_t> entity = ParseInteger(cells[c.entity]);
     if (!entity || *entity < 0 || *entity > INT32_MAX) {
-      set.CountIssue("unparsed_line",
-                     fmt::format("{}: EntityId '{}' is not an id", where, cells[c.entity]));
+      set.problems.Add(DataProblem::kUnparsedLine,
+                       fmt::format("{}: EntityId '{}' is not an id", where, cells[c.entity]));
       return;
     }
     const auto device = static_cast<int32_t>(*entity);
@@ -100,8 +101,9 @@ struct Reader {
       if (c.fields[i] == nullptr || IsBlank(cells[i])) continue;
       std::optional<double> v = ParseNumber(cells[i]);
       if (!v) {
-        set.CountIssue("unparsed_line", fmt::format("{}: {} value '{}' is not a number", where,
-                                                    c.fields[i]->short_name, cells[i]));
+        set.problems.Add(DataProblem::kUnparsedLine,
+                         fmt::format("{}: {} value '{}' is not a number", where,
+                                     c.fields[i]->short_name, cells[i]));
         return;
       }
       values.emplace_back(c.fields[i], *v);
@@ -124,15 +126,15 @@ struct Reader {
     }
     std::optional<TimeNs> t = ParseUnixTime(cells[*c.time]);
     if (!t) {
-      set.CountIssue("bad_timestamp",
-                     fmt::format("{}: TimeStamp '{}' is not a Unix time", where, cells[*c.time]));
+      set.problems.Add(DataProblem::kBadTimestamp,
+                       fmt::format("{}: TimeStamp '{}' is not a Unix time", where, cells[*c.time]));
       return std::nullopt;
     }
     auto last = last_time.find(device);
     if (last != last_time.end() && *t < last->second) {
-      set.CountIssue("bad_timestamp",
-                     fmt::format("{}: TimeStamp {} is before entity {}'s previous row", where,
-                                 cells[*c.time], device));
+      set.problems.Add(DataProblem::kBadTimestamp,
+                       fmt::format("{}: TimeStamp {} is before entity {}'s previous row", where,
+                                   cells[*c.time], device));
       return std::nullopt;
     }
     last_time[device] = *t;
@@ -163,8 +165,8 @@ StatusOr<MetricSeriesSet> ParseDcgmCsv(std::string_view text, std::string_view n
     if (IsHeader(cells)) {  // again where several runs were appended to one file
       columns = ReadHeader(cells, n + 1, set);
     } else if (!columns) {
-      set.CountIssue("unparsed_line",
-                     fmt::format("line {}: data before the 'EntityId,...' header", n + 1));
+      set.problems.Add(DataProblem::kUnparsedLine,
+                       fmt::format("line {}: data before the 'EntityId,...' header", n + 1));
     } else {
       reader.ReadRow(*columns, cells, n + 1);
     }

@@ -31,7 +31,7 @@ TEST(DcgmCsvTest, EntitiesBecomeDevicesWithTheExporterIds) {
   EXPECT_EQ(set->Find("gpu.mem_used_mib", 1), nullptr);  // N/A: never sampled
   EXPECT_EQ(set->Find("gpu.gr_engine_active_pct", 1)->size(), 1u);
   EXPECT_FALSE(set->times_synthesized);
-  EXPECT_TRUE(set->issues.empty());
+  EXPECT_TRUE(set->problems.empty());
 }
 
 TEST(DcgmCsvTest, BadLineAndUnknownColumnAreIssues) {
@@ -43,10 +43,12 @@ TEST(DcgmCsvTest, BadLineAndUnknownColumnAreIssues) {
       "0,0.3,7,102.5,1700000003\n";
   StatusOr<MetricSeriesSet> set = ParseMetricLogText(text, "dcgm.csv");
   ASSERT_TRUE(set.ok()) << set.status().message();
-  EXPECT_EQ(set->IssueCount("unmapped_metric"), 1);
-  EXPECT_EQ(set->IssueCount("unparsed_line"), 2);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnmappedMetric), 1);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 2);
   std::set<std::string> details;
-  for (const SeriesIssue& issue : set->issues) details.insert(issue.detail);
+  for (DataProblem kind : set->problems.Kinds()) {
+    for (const std::string& detail : set->problems.Details(kind)) details.insert(detail);
+  }
   EXPECT_TRUE(details.count("line 1: NEWFLD"));
   EXPECT_TRUE(details.count("line 3: SMACT value 'zero' is not a number"));
   const MetricSeries* sm = set->Find("gpu.sm_active_pct", 0);
@@ -61,15 +63,17 @@ TEST(DcgmCsvTest, CutLastLineIsAnIssueNotASample) {
   StatusOr<MetricSeriesSet> short_row =
       ParseDcgmCsv("EntityId,GRACT,FBUSD,TimeStamp\n0,0.5,10,1700000000\n0,0.9", "cut.csv");
   ASSERT_TRUE(short_row.ok()) << short_row.status().message();
-  EXPECT_EQ(short_row->IssueCount("unparsed_line"), 1);
-  EXPECT_EQ(short_row->issues[0].detail, "line 3: expected 4 fields, got 2");
+  EXPECT_EQ(short_row->problems.Get(DataProblem::kUnparsedLine), 1);
+  EXPECT_EQ(short_row->problems.Detail(DataProblem::kUnparsedLine),
+            "line 3: expected 4 fields, got 2");
   EXPECT_EQ(short_row->Find("gpu.gr_engine_active_pct", 0)->size(), 1u);
 
   StatusOr<MetricSeriesSet> short_time =
       ParseDcgmCsv("EntityId,GRACT,TimeStamp\n0,0.5,1700000000\n0,0.9,17000", "cut.csv");
   ASSERT_TRUE(short_time.ok()) << short_time.status().message();
-  EXPECT_EQ(short_time->IssueCount("bad_timestamp"), 1);
-  EXPECT_NE(short_time->issues[0].detail.find("line 3: "), std::string::npos);
+  EXPECT_EQ(short_time->problems.Get(DataProblem::kBadTimestamp), 1);
+  EXPECT_NE(short_time->problems.Detail(DataProblem::kBadTimestamp).find("line 3: "),
+            std::string::npos);
   EXPECT_EQ(short_time->Find("gpu.gr_engine_active_pct", 0)->size(), 1u);
 }
 

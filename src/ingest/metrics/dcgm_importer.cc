@@ -96,21 +96,24 @@ StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string
     if (line.empty() || line[0] == '#' || line[0] == '$') continue;
     std::optional<Sample> sample = ParseSampleLine(line);
     if (!sample) {
-      set.CountIssue("unparsed_line", fmt::format("line {}: not NAME{{labels}} VALUE", n + 1));
+      set.problems.Add(DataProblem::kUnparsedLine,
+                       fmt::format("line {}: not NAME{{labels}} VALUE", n + 1));
       continue;
     }
     if (sample->name.rfind("DCGM_", 0) != 0) continue;  // other exporters' metrics
     ++dcgm_lines;
     const DcgmField* field = FindDcgmField(sample->name);
     if (field == nullptr) {
-      set.CountIssue("unmapped_metric", fmt::format("line {}: {}", n + 1, sample->name));
+      set.problems.Add(DataProblem::kUnmappedMetric,
+                       fmt::format("line {}: {}", n + 1, sample->name));
       continue;
     }
     auto gpu = sample->labels.find("gpu");
     std::optional<double> index =
         gpu == sample->labels.end() ? std::nullopt : ParseNumber(gpu->second);
     if (!index) {
-      set.CountIssue("unparsed_line", fmt::format("line {}: no gpu=\"N\" label", n + 1));
+      set.problems.Add(DataProblem::kUnparsedLine,
+                       fmt::format("line {}: no gpu=\"N\" label", n + 1));
       continue;
     }
     const auto device = static_cast<int32_t>(*index);

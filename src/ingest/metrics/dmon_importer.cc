@@ -141,15 +141,15 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
     }
     const std::string where = fmt::format("line {}", n + 1);
     if (!header) {
-      set.CountIssue("unparsed_line", where + ": data before the '# gpu ...' header");
+      set.problems.Add(DataProblem::kUnparsedLine, where + ": data before the '# gpu ...' header");
       continue;
     }
     // pmon's last column (the command name) may hold spaces: allow more fields, not fewer.
     bool short_row = f.size() < header->names.size() - (header->command >= 0 ? 1 : 0);
     std::optional<double> gpu = short_row ? std::nullopt : ParseNumber(f[header->gpu]);
     if (!gpu) {
-      set.CountIssue("unparsed_line",
-                     where + ": expected " + std::to_string(header->names.size()) + " columns");
+      set.problems.Add(DataProblem::kUnparsedLine,
+                       where + ": expected " + std::to_string(header->names.size()) + " columns");
       continue;
     }
     const auto device = static_cast<int32_t>(*gpu);
@@ -165,7 +165,7 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
     }
     std::optional<TimeNs> t = clock.TimeOf(*header, f, std::to_string(device) + "/" + entity);
     if (!t) {
-      set.CountIssue("bad_timestamp", where + ": unreadable Date/Time");
+      set.problems.Add(DataProblem::kBadTimestamp, where + ": unreadable Date/Time");
       continue;
     }
     set.GetOrCreateDevice(device);

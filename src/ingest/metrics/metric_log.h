@@ -28,8 +28,8 @@ MetricLogFormat SniffMetricLog(std::string_view head);
 // Reads the head of |path| and sniffs it; kNone when unreadable.
 MetricLogFormat SniffMetricLogFile(const std::string& path);
 
-// Imports a metric log of any known format. Lines that cannot be read are counted as
-// issues ("unparsed_line" with the first line number) and skipped; a file with no usable
+// Imports a metric log of any known format. Lines that cannot be read are counted as data
+// problems (unparsed_line, with the first lines' numbers) and skipped; a file with no usable
 // sample at all is an error "PATH: why".
 StatusOr<MetricSeriesSet> ImportMetricLog(const std::string& path);
 StatusOr<MetricSeriesSet> ParseMetricLogText(std::string_view text, std::string_view name);

@@ -70,7 +70,7 @@ TEST(MetricLogRealDataTest, EveryLogImportsAndMatchesPython) {
     SCOPED_TRACE(rel);
     StatusOr<MetricSeriesSet> set = ImportMetricLog((kLogs / rel).string());
     ASSERT_TRUE(set.ok()) << set.status().message();
-    EXPECT_EQ(set->IssueCount("unparsed_line"), 0) << set->issues[0].detail;
+    EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 0) << set->problems.Describe();
     ASSERT_TRUE(truth.count(rel)) << "no ground truth for " << rel;
     for (const Truth& t : truth[rel]) {
       const MetricSeries* s = set->Find(t.metric, t.device, t.entity);
@@ -119,7 +119,7 @@ TEST(MetricLogRealDataTest, MigProfilerDcgmCsvIsOneEntityWithUnixSeconds) {
   ASSERT_TRUE(set.ok()) << set.status().message();
   EXPECT_EQ(set->source, "DCGM field CSV");
   EXPECT_EQ(set->DeviceIndices(), (std::vector<int32_t>{0}));
-  EXPECT_TRUE(set->issues.empty());
+  EXPECT_TRUE(set->problems.empty());
   const MetricSeries* gr = set->Find("gpu.gr_engine_active_pct", 0);
   ASSERT_NE(gr, nullptr);
   EXPECT_EQ(gr->time.front(), 1661756603 * kNsPerSec);  // the first row's TimeStamp

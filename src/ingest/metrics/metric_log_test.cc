@@ -32,8 +32,8 @@ TEST(DmonTest, DateTimeColumnsRepeatedHeaderAndBadLine) {
   EXPECT_EQ(sm0->time[0], 1692096201 * kNsPerSec);   // date -u -d '2023-08-15 10:43:21' +%s
   EXPECT_EQ(set->Find("gpu.util_pct", 1), nullptr);  // "-": never sampled
   EXPECT_EQ(set->Find("gpu.power_w", 1)->size(), 1u);
-  EXPECT_EQ(set->IssueCount("unparsed_line"), 1);
-  EXPECT_NE(set->issues[0].detail.find("line 6"), std::string::npos);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 1);
+  EXPECT_NE(set->problems.Detail(DataProblem::kUnparsedLine).find("line 6"), std::string::npos);
   EXPECT_FALSE(set->times_synthesized);
 }
 
@@ -92,7 +92,7 @@ TEST(QueryGpuTest, HeaderWithUnitsAndWithoutIndex) {
   EXPECT_DOUBLE_EQ(set->Find("gpu.util_pct", 0)->Mean(), 55);
   EXPECT_DOUBLE_EQ(set->Find("gpu.power_w", 0)->Mean(), 101);
   EXPECT_EQ(set->Device(1)->uuid, "GPU-b");
-  EXPECT_EQ(set->IssueCount("unparsed_line"), 1);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 1);
   EXPECT_TRUE(set->times_synthesized);
 }
 
@@ -124,8 +124,8 @@ TEST(DcgmTest, ScrapesProfilingRatiosAndMig) {
   ASSERT_NE(tensor, nullptr);
   EXPECT_EQ(tensor->time[0], 1700000000000 * kNsPerMs);
   EXPECT_EQ(set->Device(0)->name, "NVIDIA A100");
-  EXPECT_EQ(set->IssueCount("unmapped_metric"), 1);
-  EXPECT_EQ(set->IssueCount("unparsed_line"), 1);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnmappedMetric), 1);
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 1);
 }
 
 TEST(MetricLogTest, EveryFormatHasOneRowAndAName) {

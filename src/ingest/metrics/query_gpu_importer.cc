@@ -162,8 +162,8 @@ StatusOr<MetricSeriesSet> ParseQueryGpuCsv(std::string_view text, std::string_vi
           name, where);
     }
     if (cells.size() != fields.size()) {
-      set.CountIssue("unparsed_line", fmt::format("{}: expected {} fields, got {}", where,
-                                                  fields.size(), cells.size()));
+      set.problems.Add(DataProblem::kUnparsedLine, fmt::format("{}: expected {} fields, got {}",
+                                                               where, fields.size(), cells.size()));
       continue;
     }
     int32_t device = -1;

@@ -55,6 +55,16 @@ bool ReadSeries(std::string_view bytes, size_t& pos, const std::vector<std::stri
   return true;
 }
 
+// "issue ID\tCOUNT\tDETAIL": a problem the recorder counted, by its declared id.
+void ReadProblem(const std::vector<std::string>& f, MetricSeriesSet& set) {
+  auto count = static_cast<int64_t>(metrics_text::ParseNumber(f[1]).value_or(0));
+  if (std::optional<DataProblem> kind = FindDataProblem(f[0])) {
+    set.problems.Add(*kind, f[2], count);
+    return;
+  }
+  set.problems.Add(DataProblem::kUnknownProblem, f[0] + ": " + f[2], count);
+}
+
 }  // namespace
 
 SniffResult SniffRecording(std::string_view head) {
@@ -98,21 +108,22 @@ StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_vie
     } else if (key == "note") {
       set.notes.push_back(f[0]);
     } else if (key == "issue" && f.size() == 3) {
-      set.issues.push_back(
-          {f[0], static_cast<int64_t>(metrics_text::ParseNumber(f[1]).value_or(0)), f[2]});
+      ReadProblem(f, set);
     } else if (key == "series") {
       ok = ReadSeries(bytes, pos, f, set);
     } else {
       ok = false;
     }
     if (!ok) {
-      set.CountIssue("truncated", fmt::format("byte {}: unreadable record '{}'", line_start,
-                                              std::string(key.substr(0, 20))));
+      set.problems.Add(DataProblem::kTruncated,
+                       fmt::format("byte {}: unreadable record '{}'", line_start,
+                                   std::string(key.substr(0, 20))));
       break;
     }
   }
-  if (!ended && set.IssueCount("truncated") == 0) {
-    set.CountIssue("truncated", fmt::format("byte {}: recording ends without 'end'", pos));
+  if (!ended && set.problems.Get(DataProblem::kTruncated) == 0) {
+    set.problems.Add(DataProblem::kTruncated,
+                     fmt::format("byte {}: recording ends without 'end'", pos));
   }
   if (set.empty()) return Status(StatusCode::kDataLoss, fmt::format("{}: no series", name));
   return set;
