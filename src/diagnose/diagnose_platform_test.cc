@@ -231,5 +231,27 @@ TEST(DiagnosePlatformTest, NothingReadSaysWhatToCollect) {
   EXPECT_NE(d.checklist[0].missing.find("permission denied reading /dev/kmsg"), std::string::npos);
 }
 
+TEST(DiagnosePlatformTest, SkippedRecordsAreNotesBoundedPerKind) {
+  SystemFacts facts;
+  const int64_t lines = DataProblems::kMaxDetails + 5;
+  for (int64_t i = 1; i <= lines; ++i) {
+    facts.problems.Add(DataProblem::kUnparsedLine,
+                       "q.csv: line " + std::to_string(i) + ": 2 values for 1 header fields");
+  }
+  facts.problems.Add(DataProblem::kRowCutShort,
+                     "topo.txt: line 3: topology row GPU1 has 1 of 2 GPU link cells");
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  std::vector<std::string> skipped;
+  for (const std::string& note : d.notes) {
+    if (note.starts_with("skipped: ")) skipped.push_back(note);
+  }
+  ASSERT_EQ(skipped.size(), DataProblems::kMaxDetails + 2);
+  EXPECT_EQ(skipped[0], "skipped: q.csv: line 1: 2 values for 1 header fields");
+  EXPECT_EQ(skipped[DataProblems::kMaxDetails],
+            "skipped: 5 more unparsed_line (a line could not be parsed and was skipped)");
+  EXPECT_EQ(skipped.back(),
+            "skipped: topo.txt: line 3: topology row GPU1 has 1 of 2 GPU link cells");
+}
+
 }  // namespace
 }  // namespace gpuwhy

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/data_problems.h"
 #include "model/source_quote.h"
 
 namespace gpuwhy {
@@ -230,7 +231,7 @@ struct SystemInput {
 struct SystemFacts {
   std::string source;  // "this machine" or the bundle directory
   std::vector<SystemInput> inputs;
-  std::vector<std::string> problems;  // "PATH: line N: why" for records skipped or cut short
+  DataProblems problems;  // details "PATH: line N: why" of records skipped or cut short
   std::vector<Unavailable> unavailable;
   int64_t kernel_log_lines = 0;  // lines read from kernel logs (0: none read)
   std::vector<XidEvent> xids;

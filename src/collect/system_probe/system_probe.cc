@@ -150,7 +150,7 @@ bool RunAndParse(const ProbeOptions& options, const std::vector<std::string>& ar
   std::string label;
   for (const std::string& a : argv) label += (label.empty() ? "" : " ") + a;
   Status status = ParseSystemText(format, out.output, label, facts);
-  if (!status.ok()) facts.problems.push_back(status.message());
+  if (!status.ok()) facts.problems.Add(DataProblem::kUnreadableOutput, status.message());
   return true;
 }
 

@@ -1,5 +1,7 @@
 #include "diagnose/diagnose_platform.h"
 
+#include <fmt/format.h>
+
 #include "diagnose/finding_builder.h"
 #include "diagnose/outcome_recorder.h"
 #include "diagnose/platform_rules/platform_rules.h"
@@ -36,12 +38,28 @@ void AddQuote(Finding& f, const SourceQuote& q, size_t max) {
   f.quotes.push_back(q);
 }
 
+namespace {
+
+// One note per kept detail, then one for the occurrences past them.
+void AddProblemNotes(const DataProblems& problems, std::vector<std::string>& notes) {
+  for (DataProblem kind : problems.Kinds()) {
+    const std::vector<std::string>& details = problems.Details(kind);
+    for (const std::string& detail : details) notes.push_back("skipped: " + detail);
+    int64_t more = problems.Get(kind) - static_cast<int64_t>(details.size());
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    if (more > 0)
+      notes.push_back(fmt::format("skipped: {} more {} ({})", more, info.id, info.description));
+  }
+}
+
+}  // namespace
+
 Diagnosis DiagnoseSystemFacts(const SystemFacts& facts, const DiagnoseOptions& options) {
   Diagnosis d;
   PlatformContext ctx{facts, options.catalog, d};
   EvaluateAll(PlatformRuleFamilies(), ctx);
   BuildPlatformChecklist(ctx);
-  for (const std::string& problem : facts.problems) d.notes.push_back("skipped: " + problem);
+  AddProblemNotes(facts.problems, d.notes);
   RankFindings(d.findings);
   return d;
 }

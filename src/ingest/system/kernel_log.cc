@@ -311,7 +311,7 @@ Status ParseKernelLog(std::string_view text, std::string_view path, SystemFacts&
     XidEvent xid;
     std::string why;
     if (!ParseXid(message, xid, why)) {
-      facts.problems.push_back(system::LineError(path, line.number, why));
+      facts.problems.Add(DataProblem::kUnparsedLine, system::LineError(path, line.number, why));
       continue;
     }
     xid.time_text = stamp.text;

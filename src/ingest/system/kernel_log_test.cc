@@ -98,9 +98,11 @@ TEST(KernelLogTest, MalformedXidIsAProblemNotACrash) {
                              "bad.log", facts)
                   .ok());
   EXPECT_TRUE(facts.xids.empty());
-  ASSERT_EQ(facts.problems.size(), 2u);
-  EXPECT_EQ(facts.problems[0], "bad.log: line 2: Xid line without a numeric code");
-  EXPECT_EQ(facts.problems[1], "bad.log: line 3: Xid line without ')' after the device");
+  ASSERT_EQ(facts.problems.Total(), 2);
+  const std::vector<std::string>& problems = facts.problems.Details(DataProblem::kUnparsedLine);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "bad.log: line 2: Xid line without a numeric code");
+  EXPECT_EQ(problems[1], "bad.log: line 3: Xid line without ')' after the device");
   EXPECT_EQ(facts.kernel_log_lines, 3);
 }
 

@@ -115,8 +115,8 @@ Status ParseLspci(std::string_view text, std::string_view path, SystemFacts& fac
     }
     LinkValues v = ReadLinkValues(t);
     if (!v.speed && !v.width && !system::Contains(t, "unknown")) {
-      facts.problems.push_back(
-          system::LineError(path, line.number, "link line without Speed or Width"));
+      facts.problems.Add(DataProblem::kUnparsedLine,
+                         system::LineError(path, line.number, "link line without Speed or Width"));
       continue;
     }
     if (cap) {

@@ -225,7 +225,8 @@ Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& f
           log.avg_busbw_quote = system::Quote(path, line);
           any = true;
         } else {
-          facts.problems.push_back(
+          facts.problems.Add(
+              DataProblem::kUnparsedLine,
               system::LineError(path, line.number, "'Avg bus bandwidth' without a number"));
         }
         in_test_table = false;

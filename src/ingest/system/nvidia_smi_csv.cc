@@ -102,9 +102,10 @@ Status ParseNvidiaSmiCsv(std::string_view text, std::string_view path, SystemFac
       continue;
     }
     if (cells.size() != header.size()) {
-      facts.problems.push_back(system::LineError(
-          path, line.number,
-          fmt::format("{} values for {} header fields", cells.size(), header.size())));
+      facts.problems.Add(DataProblem::kUnparsedLine,
+                         system::LineError(path, line.number,
+                                           fmt::format("{} values for {} header fields",
+                                                       cells.size(), header.size())));
       continue;
     }
     GpuState gpu;

@@ -40,7 +40,8 @@ Status ParseNvLinkStatus(std::string_view text, std::string_view path, SystemFac
     size_t colon = t.find(':');
     std::optional<double> link = system::LeadingNumber(t.substr(5));
     if (colon == std::string_view::npos || !link || gpu.empty()) {
-      facts.problems.push_back(
+      facts.problems.Add(
+          DataProblem::kUnparsedLine,
           system::LineError(path, line.number, "NVLink line without a GPU or link number"));
       continue;
     }

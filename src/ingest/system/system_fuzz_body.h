@@ -17,8 +17,10 @@ inline bool FuzzSystemParser(SystemFormat format, std::string_view data) {
   SystemFacts facts;
   Status status = ParseSystemText(format, data, kFuzzPath, facts);
   if (!status.ok() && !status.message().starts_with(kFuzzPath)) return false;
-  for (const std::string& problem : facts.problems) {
-    if (!problem.starts_with(kFuzzPath)) return false;
+  for (DataProblem kind : facts.problems.Kinds()) {
+    for (const std::string& problem : facts.problems.Details(kind)) {
+      if (!problem.starts_with(kFuzzPath)) return false;
+    }
   }
   // Quotes point into the input by line number: never past its end.
   int64_t lines = 1;

@@ -1,7 +1,8 @@
 // Importers of the files an operator collects from a GPU node (a "support bundle") and of
 // the local commands `gpuwhy doctor` runs. One file per format; each appends what it reads to
 // SystemFacts and never analyses. Every parser takes the whole text and the path it came
-// from; records it cannot read are skipped and named in facts.problems as "PATH: line N: why";
+// from; records it cannot read are skipped and counted in facts.problems, each with the detail
+// "PATH: line N: why";
 // an input that is unusable as a whole returns that error (what was read before it is kept).
 #pragma once
 

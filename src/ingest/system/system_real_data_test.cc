@@ -24,7 +24,7 @@ SystemFacts ReadOne(const std::string& relative) {
   SystemFacts facts;
   Status status = ReadSystemFile(LogsDir() + "/" + relative, facts);
   EXPECT_TRUE(status.ok()) << status.message();
-  EXPECT_TRUE(facts.problems.empty()) << facts.problems.front();
+  EXPECT_TRUE(facts.problems.empty()) << facts.problems.Describe();
   return facts;
 }
 
@@ -54,7 +54,7 @@ TEST(SystemRealDataTest, EveryFileParses) {
       SystemFacts facts;
       Status status = ParseSystemText(format, *text, entry.path().string(), facts);
       EXPECT_TRUE(status.ok()) << status.message();
-      EXPECT_TRUE(facts.problems.empty()) << facts.problems.front();
+      EXPECT_TRUE(facts.problems.empty()) << facts.problems.Describe();
       ++files;
     }
   }

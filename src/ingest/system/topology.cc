@@ -155,10 +155,10 @@ void ReadRow(OpenMatrix& open, const std::vector<Word>& w, std::string_view path
     gpu_cells += c < row.cells.size() && row.cells[c].kind != TopoLinkKind::kEmpty;
   }
   if (row.name.starts_with("GPU") && gpu_cells < gpu_columns) {
-    facts.problems.push_back(
-        system::LineError(path, line.number,
-                          fmt::format("topology row {} has {} of {} GPU link cells", row.name,
-                                      gpu_cells, gpu_columns)));
+    facts.problems.Add(DataProblem::kRowCutShort,
+                       system::LineError(path, line.number,
+                                         fmt::format("topology row {} has {} of {} GPU link cells",
+                                                     row.name, gpu_cells, gpu_columns)));
   }
   m.rows.push_back(std::move(row));
 }
@@ -223,7 +223,8 @@ Status ParseTopology(std::string_view text, std::string_view path, SystemFacts& 
     }
     if (w.size() >= 2 && IsDeviceName(w[0]) && ReadCell(w[1])) {
       if (!current) {
-        facts.problems.push_back(
+        facts.problems.Add(
+            DataProblem::kUnparsedLine,
             system::LineError(path, line.number, "topology row before any header line"));
         continue;
       }
