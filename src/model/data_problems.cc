@@ -1,5 +1,7 @@
 #include "model/data_problems.h"
 
+#include <algorithm>
+
 namespace gpuwhy {
 namespace {
 
@@ -60,11 +62,10 @@ int64_t DataProblems::Total() const {
   return total;
 }
 
-bool DataProblems::HasErrors() const {
-  for (DataProblem kind : Kinds()) {
-    if (GetDataProblemInfo(kind).severity == ProblemSeverity::kError) return true;
-  }
-  return false;
+ProblemSeverity DataProblems::WorstSeverity() const {
+  ProblemSeverity worst = ProblemSeverity::kInfo;
+  for (DataProblem kind : Kinds()) worst = std::max(worst, GetDataProblemInfo(kind).severity);
+  return worst;
 }
 
 void DataProblems::MergeFrom(const DataProblems& other) {

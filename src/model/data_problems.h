@@ -93,7 +93,9 @@ class DataProblems {
   std::vector<DataProblem> Kinds() const;
   bool empty() const;
   int64_t Total() const;
-  bool HasErrors() const;
+  // The most severe kind with a non-zero count; kInfo when there is none.
+  ProblemSeverity WorstSeverity() const;
+  bool HasErrors() const { return WorstSeverity() == ProblemSeverity::kError; }
   // Adds |other|'s counts; its details follow this one's, up to the bound.
   void MergeFrom(const DataProblems& other);
   // "unparsed_line x2 (line 3: x; line 9: y)", one kind after the other; for test messages.

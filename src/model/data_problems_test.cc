@@ -52,6 +52,8 @@ TEST(DataProblemsTest, MergeAddsCountsAndKeepsTheFirstDetails) {
   EXPECT_EQ(a.Details(DataProblem::kRowCutShort),
             (std::vector<std::string>{"a.txt: line 2: short", "b.txt: line 5: short"}));
   EXPECT_TRUE(a.HasErrors());
+  EXPECT_EQ(b.WorstSeverity(), ProblemSeverity::kError);
+  EXPECT_EQ(DataProblems().WorstSeverity(), ProblemSeverity::kInfo);
   EXPECT_EQ(a.Describe(),
             "top_level_parse_error x1 (member \"x\"), row_cut_short x3 (a.txt: line 2: short; "
             "b.txt: line 5: short)");

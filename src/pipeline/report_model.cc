@@ -26,11 +26,7 @@ RankHeader SummarizeTraceHeader(const Trace& trace) {
   }
   std::sort(h.devices.begin(), h.devices.end(),
             [](const ReportDevice& a, const ReportDevice& b) { return a.id < b.id; });
-  for (DataProblem kind : trace.problems.Kinds()) {
-    const DataProblemInfo& info = GetDataProblemInfo(kind);
-    h.import_stats.push_back({std::string(info.id), std::string(SeverityName(info.severity)),
-                              trace.problems.Get(kind), std::string(trace.problems.Detail(kind))});
-  }
+  h.problems = trace.problems;
   return h;
 }
 
@@ -46,17 +42,13 @@ RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set) {
     }
     h.devices.push_back(std::move(d));
   }
-  for (DataProblem kind : set.problems.Kinds()) {
-    const DataProblemInfo& info = GetDataProblemInfo(kind);
-    h.import_stats.push_back({std::string(info.id), std::string(SeverityName(info.severity)),
-                              set.problems.Get(kind), std::string(set.problems.Detail(kind))});
-  }
+  h.problems = set.problems;
   return h;
 }
 
 bool HasTraceAnalysis(const RankReport& rank) {
   return rank.header.span.length() > 0 || !rank.analysis.metrics.all().empty() ||
-         !rank.header.import_stats.empty();
+         !rank.header.problems.empty();
 }
 
 std::vector<SummaryFinding> SummarizeFindings(const Diagnosis& diagnosis) {

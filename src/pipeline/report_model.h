@@ -25,13 +25,6 @@ struct ReportDevice {
   bool active = false;              // ran at least one GPU op
 };
 
-struct ReportImportStat {
-  std::string id;
-  std::string severity;
-  int64_t value = 0;
-  std::string detail;
-};
-
 // What the report needs from the trace itself, copied out so the trace can be freed.
 struct RankHeader {
   std::string path;
@@ -39,8 +32,8 @@ struct RankHeader {
   int64_t world_size = kNoValue;
   std::string vendor;  // "nvidia", "amd", ...
   std::vector<ReportDevice> devices;
-  Interval span;  // the trace's own span; time ranges print relative to span.start
-  std::vector<ReportImportStat> import_stats;  // non-zero only, catalog order
+  Interval span;          // the trace's own span; time ranges print relative to span.start
+  DataProblems problems;  // the trace's or the metric series' own
 };
 
 RankHeader SummarizeTraceHeader(const Trace& trace);

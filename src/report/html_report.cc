@@ -350,12 +350,16 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
 
 void RenderImportHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
   OpenSection(out, "", "Import stats and data quality",
-              h.import_stats.empty() ? "every record was read"
-                                     : fmt::format("{} import stats", h.import_stats.size()));
+              h.problems.empty() ? "every record was read"
+                                 : fmt::format("{} import stats", h.problems.Kinds().size()));
   std::vector<std::vector<Cell>> rows;
-  for (const ReportImportStat& s : h.import_stats) {
-    rows.push_back(
-        {{s.id}, {s.severity}, Num(Count(s.value), static_cast<double>(s.value)), {s.detail}});
+  for (DataProblem kind : h.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    int64_t count = h.problems.Get(kind);
+    rows.push_back({{std::string(info.id)},
+                    {std::string(SeverityName(info.severity))},
+                    Num(Count(count), static_cast<double>(count)),
+                    {std::string(h.problems.Detail(kind))}});
   }
   for (const DataQualityIssue& issue : a.data_quality.issues) {
     rows.push_back({{issue.id},

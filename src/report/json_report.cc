@@ -171,12 +171,13 @@ void WriteHeader(JsonWriter& w, const RankHeader& h) {
 void WriteImportStats(JsonWriter& w, const RankHeader& h) {
   w.Key("import_stats");
   w.BeginArray();
-  for (const ReportImportStat& stat : h.import_stats) {
+  for (DataProblem kind : h.problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
     w.BeginObject();
-    w.Field("id", stat.id);
-    w.Field("severity", stat.severity);
-    w.Field("value", stat.value);
-    w.Field("detail", stat.detail);
+    w.Field("id", info.id);
+    w.Field("severity", SeverityName(info.severity));
+    w.Field("value", h.problems.Get(kind));
+    w.Field("detail", h.problems.Detail(kind));
     w.EndObject();
   }
   w.EndArray();

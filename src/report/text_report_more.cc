@@ -173,15 +173,17 @@ void RenderDataQuality(std::string& out, const Section& s) {
 }
 
 void RenderImportStats(std::string& out, const Section& s) {
-  const std::vector<ReportImportStat>& stats = s.header.import_stats;
-  Heading(out, s, "Import stats", stats.empty() ? "clean, no counter above zero" : "");
-  if (stats.empty()) return;
+  const DataProblems& problems = s.header.problems;
+  Heading(out, s, "Import stats", problems.empty() ? "clean, no counter above zero" : "");
+  if (problems.empty()) return;
   TextTable t({{"id", 24, Align::kLeft},
                {"severity", 10, Align::kLeft},
                {"count", 14},
                {"detail", 44, Align::kLeft}});
-  for (const ReportImportStat& stat : stats) {
-    t.AddRow({stat.id, stat.severity, Count(stat.value), stat.detail});
+  for (DataProblem kind : problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    t.AddRow({std::string(info.id), std::string(SeverityName(info.severity)),
+              Count(problems.Get(kind)), std::string(problems.Detail(kind))});
   }
   t.Render(out);
 }
