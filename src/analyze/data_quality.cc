@@ -65,7 +65,7 @@ void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
     double share = static_cast<double>(orphans) /
                    static_cast<double>(std::max<size_t>(1, trace.gpu_ops.size()));
     out.push_back(
-        {"gpu_op_without_launch",
+        {std::string(GetDataProblemInfo(DataProblem::kGpuOpWithoutLaunch).id),
          share > kOrphanWarningShare ? QualitySeverity::kWarning : QualitySeverity::kInfo,
          fmt::format(
              "{} GPU ops ({:.1f}%) have no launching runtime/driver call: launch statistics "
@@ -73,37 +73,35 @@ void CheckStats(const Trace& trace, std::vector<DataQualityIssue>& out) {
              orphans, 100.0 * share),
          orphans});
   }
+  // Named after the data problem they read; the severity is the analysis' own.
   struct Check {
     DataProblem stat;
-    const char* id;
     QualitySeverity severity;
     const char* what;
   };
   static const Check kChecks[] = {
-      {DataProblem::kTruncated, "truncated", QualitySeverity::kError,
+      {DataProblem::kTruncated, QualitySeverity::kError,
        "the input ends mid-document: events after the cut are lost and the last step is "
        "incomplete"},
-      {DataProblem::kOverlappingStreamOps, "overlapping_stream_ops", QualitySeverity::kWarning,
+      {DataProblem::kOverlappingStreamOps, QualitySeverity::kWarning,
        "GPU ops overlap on one stream (a stream runs one op at a time): clock or attribution "
        "problems"},
-      {DataProblem::kClockAnomaly, "clock_anomaly", QualitySeverity::kInfo,
+      {DataProblem::kClockAnomaly, QualitySeverity::kInfo,
        "instants lie far outside the trace span (e.g. Record Window End); they are ignored"},
-      {DataProblem::kImproperNesting, "improper_nesting", QualitySeverity::kInfo,
+      {DataProblem::kImproperNesting, QualitySeverity::kInfo,
        "CPU slices partially overlap their parent on one thread; call-site attribution may be off"},
-      {DataProblem::kMalformedEvent, "malformed_event", QualitySeverity::kWarning,
-       "events could not be parsed"},
-      {DataProblem::kMissingField, "missing_field", QualitySeverity::kWarning,
-       "events lacked ts/dur/ph"},
-      {DataProblem::kBadTimestamp, "bad_timestamp", QualitySeverity::kWarning,
-       "events had unusable timestamps"},
-      {DataProblem::kNegativeDuration, "negative_duration", QualitySeverity::kWarning,
-       "events had negative durations"},
-      {DataProblem::kDuplicateCorrelation, "duplicate_correlation", QualitySeverity::kInfo,
+      {DataProblem::kMalformedEvent, QualitySeverity::kWarning, "events could not be parsed"},
+      {DataProblem::kMissingField, QualitySeverity::kWarning, "events lacked ts/dur/ph"},
+      {DataProblem::kBadTimestamp, QualitySeverity::kWarning, "events had unusable timestamps"},
+      {DataProblem::kNegativeDuration, QualitySeverity::kWarning, "events had negative durations"},
+      {DataProblem::kDuplicateCorrelation, QualitySeverity::kInfo,
        "launch calls share a correlation id; the first one is used"},
   };
   for (const Check& c : kChecks) {
     int64_t n = problems.Get(c.stat);
-    if (n > 0) out.push_back({c.id, c.severity, fmt::format("{} ({})", c.what, n), n});
+    if (n == 0) continue;
+    out.push_back({std::string(GetDataProblemInfo(c.stat).id), c.severity,
+                   fmt::format("{} ({})", c.what, n), n});
   }
 }
 
