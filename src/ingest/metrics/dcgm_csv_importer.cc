@@ -11,18 +11,18 @@
 #include <cmath>
 #include <map>
 
+#include "base/text.h"
 #include "ingest/metrics/dcgm_fields.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
-#include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
 namespace {
 
-using metrics_text::ParseNumber;
-using metrics_text::SplitCsv;
-using metrics_text::SplitLines;
-using metrics_text::Trim;
+using text::ParseNumber;
+using text::SplitCsv;
+using text::SplitLines;
+using text::Trim;
 
 constexpr std::string_view kEntityColumn = "EntityId";
 constexpr std::string_view kTimeColumn = "TimeStamp";

@@ -5,17 +5,17 @@
 // without timestamps, scrape n is placed at n x 1 s.
 #include <map>
 
+#include "base/text.h"
 #include "ingest/metrics/dcgm_fields.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
-#include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
 namespace {
 
-using metrics_text::ParseNumber;
-using metrics_text::SplitLines;
-using metrics_text::Trim;
+using text::ParseNumber;
+using text::SplitLines;
+using text::Trim;
 
 // Parses `{a="x",b="y"}` into a map; false when malformed.
 bool ParseLabels(std::string_view text, std::map<std::string, std::string>& labels) {
@@ -60,7 +60,7 @@ std::optional<Sample> ParseSampleLine(std::string_view line) {
     if (!ParseLabels(rest.substr(1, close - 1), s.labels)) return std::nullopt;
     rest = rest.substr(close + 1);
   }
-  std::vector<std::string_view> values = metrics_text::SplitWhitespace(rest);
+  std::vector<std::string_view> values = text::SplitWords(rest);
   if (values.empty()) return std::nullopt;
   std::optional<double> v = ParseNumber(values[0]);
   if (!v) return std::nullopt;
@@ -75,7 +75,7 @@ std::optional<Sample> ParseSampleLine(std::string_view line) {
 
 SniffResult SniffDcgmPrometheus(std::string_view head) {
   for (std::string_view line : SplitLines(head)) {
-    std::vector<std::string_view> f = metrics_text::SplitWhitespace(line);
+    std::vector<std::string_view> f = text::SplitWords(line);
     if (f.empty()) continue;
     if (f[0].rfind("DCGM_FI_", 0) == 0 || line.find(" DCGM_FI_") != std::string_view::npos) {
       return SniffResult::kYes;

@@ -7,18 +7,18 @@
 #include <optional>
 #include <span>
 
+#include "base/text.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
-#include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
 namespace {
 
-using metrics_text::ParseDateTime;
-using metrics_text::ParseNumber;
-using metrics_text::ParseTimeOfDay;
-using metrics_text::SplitLines;
-using metrics_text::SplitWhitespace;
+using text::ParseDateTime;
+using text::ParseNumber;
+using text::ParseTimeOfDay;
+using text::SplitLines;
+using text::SplitWords;
 
 struct ColumnSpec {
   std::string_view column;  // dmon/pmon header name
@@ -76,7 +76,7 @@ struct Header {
 // starts with "# Idx" or "#YYYYMMDD").
 std::optional<Header> ParseHeader(std::string_view line) {
   std::string text(line.substr(1));
-  std::vector<std::string_view> fields = SplitWhitespace(text);
+  std::vector<std::string_view> fields = SplitWords(text);
   Header h;
   for (size_t i = 0; i < fields.size(); ++i) {
     std::string name(fields[i]);
@@ -98,7 +98,7 @@ enum class Table { kDmon, kPmon };
 // The table the first "# ... gpu ..." comment line heads: pmon when it names a pid column.
 std::optional<Table> SniffTable(std::string_view head) {
   for (std::string_view line : SplitLines(head)) {
-    std::vector<std::string_view> f = SplitWhitespace(line);
+    std::vector<std::string_view> f = SplitWords(line);
     if (f.size() < 2 || f[0][0] != '#') continue;
     bool gpu = false, pid = false;
     for (std::string_view name : f) {
@@ -133,10 +133,10 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
   std::vector<std::string_view> lines = SplitLines(text);
   for (size_t n = 0; n < lines.size(); ++n) {
     std::string_view line = lines[n];
-    std::vector<std::string_view> f = SplitWhitespace(line);
+    std::vector<std::string_view> f = SplitWords(line);
     if (f.empty() || f[0][0] == '$') continue;  // blank, or the shell command pasted above
     if (line.find('#') != std::string_view::npos && f[0][0] == '#') {
-      if (auto h = ParseHeader(metrics_text::Trim(line))) header = std::move(h);
+      if (auto h = ParseHeader(text::Trim(line))) header = std::move(h);
       continue;  // the units line and other comments
     }
     const std::string where = fmt::format("line {}", n + 1);

@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <map>
 
+#include "base/text.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
-#include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
 namespace {
 
-using metrics_text::ParseNumber;
-using metrics_text::SplitCsv;
-using metrics_text::SplitLines;
-using metrics_text::Trim;
+using text::ParseNumber;
+using text::SplitCsv;
+using text::SplitLines;
+using text::Trim;
 
 struct FieldSpec {
   std::string_view field;  // query-gpu field name, without " [unit]"
@@ -110,7 +110,7 @@ std::optional<TimeNs> ParseTimestamp(std::string_view text) {
   // "2026/07/14 08:12:53.353"
   size_t space = text.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
-  return metrics_text::ParseDateTime(text.substr(0, space), Trim(text.substr(space + 1)));
+  return text::ParseDateTime(text.substr(0, space), Trim(text.substr(space + 1)));
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "base/varint.h"
 #include "ingest/metrics/metric_log_formats.h"
-#include "ingest/metrics/text_table.h"
 
 namespace gpuwhy {
 namespace {
@@ -35,8 +35,8 @@ std::optional<std::string_view> NextLine(std::string_view bytes, size_t& pos) {
 bool ReadSeries(std::string_view bytes, size_t& pos, const std::vector<std::string>& f,
                 MetricSeriesSet& set) {
   if (f.size() != 6) return false;
-  std::optional<double> device = metrics_text::ParseNumber(f[1]);
-  std::optional<double> count = metrics_text::ParseNumber(f[5]);
+  std::optional<double> device = text::ParseNumber(f[1]);
+  std::optional<double> count = text::ParseNumber(f[5]);
   if (!device || !count || *count < 0) return false;
   auto n = static_cast<size_t>(*count);
   std::vector<TimeNs> times;
@@ -57,7 +57,7 @@ bool ReadSeries(std::string_view bytes, size_t& pos, const std::vector<std::stri
 
 // "issue ID\tCOUNT\tDETAIL": a problem the recorder counted, by its declared id.
 void ReadProblem(const std::vector<std::string>& f, MetricSeriesSet& set) {
-  auto count = static_cast<int64_t>(metrics_text::ParseNumber(f[1]).value_or(0));
+  auto count = static_cast<int64_t>(text::ParseNumber(f[1]).value_or(0));
   if (std::optional<DataProblem> kind = FindDataProblem(f[0])) {
     set.problems.Add(*kind, f[2], count);
     return;
@@ -95,13 +95,12 @@ StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_vie
     } else if (key == "source") {
       set.source = f[0];
     } else if (key == "interval_ns") {
-      set.nominal_interval_ns =
-          static_cast<DurationNs>(metrics_text::ParseNumber(f[0]).value_or(0));
+      set.nominal_interval_ns = static_cast<DurationNs>(text::ParseNumber(f[0]).value_or(0));
     } else if (key == "sampler_cpu_pct") {
-      set.sampler_cpu_pct = metrics_text::ParseNumber(f[0]).value_or(-1);
+      set.sampler_cpu_pct = text::ParseNumber(f[0]).value_or(-1);
     } else if (key == "device" && f.size() == 4) {
       SeriesDevice& d =
-          set.GetOrCreateDevice(static_cast<int32_t>(metrics_text::ParseNumber(f[0]).value_or(-1)));
+          set.GetOrCreateDevice(static_cast<int32_t>(text::ParseNumber(f[0]).value_or(-1)));
       d.name = f[1];
       d.uuid = f[2];
       d.pci_bus_id = f[3];

@@ -1,27 +1,35 @@
-#include "ingest/metrics/text_table.h"
+#include "base/text.h"
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
-namespace gpuwhy::metrics_text {
+namespace gpuwhy::text {
 
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
+std::vector<NumberedLine> NumberLines(std::string_view text) {
+  std::vector<NumberedLine> lines;
+  int64_t number = 1;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
+    lines.push_back({number++, line});
     start = end + 1;
   }
   return lines;
 }
 
-std::vector<std::string_view> SplitWhitespace(std::string_view line) {
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (const NumberedLine& line : NumberLines(text)) lines.push_back(line.text);
+  return lines;
+}
+
+std::vector<std::string_view> SplitWords(std::string_view line) {
   std::vector<std::string_view> fields;
   size_t i = 0;
   while (i < line.size()) {
@@ -105,4 +113,54 @@ std::optional<TimeNs> ParseDateTime(std::string_view date, std::string_view time
   return static_cast<TimeNs>(timegm(&tm)) * kNsPerSec + *of_day;
 }
 
-}  // namespace gpuwhy::metrics_text
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+
+bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+std::string StripAnsi(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < s.size() && !(s[j] >= '@' && s[j] <= '~')) ++j;
+      i = j;  // skips the final byte too
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+std::optional<double> LeadingNumber(std::string_view s) {
+  s = Trim(s);
+  size_t n = 0;
+  while (n < s.size() && ((s[n] >= '0' && s[n] <= '9') || s[n] == '.' || (n == 0 && s[n] == '-'))) {
+    ++n;
+  }
+  if (n == 0 || (n == 1 && (s[0] == '-' || s[0] == '.'))) return std::nullopt;
+  // strtod needs a terminated string; the prefix is short.
+  std::string digits(s.substr(0, n));
+  char* end = nullptr;
+  double value = std::strtod(digits.c_str(), &end);
+  if (end == digits.c_str()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  s = Trim(s);
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  if (s.empty()) return std::nullopt;
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace gpuwhy::text
