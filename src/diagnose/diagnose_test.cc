@@ -103,6 +103,53 @@ TEST(DiagnoseTest, Fp32GemmsOnNvidiaEstimateHalfTheirTime) {
   EXPECT_EQ(f->idle_recoverable_ns_per_step, 0);
 }
 
+const RuleOutcome* OutcomeOf(const Diagnosis& d, std::string_view id) {
+  for (const RuleOutcome& o : d.outcomes) {
+    if (o.rule_id == id) return &o;
+  }
+  return nullptr;
+}
+
+// The input-bound steps of DataLoaderWaitIsTheIdleItCauses, but only the job's first iteration
+// was captured: the verdict is that the capture shows no steady state, not a DataLoader cost.
+TEST(DiagnoseTest, AWarmUpOnlyCaptureGetsTheQualityVerdictAndNoPerStepClaim) {
+  TinyTrace t(kNsPerUs);
+  t.Step(1, 0, 10000);
+  t.Op(kNext, 0, 3000);
+  t.Launch(t.main(), "cudaLaunchKernel", 3010, 3040, GpuOpKind::kKernel, kBf16Gemm, 3050, 9550);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  ASSERT_EQ(d.findings.size(), 1u);
+  const Finding& f = d.findings.front();
+  EXPECT_EQ(f.id, "quality.warmup_dominated");
+  EXPECT_EQ(f.bottleneck_class, BottleneckClass::kQuality);
+  EXPECT_EQ(f.severity, Severity::kHigh);
+  EXPECT_EQ(f.recoverable_ns_per_step, 0);
+  EXPECT_NE(f.title.find("ProfilerStep#1"), std::string::npos) << f.title;
+  ASSERT_FALSE(f.fixes.empty());
+  EXPECT_NE(f.fixes.front().code.find("schedule(wait=2"), std::string::npos) << f.fixes[0].code;
+  const RuleOutcome* input = OutcomeOf(d, "input.dataloader_wait");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->status, AssessStatus::kNotAssessed);
+  EXPECT_NE(input->note.find("no steady state"), std::string::npos) << input->note;
+}
+
+// The same steady steps with the rule's default threshold: four kernels are too few to judge.
+TEST(DiagnoseTest, AHandfulOfKernelsIsTooLittleToJudge) {
+  TinyTrace t(kNsPerUs);
+  InputBoundSteps(t);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings.front().id, "quality.too_little_gpu_work");
+  EXPECT_EQ(d.findings.front().severity, Severity::kLow);
+  const RuleOutcome* input = OutcomeOf(d, "input.dataloader_wait");
+  ASSERT_NE(input, nullptr);
+  EXPECT_EQ(input->status, AssessStatus::kNotAssessed);
+}
+
 TEST(DiagnoseTest, SeverityBands) {
   SeverityBands bands;
   EXPECT_EQ(SeverityForShare(0.5, bands), Severity::kInfo);
