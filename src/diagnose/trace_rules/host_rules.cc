@@ -52,11 +52,13 @@ void PeriodicStall(RuleContext& ctx) {
       ranges.clear();
     }
   }
-  // Any idle gap beyond long_gap_ms is a stall, whatever the step count.
+  // Any idle gap beyond long_gap_ms is a stall, whatever the step count; but a capture without
+  // ProfilerStep has nothing to repeat against, and one long gap in it may be a one-off.
   double long_gap_ns = long_gap.value * kNsPerMs;
   int64_t long_gaps = 0;
   double long_gap_total = 0;
   for (const IdleGap& g : ctx.analysis.idle_gaps.top_gaps) {
+    if (steps.extents.synthesized) break;
     if (static_cast<double>(g.range.length()) <= long_gap_ns) continue;
     ++long_gaps;
     long_gap_total += static_cast<double>(g.range.length());
@@ -68,7 +70,9 @@ void PeriodicStall(RuleContext& ctx) {
   if (slow == 0 && long_gaps == 0) {
     AssessStatus status = steps.steps.size() >= 3 ? AssessStatus::kAssessed : AssessStatus::kPartly;
     ctx.Outcome(kStall, status, false,
-                status == AssessStatus::kPartly ? "fewer than 3 steps captured" : "");
+                status != AssessStatus::kPartly ? ""
+                : steps.extents.synthesized     ? "no ProfilerStep: a stall needs steps to compare"
+                                                : "fewer than 3 steps captured");
     return;
   }
   // The stall's cost is GPU idle time in the slow steps; busy slow steps (e.g. evaluation
@@ -86,10 +90,12 @@ void PeriodicStall(RuleContext& ctx) {
   got += ctx.ClaimIdle(IdleCause::kHostBusy, want - got);
   f.recoverable_ns_per_step = static_cast<DurationNs>(got);
   if (got < 0.5 * want) f.confidence = Confidence::kMedium;
-  RuleContext::AddEvidence(f, "diagnose.slow_steps", static_cast<double>(slow), unit::kCount,
-                           ">=", 1, &factor);
-  ctx.AddMetricEvidence(f, "step.time_max_ms", ">=", factor.value * NsToMs(steps.median_ns),
-                        &factor);
+  if (slow > 0) {  // evidence says what fired: a long gap alone fires without slow steps
+    RuleContext::AddEvidence(f, "diagnose.slow_steps", static_cast<double>(slow), unit::kCount,
+                             ">=", 1, &factor);
+    ctx.AddMetricEvidence(f, "step.time_max_ms", ">=", factor.value * NsToMs(steps.median_ns),
+                          &factor);
+  }
   ctx.AddMetricEvidence(f, "step.time_median_ms", ">", 0, nullptr);
   if (long_gaps > 0) {
     RuleContext::AddEvidence(f, "diagnose.long_idle_gaps", static_cast<double>(long_gaps),
