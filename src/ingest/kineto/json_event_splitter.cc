@@ -198,6 +198,8 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
           if (end_ - begin_ > kMaxElementBytes) return Error(offset, "trace event too large");
           return false;
         }
+        // A stray '}' is no element at all: reading it as an empty one would never advance.
+        if (close == begin_) return Error(offset, "unexpected '}' in the traceEvents array");
         sink.OnEvent(std::string_view(data + begin_, close - begin_), offset);
         ++result_.events;
         begin_ = close;

@@ -99,7 +99,8 @@ size_t SkipSpaces(std::string_view json, size_t p) {
 // phase and category without running the full parser. False when the shape differs.
 bool ParseFlowShortcut(std::string_view json, KinetoEvent& event) {
   size_t p = SkipSpaces(json, 1);
-  if (json.compare(p, 4, "\"ph\"") != 0) return false;
+  // An empty element ("[}", a cut file) has no byte 1: compare() would throw.
+  if (p >= json.size() || json.compare(p, 4, "\"ph\"") != 0) return false;
   p = SkipSpaces(json, p + 4);
   if (p >= json.size() || json[p] != ':') return false;
   p = SkipSpaces(json, p + 1);

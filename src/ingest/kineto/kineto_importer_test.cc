@@ -176,6 +176,21 @@ TEST(KinetoImporterTest, UnusableInputs) {
   ASSERT_FALSE(missing.ok());
 }
 
+// issue 21: the 17-byte "{"traceEvents":[}" threw std::out_of_range (an empty element reached
+// the flow shortcut) and, once that was caught, would have looped on the stray '}'.
+TEST(KinetoImporterTest, StrayCloseBraceInTheEventsArrayIsAnError) {
+  auto alone = ImportKinetoBytes(R"({"traceEvents":[})", "stray.json");
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(alone.status().message(),
+            "stray.json: byte 16: unexpected '}' in the traceEvents array");
+  auto after_events = ImportKinetoBytes(R"({"traceEvents":[{"ph": "X", "cat": "cpu_op",
+      "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, }]})",
+                                        "late.json");
+  ASSERT_TRUE(after_events.ok()) << after_events.status().message();
+  EXPECT_EQ(after_events->stats.Get(ImportStat::kTruncated), 1);
+  EXPECT_EQ(after_events->cpu_slices.size(), 1u);
+}
+
 TEST(KinetoImporterTest, EventsThatAreNotObjectsAreCounted) {
   auto imported = ImportKinetoBytes(R"({"traceEvents": [1, "x", [], {"ph": "X", "cat": "cpu_op",
       "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,39 @@ TEST(KinetoRealDataTest, PrefixesOfEveryTraceImport) {
       EXPECT_EQ(prefix->problems.Get(DataProblem::kTruncated), 1) << path << " cut at " << cut;
       EXPECT_LE(prefix->gpu_ops.size(), full->gpu_ops.size());
       EXPECT_LE(prefix->cpu_slices.size(), full->cpu_slices.size());
+    }
+  }
+}
+
+// issue 21: a real trace cut at every offset, as is and closed with '}' or ']}' (the shapes of a
+// dying writer and of a hand-repaired file), never throws: it imports (truncated) or fails with
+// the byte it stopped at.
+TEST(KinetoRealDataTest, EveryCutOfASmallTraceImportsOrFailsWithItsByte) {
+  const fs::path path =
+      fs::path(GPUWHY_SHARED_DATA) / "kineto" / "hta" / "trace_compare_base_base.json.gz";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is absent: the cut sweep is skipped";
+  auto content = ReadWholeFile(path.string());
+  ASSERT_TRUE(content.ok()) << content.status().message();
+  // Every byte of the head (the top-level members and the first events), then cuts spread
+  // over the rest; fewer under the sanitizers (about 10x slower).
+#ifdef __SANITIZE_ADDRESS__
+  constexpr size_t kSpread = 150;
+#else
+  constexpr size_t kSpread = 600;
+#endif
+  std::vector<size_t> cuts;
+  for (size_t cut = 0; cut < 256; ++cut) cuts.push_back(cut);
+  for (size_t i = 0; i < kSpread; ++i) cuts.push_back(256 + content->size() * i / kSpread);
+  for (size_t cut : cuts) {
+    if (cut > content->size()) continue;
+    const std::string prefix = content->substr(0, cut);
+    for (const std::string& bytes : {prefix, prefix + "}", prefix + "]}"}) {
+      std::optional<StatusOr<Trace>> imported;
+      ASSERT_NO_THROW(imported.emplace(ImportKinetoBytes(bytes, "cut.json"))) << "cut at " << cut;
+      if (!imported->ok()) {
+        EXPECT_TRUE(imported->status().message().starts_with("cut.json: byte "))
+            << "cut at " << cut << ": " << imported->status().message();
+      }
     }
   }
 }

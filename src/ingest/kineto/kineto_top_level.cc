@@ -87,7 +87,8 @@ bool KinetoTopLevelReader::ReadDevices(value v) {
     for (auto field : object) {
       std::string_view key;
       if (field.unescaped_key().get(key)) return false;
-      value f = field.value();
+      value f;
+      if (field.value().get(f)) return false;
       int64_t n = 0;
       if (key == "name") {
         std::string_view name;
@@ -129,7 +130,8 @@ bool KinetoTopLevelReader::ReadDistributedInfo(value v) {
   for (auto field : object) {
     std::string_view key;
     if (field.unescaped_key().get(key)) return false;
-    value f = field.value();
+    value f;
+    if (field.value().get(f)) return false;
     if (key == "rank") {
       if (ReadInt(f, r.rank)) r.source = RankSource::kDistributedInfo;
     } else if (key == "world_size") {
@@ -148,7 +150,8 @@ bool KinetoTopLevelReader::ReadDistributedInfo(value v) {
         for (auto gf : group) {
           std::string_view gkey;
           if (gf.unescaped_key().get(gkey)) break;
-          value gv = gf.value();
+          value gv;
+          if (gf.value().get(gv)) break;
           if (gkey == "pg_name")
             pg.name = ReadText(gv);
           else if (gkey == "pg_desc")
