@@ -52,56 +52,62 @@ std::string StrOr(simdjson::dom::object object, std::string_view key) {
   return "";
 }
 
-Status ParseArrays(simdjson::dom::object root, RankSummary& out) {
+// Calls |read| on each object of root[key]; an element that is not an object is an error
+// naming it (a conversion would throw).
+template <typename Read>
+Status ForEachObject(simdjson::dom::object root, std::string_view key, const std::string& path,
+                     Read read) {
   simdjson::dom::array array;
-  if (root["metrics"].get(array) == simdjson::SUCCESS) {
-    for (simdjson::dom::object m : array) {
-      gpuwhy::Metric metric;
-      metric.id = StrOr(m, "id");
-      metric.unit = StrOr(m, "unit");
-      double v = 0;
-      if (m["value"].get(v) != simdjson::SUCCESS) {
-        int64_t i = 0;
-        if (m["value"].get(i) == simdjson::SUCCESS) v = static_cast<double>(i);
-      }
-      metric.value = v;
-      out.metrics.push_back(std::move(metric));
-    }
-  }
-  if (root["steps"].get(array) == simdjson::SUCCESS) {
-    for (simdjson::dom::object s : array) {
-      out.steps.push_back({IntOr(s, "number", 0), IntOr(s, "start_ns", 0), IntOr(s, "end_ns", 0),
-                           IntOr(s, "compute_ns", 0), IntOr(s, "input_wait_ns", 0)});
-    }
-  }
-  if (root["collectives"].get(array) == simdjson::SUCCESS) {
-    for (simdjson::dom::object c : array) {
-      RankCollectiveTiming t;
-      t.step = IntOr(c, "step");
-      t.kind = StrOr(c, "kind");
-      t.process_group = StrOr(c, "process_group");
-      t.device = static_cast<int32_t>(IntOr(c, "device", 0));
-      t.start = IntOr(c, "start_ns", 0);
-      t.end = IntOr(c, "end_ns", 0);
-      t.bytes = IntOr(c, "bytes");
-      t.group_size = IntOr(c, "group_size");
-      t.compute_before_ns = IntOr(c, "compute_before_ns", 0);
-      t.input_wait_before_ns = IntOr(c, "input_wait_before_ns", 0);
-      out.collectives.push_back(std::move(t));
-    }
-  }
-  if (root["kernels"].get(array) == simdjson::SUCCESS) {
-    for (simdjson::dom::object k : array) {
-      out.kernels.push_back({StrOr(k, "name"), IntOr(k, "count", 0), IntOr(k, "total_ns", 0)});
-    }
-  }
-  if (root["findings"].get(array) == simdjson::SUCCESS) {
-    for (simdjson::dom::object f : array) {
-      out.findings.push_back({StrOr(f, "id"), StrOr(f, "severity"), StrOr(f, "title"),
-                              IntOr(f, "recoverable_ns_per_step", 0)});
-    }
+  if (root[key].get(array) != simdjson::SUCCESS) return Status::Ok();
+  size_t i = 0;
+  for (simdjson::dom::element element : array) {
+    simdjson::dom::object object;
+    if (element.get(object) != simdjson::SUCCESS)
+      return InvalidArgument("{}: \"{}\"[{}] is not an object", path, key, i);
+    read(object);
+    ++i;
   }
   return Status::Ok();
+}
+
+Status ParseArrays(simdjson::dom::object root, const std::string& path, RankSummary& out) {
+  RETURN_IF_ERROR(ForEachObject(root, "metrics", path, [&](simdjson::dom::object m) {
+    gpuwhy::Metric metric;
+    metric.id = StrOr(m, "id");
+    metric.unit = StrOr(m, "unit");
+    double v = 0;
+    if (m["value"].get(v) != simdjson::SUCCESS) {
+      int64_t i = 0;
+      if (m["value"].get(i) == simdjson::SUCCESS) v = static_cast<double>(i);
+    }
+    metric.value = v;
+    out.metrics.push_back(std::move(metric));
+  }));
+  RETURN_IF_ERROR(ForEachObject(root, "steps", path, [&](simdjson::dom::object s) {
+    out.steps.push_back({IntOr(s, "number", 0), IntOr(s, "start_ns", 0), IntOr(s, "end_ns", 0),
+                         IntOr(s, "compute_ns", 0), IntOr(s, "input_wait_ns", 0)});
+  }));
+  RETURN_IF_ERROR(ForEachObject(root, "collectives", path, [&](simdjson::dom::object c) {
+    RankCollectiveTiming t;
+    t.step = IntOr(c, "step");
+    t.kind = StrOr(c, "kind");
+    t.process_group = StrOr(c, "process_group");
+    t.device = static_cast<int32_t>(IntOr(c, "device", 0));
+    t.start = IntOr(c, "start_ns", 0);
+    t.end = IntOr(c, "end_ns", 0);
+    t.bytes = IntOr(c, "bytes");
+    t.group_size = IntOr(c, "group_size");
+    t.compute_before_ns = IntOr(c, "compute_before_ns", 0);
+    t.input_wait_before_ns = IntOr(c, "input_wait_before_ns", 0);
+    out.collectives.push_back(std::move(t));
+  }));
+  RETURN_IF_ERROR(ForEachObject(root, "kernels", path, [&](simdjson::dom::object k) {
+    out.kernels.push_back({StrOr(k, "name"), IntOr(k, "count", 0), IntOr(k, "total_ns", 0)});
+  }));
+  return ForEachObject(root, "findings", path, [&](simdjson::dom::object f) {
+    out.findings.push_back({StrOr(f, "id"), StrOr(f, "severity"), StrOr(f, "title"),
+                            IntOr(f, "recoverable_ns_per_step", 0)});
+  });
 }
 
 }  // namespace
@@ -191,7 +197,7 @@ StatusOr<RankSummary> ParseRankSummaryJson(std::string_view json, const std::str
   out.rank_source = ParseRankSource(StrOr(root, "rank_source"));
   out.world_size = IntOr(root, "world_size");
   out.device_name = StrOr(root, "device");
-  RETURN_IF_ERROR(ParseArrays(root, out));
+  RETURN_IF_ERROR(ParseArrays(root, path, out));
   return out;
 }
 

@@ -76,5 +76,13 @@ TEST(SummaryJsonTest, RefusesOtherVersionsAndOtherDocuments) {
   EXPECT_EQ(broken.status().message().rfind("b.json: not valid JSON", 0), 0u);
 }
 
+// issue 21: an element that is not an object threw simdjson_error (incorrect type).
+TEST(SummaryJsonTest, AnArrayElementThatIsNotAnObjectIsAnError) {
+  StatusOr<RankSummary> odd =
+      ParseRankSummaryJson(R"({"gpuwhy_rank_summary": 1, "metrics": [{"id": "a"}, 7]})", "o.json");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(), "o.json: \"metrics\"[1] is not an object");
+}
+
 }  // namespace
 }  // namespace gpuwhy
