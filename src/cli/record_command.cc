@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/file_input.h"
+#include "base/guarded_read.h"
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
 #include "collect/recording_writer.h"
@@ -59,7 +60,8 @@ void AddExportCsvCommand(CLI::App& app, ExportCsvOptions& options) {
 }
 
 int RunExportCsvCommand(const ExportCsvOptions& options, const CliContext& context) {
-  StatusOr<MetricSeriesSet> set = ImportMetricLog(options.input);
+  StatusOr<MetricSeriesSet> set =
+      GuardedRead(options.input, [&] { return ImportMetricLog(options.input); });
   if (!set.ok()) {
     PrintError(context, set.status());
     return kExitUnusable;

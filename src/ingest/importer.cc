@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 
+#include "base/guarded_read.h"
 #include "ingest/input_kind.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nsys/nsys_importer.h"
@@ -166,7 +167,9 @@ Status NotATrace(const std::string& path, const InputClass& input) {
                          ReaderOf(input.kind));
 }
 
-StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
+namespace {
+
+StatusOr<std::vector<Trace>> ImportClassified(const std::string& path, const InputClass& input,
                                               const ImportOptions& options) {
   if (input.kind == InputKind::kNsysSqlite) {
     NsysImportOptions nsys;
@@ -191,6 +194,13 @@ StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const Inp
   std::vector<Trace> traces;
   traces.push_back(std::move(trace));
   return traces;
+}
+
+}  // namespace
+
+StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
+                                              const ImportOptions& options) {
+  return GuardedRead(path, [&] { return ImportClassified(path, input, options); });
 }
 
 Status PartialInputStatus(const Trace& trace) {

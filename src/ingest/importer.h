@@ -32,7 +32,9 @@ StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path,
                                               const ImportOptions& options = {});
 
 // The same for an input already classified (ClassifyInput): Kineto JSON and Nsight Systems
-// SQLite are imported; any other kind is refused with NotATrace's message.
+// SQLite are imported; any other kind is refused with NotATrace's message. An exception from
+// an importer is this file's failure ("PATH: internal error reading the file: WHAT",
+// base/guarded_read.h), never the caller's.
 StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
                                               const ImportOptions& options);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/file_input.h"
+#include "base/guarded_read.h"
 #include "collect/system_probe/system_probe.h"
 #include "diagnose/diagnose_platform.h"
 #include "diagnose/merge.h"
@@ -45,9 +46,11 @@ void ReadBundle(const std::string& dir, SystemFacts& facts, Report& report,
 }
 
 void ReadNodeLog(const PlannedInput& input, SystemFacts& facts, Report& report) {
-  StatusOr<std::string> text = ReadWholeFile(input.path);
-  Status status = text.ok() ? ParseSystemText(input.input.system_format, *text, input.path, facts)
-                            : text.status();
+  Status status = GuardedRead(input.path, [&] {
+    StatusOr<std::string> text = ReadWholeFile(input.path);
+    return text.ok() ? ParseSystemText(input.input.system_format, *text, input.path, facts)
+                     : text.status();
+  });
   if (!status.ok()) report.failures.push_back({input.path, status.message()});
 }
 
@@ -81,7 +84,11 @@ void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& o
   bool any = !options.accept.traces;
   for (const PlannedInput& input : plan) {
     if (input.role == InputRole::kBundle) {
-      ReadBundle(input.path, facts, report, notes);
+      Status status = GuardedRead(input.path, [&] {
+        ReadBundle(input.path, facts, report, notes);
+        return Status::Ok();
+      });
+      if (!status.ok()) report.failures.push_back({input.path, status.message()});
     } else if (input.role == InputRole::kNodeLog) {
       ReadNodeLog(input, facts, report);
     } else {

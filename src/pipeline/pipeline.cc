@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/guarded_read.h"
 #include "base/thread_pool.h"
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose_signals.h"
@@ -72,13 +73,22 @@ void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
   slot.reports.push_back(ReportSeries(*set, options));
 }
 
+// Runs on a pool thread, where an escaping exception would end the process: whatever one
+// input throws (its importer, or an analysis of what it held) fails that input alone.
 void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
-  switch (slot.input->role) {
-    case InputRole::kTrace: AnalyzeTraces(slot, options, keep_reports); return;
-    case InputRole::kRankSummary: ReadSummary(slot); return;
-    case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); return;
-    default: return;
-  }
+  Status status = GuardedRead(slot.input->path, [&] {
+    switch (slot.input->role) {
+      case InputRole::kTrace: AnalyzeTraces(slot, options, keep_reports); break;
+      case InputRole::kRankSummary: ReadSummary(slot); break;
+      case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); break;
+      default: break;
+    }
+    return Status::Ok();
+  });
+  if (status.ok()) return;
+  slot.reports.clear();
+  slot.summaries.clear();
+  slot.error = status.message();
 }
 
 bool RunsInPool(InputRole role) {

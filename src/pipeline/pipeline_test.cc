@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
@@ -151,6 +152,43 @@ TEST_F(PipelineTest, OnTraceSeesEveryTraceWhileItIsAlive) {
   Report report = RunPipeline({Path("input.json"), Path("input.json")}, options);
   EXPECT_EQ(seen, 2u);
   EXPECT_EQ(report.summaries.size(), 2u);
+}
+
+// issue 21: the 17-byte trace aborted the whole run; now it fails alone, named, and the good
+// trace beside it in the folder is analysed.
+TEST_F(PipelineTest, ABrokenTraceFailsAloneBesideAGoodOne) {
+  fs::create_directories(dir_ / "job");
+  fs::copy_file(Path("input.json"), Path("job/rank0.json"), fs::copy_options::overwrite_existing);
+  Write("job/rank1.json", R"({"traceEvents":[})");
+  PipelineOptions options;
+  options.jobs = 2;
+  Report report = RunPipeline({Path("job")}, options);
+  ASSERT_EQ(report.ranks.size(), 1u);
+  EXPECT_EQ(report.ranks[0].header.path, Path("job/rank0.json"));
+  ASSERT_EQ(report.failures.size(), 1u);
+  EXPECT_EQ(report.failures[0].path, Path("job/rank1.json"));
+  EXPECT_EQ(report.failures[0].message,
+            Path("job/rank1.json") + ": byte 16: unexpected '}' in the traceEvents array");
+}
+
+// The safety net: whatever an input throws on a pool thread (here the on_trace callback, run
+// while its trace is analysed) is that input's failure; the other inputs are analysed as usual.
+TEST_F(PipelineTest, AnExceptionFailsOnlyTheInputThatThrewIt) {
+  fs::copy_file(Path("input.json"), Path("other.json"), fs::copy_options::overwrite_existing);
+  PipelineOptions options;
+  options.jobs = 2;
+  options.on_trace = [&](const std::string& path, const Trace&, const TraceAnalysis&,
+                         const Diagnosis&) {
+    if (path == Path("other.json")) throw std::out_of_range("basic_string_view::substr");
+  };
+  Report report = RunPipeline({Path("input.json"), Path("other.json"), Path("dmon.txt")}, options);
+  ASSERT_EQ(report.ranks.size(), 2u);
+  EXPECT_EQ(report.ranks[0].header.path, Path("input.json"));
+  EXPECT_EQ(report.ranks[1].header.path, Path("dmon.txt"));
+  EXPECT_EQ(report.summaries.size(), 1u);
+  ASSERT_EQ(report.failures.size(), 1u);
+  EXPECT_EQ(report.failures[0].message,
+            Path("other.json") + ": internal error reading the file: basic_string_view::substr");
 }
 
 }  // namespace
