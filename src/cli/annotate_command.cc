@@ -121,11 +121,15 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline,
   for (const std::string& error : tracks.errors) PrintError(context, error);
   if (!tracks.errors.empty()) return kExitUnusable;
   bool partial = !inputs.failures.empty();
-  if (inputs.trace_count != inputs.summaries.size() || !tracks.refused.empty()) {
+  // Every summary came from a trace (with tracks, or refused) or from a --summary file; a trace
+  // that failed is a failure above, merged without.
+  const bool summary_files =
+      inputs.summaries.size() > tracks.fragment_by_path.size() + tracks.refused.size();
+  if (summary_files || !tracks.refused.empty()) {
     for (const std::string& path : tracks.refused) {
       PrintError(context, path + ": annotate merges Kineto / Chrome JSON traces only");
     }
-    if (inputs.trace_count != inputs.summaries.size() && tracks.refused.empty()) {
+    if (summary_files && tracks.refused.empty()) {
       PrintError(
           context,
           "annotate needs the ranks' traces: summary files (--summary) hold no events to merge");

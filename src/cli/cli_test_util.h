@@ -4,8 +4,10 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -45,6 +47,12 @@ class CliFolderTest : public ::testing::Test {
   }
   std::string Path(const std::string& name) const {
     return (std::filesystem::path(dir_) / name).string();
+  }
+  // Writes |content| to DIR/NAME; its path.
+  std::string Write(const std::string& name, std::string_view content) const {
+    std::ofstream(Path(name), std::ios::binary)
+        .write(content.data(), static_cast<std::streamsize>(content.size()));
+    return Path(name);
   }
   // `gpuwhy synth --scenario S --steps N -o DIR/S.json`; the trace's path.
   std::string Synth(const std::string& scenario) const {
