@@ -187,7 +187,7 @@ TEST(KinetoImporterTest, StrayCloseBraceInTheEventsArrayIsAnError) {
       "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}, }]})",
                                         "late.json");
   ASSERT_TRUE(after_events.ok()) << after_events.status().message();
-  EXPECT_EQ(after_events->stats.Get(ImportStat::kTruncated), 1);
+  EXPECT_EQ(after_events->problems.Get(DataProblem::kTruncated), 1);
   EXPECT_EQ(after_events->cpu_slices.size(), 1u);
 }
 
