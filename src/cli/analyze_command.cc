@@ -75,6 +75,12 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
     PrintError(context, status);
     return kExitUnusable;
   }
+  std::vector<std::string> read = options.inputs;
+  read.insert(read.end(), {options.pipeline.config, options.baseline_single});
+  if (Status status = CheckOutputIsNotAnInput(options.output, read); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   pipeline.analysis.top_n = static_cast<size_t>(options.top_n);
   pipeline.jobs = static_cast<size_t>(options.jobs);
   pipeline.drop_render_unused = true;

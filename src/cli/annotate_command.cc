@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "cli/commands.h"
 #include "cli/pipeline_flags.h"
+#include "cli/report_output.h"
 #include "pipeline/pipeline.h"
 
 namespace gpuwhy {
@@ -196,6 +197,12 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context) {
   PipelineOptions pipeline;
   if (Status status = ApplyPipelineFlags(options.pipeline, pipeline); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
+  std::vector<std::string> read = options.inputs;
+  read.push_back(options.pipeline.config);
+  if (Status status = CheckOutputIsNotAnInput(options.output, read); !status.ok()) {
     PrintError(context, status);
     return kExitUnusable;
   }

@@ -63,6 +63,12 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
     PrintError(context, status);
     return kExitUnusable;
   }
+  if (Status status = CheckOutputIsNotAnInput(
+          options.output, {options.base, options.test, options.pipeline.config});
+      !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   pipeline.accept = InputPolicy{
       .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   pipeline.cross_rank = false;

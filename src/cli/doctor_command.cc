@@ -43,6 +43,14 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     PrintError(context, s);
     return kExitUnusable;
   }
+  const InputPolicy node_logs{
+      .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+  std::vector<std::string> read = options.from;
+  read.push_back(options.pipeline.config);
+  if (Status s = CheckOutputIsNotAnInput(options.output, read, node_logs); !s.ok()) {
+    PrintError(context, s);
+    return kExitUnusable;
+  }
   Report report;
   if (options.from.empty()) {
     SystemFacts facts;
@@ -50,8 +58,7 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     ProbeLocalSystem(ProbeOptions{}, facts);
     report.ranks.push_back(ReportNodeFacts(facts, "doctor: this machine", pipeline.diagnose));
   } else {
-    pipeline.accept = InputPolicy{
-        .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+    pipeline.accept = node_logs;
     pipeline.cross_rank = false;
     for (const std::string& input : options.from) {
       pipeline.node_source += (pipeline.node_source.empty() ? "doctor: " : ", ") + input;

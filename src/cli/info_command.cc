@@ -29,6 +29,10 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
 }
 
 int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
+  if (Status status = CheckOutputIsNotAnInput(options.output, options.inputs); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   std::vector<InfoSummary> summaries;
   std::vector<InfoFailure> failures;
   const auto fail = [&](const std::string& path, const Status& status) {

@@ -10,6 +10,7 @@
 #include "base/guarded_read.h"
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
+#include "cli/report_output.h"
 #include "collect/recording_writer.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/recording_reader.h"
@@ -60,6 +61,10 @@ void AddExportCsvCommand(CLI::App& app, ExportCsvOptions& options) {
 }
 
 int RunExportCsvCommand(const ExportCsvOptions& options, const CliContext& context) {
+  if (Status status = CheckOutputIsNotAnInput(options.output, {options.input}); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
+  }
   StatusOr<MetricSeriesSet> set =
       GuardedRead(options.input, [&] { return ImportMetricLog(options.input); });
   if (!set.ok()) {

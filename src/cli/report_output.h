@@ -4,12 +4,23 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "cli/cli.h"
+#include "pipeline/pipeline_inputs.h"
 #include "pipeline/report_model.h"
 #include "report/report.h"
 
 namespace gpuwhy {
+
+// Refuses to write |output| when it is one of |inputs|: the same file by inode (through another
+// path, a hard link or a symlink), or a file the command reads inside an input folder (its
+// trace files, or every file of a folder read as a support bundle, as |policy| says). One line,
+// "refusing to write PATH: it is an input"; Ok for stdout (empty), a file that does not exist
+// yet, or one that is not a regular file (/dev/null). Every command that writes calls it before
+// it reads anything.
+Status CheckOutputIsNotAnInput(const std::string& output, const std::vector<std::string>& inputs,
+                               const InputPolicy& policy = {});
 
 // Writes |rendered| to |path| or, when |path| is empty, to |out|; false (after printing the
 // error) when the file cannot be written.

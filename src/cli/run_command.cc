@@ -40,6 +40,14 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     PrintError(context, status);
     return kExitUnusable;
   }
+  for (const std::string& output : {options.recording, options.report}) {
+    if (Status status =
+            CheckOutputIsNotAnInput(output, {options.trace_dir, options.pipeline.config});
+        !status.ok()) {
+      PrintError(context, status);
+      return kExitUnusable;
+    }
+  }
   const TimeNs started = WallClockNs();
   ProcessRunner runner;
   if (Status status = runner.Start(options.command); !status.ok()) {
