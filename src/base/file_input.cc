@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/atomic_file.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -190,28 +192,8 @@ StatusOr<std::string> ReadWholeFile(const std::string& path) {
 }
 
 Status WriteWholeFile(const std::string& path, std::string_view content) {
-  bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-  if (gzip) {
-    gzFile out = gzopen(path.c_str(), "wb6");
-    if (out == nullptr) return IoError("{}: cannot create", path);
-    size_t done = 0;
-    while (done < content.size()) {
-      unsigned chunk = static_cast<unsigned>(std::min<size_t>(content.size() - done, 1u << 30));
-      if (gzwrite(out, content.data() + done, chunk) != static_cast<int>(chunk)) {
-        gzclose(out);
-        return IoError("{}: write failed", path);
-      }
-      done += chunk;
-    }
-    if (gzclose(out) != Z_OK) return IoError("{}: close failed", path);
-    return Status::Ok();
-  }
-  FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) return IoError("{}: cannot create: {}", path, std::strerror(errno));
-  size_t written = std::fwrite(content.data(), 1, content.size(), out);
-  bool closed = std::fclose(out) == 0;
-  if (written != content.size() || !closed) return IoError("{}: write failed", path);
-  return Status::Ok();
+  const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  return WriteFileAtomically(path, content, gzip ? 6 : 0);
 }
 
 }  // namespace gpuwhy

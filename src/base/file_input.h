@@ -32,7 +32,8 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 // Reads a whole (small) file, decompressing gzip. For configs and logs, not traces.
 StatusOr<std::string> ReadWholeFile(const std::string& path);
 
-// Writes |content| to |path|, gzip-compressed when the name ends in ".gz".
+// Writes |content| to |path|, gzip-compressed when the name ends in ".gz", all or nothing
+// (base/atomic_file.h).
 Status WriteWholeFile(const std::string& path, std::string_view content);
 
 }  // namespace gpuwhy

@@ -25,7 +25,8 @@ class OutputSink {
   uint64_t bytes_written_ = 0;
 };
 
-// Opens `path` for writing; gzip (fast level) when it ends in ".gz".
+// Opens `path` for writing; gzip (fast level) when it ends in ".gz". The file is an AtomicFile
+// (base/atomic_file.h): Close() puts it in place; a sink destroyed before leaves the old file.
 StatusOr<std::unique_ptr<OutputSink>> OpenOutputSink(const std::string& path);
 
 // Discards bytes but counts them: used to measure the size of a step.

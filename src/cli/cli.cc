@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
@@ -24,7 +26,9 @@ void PrintError(const CliContext& context, const Status& status) {
   PrintError(context, status.message());
 }
 
-int RunCli(const std::vector<std::string>& args, const CliContext& context) {
+namespace {
+
+int RunCommand(const std::vector<std::string>& args, const CliContext& context) {
   CLI::App app("gpuwhy: finds why the GPUs of a training job sit underused.", "gpuwhy");
   app.set_version_flag("--version", GPUWHY_VERSION);
   app.require_subcommand(1);
@@ -77,6 +81,22 @@ int RunCli(const std::vector<std::string>& args, const CliContext& context) {
   if (app.got_subcommand("export-csv")) return RunExportCsvCommand(export_csv, context);
   if (app.got_subcommand("watch")) return RunWatchCommand(watch, context);
   PrintError(context, "no command given (see gpuwhy --help)");
+  return kExitUnusable;
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& args, const CliContext& context) {
+  const int code = RunCommand(args, context);
+  // What the command printed must have arrived: a report lost to a full disk (>/dev/full) is
+  // a failure, whatever the command found.
+  errno = 0;
+  context.out.flush();
+  if (!context.out.fail()) return code;
+  const int error = errno;
+  PrintError(context, error != 0
+                          ? fmt::format("standard output: write failed: {}", std::strerror(error))
+                          : std::string("standard output: write failed"));
   return kExitUnusable;
 }
 

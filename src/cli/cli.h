@@ -26,7 +26,8 @@ struct CliContext {
 // kOn when |fd| is a terminal and NO_COLOR is unset or empty (https://no-color.org).
 ColourMode DetectColourMode(int fd);
 
-// Runs `gpuwhy ARGS…` (|args| excludes the program name) and returns the exit code.
+// Runs `gpuwhy ARGS…` (|args| excludes the program name) and returns the exit code: 2 when
+// what it printed to |context.out| could not be written.
 int RunCli(const std::vector<std::string>& args, const CliContext& context);
 
 // The binary's main: std::cout / std::cerr, colour detected from stdout.

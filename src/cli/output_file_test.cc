@@ -1,7 +1,14 @@
-// Where commands write (issue 21): never over one of their inputs.
+// Where commands write (issue 21): never over one of their inputs, all or nothing, and never
+// silently into a full disk.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
+#include <sstream>
+#include <streambuf>
+#include <vector>
 
 #include "base/file_input.h"
 #include "cli/cli_test_util.h"
@@ -70,6 +77,56 @@ TEST_F(OutputFileTest, AReportBesideTheTracesIsNotAnInput) {
     EXPECT_EQ(r.code, kExitOk) << r.err;
   }
   EXPECT_NE(Read(Path("ranks/report.md")).find("rank0.json"), std::string::npos);
+}
+
+// A write that fails part-way (the file size limit stands in for a full disk): the old report
+// stays as it was, no temporary is left, the error names the file and the exit code is 2.
+TEST_F(OutputFileTest, AFailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
+  const std::string trace = Synth("input-bound");
+  fs::create_directories(Path("out"));
+  const std::string report = Write("out/report.md", "old report\n");
+  const std::string annotated = Write("out/annotated.json.gz", "old trace\n");
+  struct rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 2048;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  Result analyzed = RunGpuwhy({"analyze", trace, "--format", "md", "-o", report});
+  Result annotate = RunGpuwhy({"annotate", trace, "-o", annotated});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_EQ(analyzed.code, kExitUnusable);
+  EXPECT_EQ(analyzed.err, "gpuwhy: " + report + ": write failed: File too large\n");
+  EXPECT_EQ(annotate.code, kExitUnusable);
+  EXPECT_EQ(annotate.err.rfind("gpuwhy: " + annotated + ": ", 0), 0u) << annotate.err;
+  EXPECT_EQ(Read(report), "old report\n");
+  EXPECT_EQ(Read(annotated), "old trace\n");
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(Path("out")))
+    left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"annotated.json.gz", "report.md"}));
+}
+
+// Standard output that cannot be written (>/dev/full): one line and exit 2, whatever the
+// command found.
+class FullStreambuf : public std::streambuf {
+ protected:
+  int_type overflow(int_type) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+
+TEST_F(OutputFileTest, AReportThatCannotReachStandardOutputExitsTwo) {
+  const std::string trace = Synth("healthy");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"analyze", trace}, {"info", trace}, {"diff", trace, trace}}) {
+    FullStreambuf full;
+    std::ostream out(&full);
+    std::ostringstream err;
+    EXPECT_EQ(RunCli(args, CliContext{out, err, ColourMode::kOff}), kExitUnusable) << args[0];
+    EXPECT_EQ(err.str(), "gpuwhy: standard output: write failed\n") << args[0];
+  }
 }
 
 }  // namespace

@@ -1,12 +1,8 @@
 #include "collect/recording_writer.h"
 
-#include <zlib.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include <fmt/format.h>
 
+#include "base/atomic_file.h"
 #include "base/varint.h"
 
 namespace gpuwhy {
@@ -52,15 +48,7 @@ std::string EncodeRecording(const MetricSeriesSet& set) {
 }
 
 Status WriteRecording(const MetricSeriesSet& set, const std::string& path) {
-  std::string bytes = EncodeRecording(set);
-  gzFile file = gzopen(path.c_str(), "wb6");
-  if (file == nullptr) return IoError("{}: cannot write: {}", path, std::strerror(errno));
-  int written = gzwrite(file, bytes.data(), static_cast<unsigned>(bytes.size()));
-  int closed = gzclose(file);
-  if (written != static_cast<int>(bytes.size()) || closed != Z_OK) {
-    return IoError("{}: write failed", path);
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path, EncodeRecording(set), /*gzip_level=*/6);
 }
 
 }  // namespace gpuwhy
