@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "base/file_input.h"
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
@@ -51,6 +52,41 @@ TEST_F(BadInputTest, ABrokenRankFailsAloneAndTheOthersAreRead) {
   EXPECT_EQ(merged.code, kExitUnusable);
   EXPECT_EQ(merged.err, error);
   EXPECT_NE(merged.out.find("2 ranks merged"), std::string::npos) << merged.out;
+}
+
+// diff against a report it cannot read, or a "trace" of nothing, refuses in one line naming
+// the file (it printed "internal error: The JSON field referenced does not exist", read
+// schema_version 999 as 1, and compared against nothing with exit 0).
+TEST_F(BadInputTest, DiffRefusesWhatItCannotCompare) {
+  const std::string trace = Synth("healthy");
+  const std::string base = Path("base.json");
+  ASSERT_EQ(RunGpuwhy({"analyze", trace, "--format", "json", "-o", base}).code, kExitOk);
+  StatusOr<std::string> json = ReadWholeFile(base);
+  ASSERT_TRUE(json.ok());
+  const auto edited = [&](const std::string& name, std::string_view from, std::string_view to) {
+    std::string text = *json;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return Write(name, text);
+  };
+  const std::string future =
+      edited("future.json", "\"schema_version\": 1", "\"schema_version\": 999");
+  const std::string cut = edited("cut.json", "\"time_ms\"", "\"t\"");
+  const std::string arrays = Write("arrays.json", "[[[1, 2], [3]], [[4]]]\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {future, future + ": report schema_version 999: this gpuwhy reads version 1 (write the "
+                        "report again with gpuwhy analyze --format json)"},
+      {cut, cut + ": ranks[0].steps[0]: no \"time_ms\""},
+      {arrays, arrays + ": no timed trace event could be read: nothing to compare"},
+  };
+  for (const auto& [test, error] : cases) {
+    Result r = RunGpuwhy({"diff", base, test});
+    EXPECT_EQ(r.code, kExitUnusable) << test;
+    EXPECT_EQ(r.err, "gpuwhy: " + error + "\n");
+    EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
+  }
+  EXPECT_EQ(RunGpuwhy({"diff", base, base}).code, kExitOk);
 }
 
 }  // namespace

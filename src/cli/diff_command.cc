@@ -32,6 +32,11 @@ StatusOr<RankSummary> LoadRun(const std::string& path, const PipelineOptions& op
         "gpuwhy JSON report with another",
         path, report.ranks.size());
   }
+  // A "trace" none of whose events could be read ("[[1, 2], [3]]", every element malformed)
+  // would be compared as a run without steps: there is nothing to compare.
+  if (report.ranks.front().header.span.length() <= 0) {
+    return InvalidArgument("{}: no timed trace event could be read: nothing to compare", path);
+  }
   return std::move(report.summaries.front());
 }
 

@@ -207,6 +207,47 @@ TEST(DiffTest, JsonReportRoundTripsTheFieldsDiffCompares) {
   }
 }
 
+// issue 21: a report lacking a field threw "The JSON field referenced does not exist" (no file
+// named), schema_version 999 was read as 1, and a document that is not a report was compared.
+// Every refusal names the file and what is wrong.
+TEST(DiffTest, AReportThatIsNotOneThisGpuwhyReadsIsRefusedNamingWhy) {
+  Report report = ReportOf(SynthPath("input-bound", 4));
+  const std::string json = RenderReportJson(report.ranks, {}, 10);
+  // The report with the first |from| after |anchor| replaced by |to|.
+  const auto edited = [&](std::string_view from, std::string_view to,
+                          std::string_view anchor = "") {
+    std::string out = json;
+    size_t at = out.find(from, out.find(anchor));
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) out.replace(at, from.size(), to);
+    return out;
+  };
+  const auto error_of = [](const std::string& text) {
+    StatusOr<RankSummary> read = ParseReportSummary(text, "r.json");
+    return read.ok() ? std::string("read") : read.status().message();
+  };
+  EXPECT_EQ(error_of(json), "read");
+  EXPECT_EQ(error_of(edited("\"schema_version\": 1", "\"schema_version\": 999")),
+            "r.json: report schema_version 999: this gpuwhy reads version 1 (write the report "
+            "again with gpuwhy analyze --format json)");
+  EXPECT_EQ(error_of(edited("\"time_ms\"", "\"time\"")),
+            "r.json: ranks[0].steps[0]: no \"time_ms\"");
+  EXPECT_EQ(error_of(edited("\"unit\"", "\"units\"", "\"metrics\": [")),
+            "r.json: ranks[0].metrics[0]: no \"unit\"");
+  EXPECT_EQ(error_of(edited("\"top_kernels\"", "\"kernels\"")),
+            "r.json: ranks[0]: no \"top_kernels\"");
+  EXPECT_EQ(error_of(edited("\"step\": ", "\"step\": \"one\", \"x\": ", "\"steps\": [")),
+            "r.json: ranks[0].steps[0].step: a string, not an integer");
+  EXPECT_EQ(error_of(edited("\"findings\": [", "\"findings\": 7, \"x\": [")),
+            "r.json: ranks[0].findings: a number, not an array");
+  EXPECT_EQ(error_of("[[[1, 2], [3]], [[4]]]"),
+            "r.json: not a gpuwhy JSON report: the document is an array, not an object");
+  EXPECT_EQ(error_of(R"({"schema_version": 1, "tool": "gpuwhy", "ranks": [5]})"),
+            "r.json: ranks[0]: a number, not an object");
+  EXPECT_EQ(error_of(R"({"schema_version": 1, "tool": "gpuwhy", "ranks": {}})"),
+            "r.json: \"ranks\" is an object, not an array");
+}
+
 // Steps without a breakdown (read from a --summary file, or a trace whose breakdown did not
 // run) are not compared.
 TEST(DiffTest, OnlyStepsWithABreakdownAreCompared) {

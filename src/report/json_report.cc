@@ -225,7 +225,7 @@ std::string RenderReportJson(std::span<const RankReport> ranks,
                              const CrossRankReport* job) {
   JsonWriter w;
   w.BeginObject();
-  w.Field("schema_version", 1);
+  w.Field("schema_version", kReportSchemaVersion);
   w.Field("tool", "gpuwhy");
   w.Key("ranks");
   w.BeginArray();

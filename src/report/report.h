@@ -37,6 +37,9 @@ struct TextReportOptions {
 // columns (escape codes aside) and every number carries its unit.
 std::string RenderReportText(std::span<const RankReport> ranks, const TextReportOptions& options);
 
+// The version of docs/report-schema.json this gpuwhy writes and reads back (gpuwhy diff).
+inline constexpr int64_t kReportSchemaVersion = 1;
+
 // {"schema_version": 1, "tool": "gpuwhy", "ranks": [...], "errors": [...]}: each rank's
 // findings and checklist, every metric of its MetricSet plus the main tables, in a deterministic
 // order; NaN and infinities are written as null, and so is a scope field meaning "all" (-1). The
