@@ -54,6 +54,23 @@ TEST_F(BadInputTest, ABrokenRankFailsAloneAndTheOthersAreRead) {
   EXPECT_NE(merged.out.find("2 ranks merged"), std::string::npos) << merged.out;
 }
 
+// A symlink loop in a support bundle threw filesystem_error out of the folder walk (doctor
+// lost the whole bundle; analyze of a folder without traces aborted as "internal error"): the
+// entry is skipped and the logs beside it are read.
+TEST_F(BadInputTest, ASymlinkLoopInABundleIsSkipped) {
+  fs::create_directories(Path("bundle"));
+  Write("bundle/dmesg.txt",
+        "[    5.123456] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n");
+  fs::create_symlink("loop", Path("bundle/loop"));
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"doctor", "--from", Path("bundle")}, {"analyze", Path("bundle")}}) {
+    Result r = RunGpuwhy(args);
+    EXPECT_EQ(r.code, kExitOk) << args[0] << ": " << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_NE(r.out.find("platform.xid"), std::string::npos) << args[0];
+  }
+}
+
 // diff against a report it cannot read, or a "trace" of nothing, refuses in one line naming
 // the file (it printed "internal error: The JSON field referenced does not exist", read
 // schema_version 999 as 1, and compared against nothing with exit 0).

@@ -1,5 +1,6 @@
 #include "pipeline/pipeline_inputs.h"
 
+#include "base/guarded_read.h"
 #include "ingest/importer.h"
 #include "ingest/system/system_parsers.h"
 
@@ -53,8 +54,25 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
   return out;
 }
 
+InputClass Unreadable(const Status& status) {
+  InputClass input;
+  input.kind = InputKind::kUnreadable;
+  input.error = status.message();
+  return input;
+}
+
+// ClassifyInput, where an exception while reading the head is that file's own failure.
+InputClass Classify(const std::string& path) {
+  InputClass input;
+  Status status = GuardedRead(path, [&] {
+    input = ClassifyInput(path);
+    return Status::Ok();
+  });
+  return status.ok() ? input : Unreadable(status);
+}
+
 void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<PlannedInput>& out) {
-  InputClass input = ClassifyInput(path);
+  InputClass input = Classify(path);
   if (input.kind != InputKind::kDirectory) {
     out.push_back(PlanFile(path, input, policy));
     return;
@@ -65,8 +83,7 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
   }
   StatusOr<std::vector<std::string>> files = ExpandInputPaths({path});
   if (files.ok() && !files->empty()) {
-    for (const std::string& file : *files)
-      out.push_back(PlanFile(file, ClassifyInput(file), policy));
+    for (const std::string& file : *files) out.push_back(PlanFile(file, Classify(file), policy));
     return;
   }
   // A folder without trace files that holds node logs is a support bundle.
@@ -83,7 +100,17 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
 std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths,
                                      const InputPolicy& policy) {
   std::vector<PlannedInput> out;
-  for (const std::string& path : paths) PlanPath(path, policy, out);
+  for (const std::string& path : paths) {
+    // A folder walk that throws fails that path alone, as a file that throws does.
+    const size_t planned = out.size();
+    Status status = GuardedRead(path, [&] {
+      PlanPath(path, policy, out);
+      return Status::Ok();
+    });
+    if (status.ok()) continue;
+    out.resize(planned);
+    out.push_back({path, Unreadable(status), InputRole::kFailed, status.message()});
+  }
   return out;
 }
 

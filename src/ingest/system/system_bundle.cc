@@ -31,12 +31,14 @@ std::vector<fs::path> BundleFiles(const std::string& dir) {
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::directory_entry& e = *it;
     std::string name = e.path().filename().string();
-    if (e.is_directory() && it.depth() == 0 && (name == "proc" || name == "sys")) {
+    // An entry that cannot be stat'ed (a symlink loop) is skipped, and does not end the walk.
+    std::error_code entry_ec;
+    if (e.is_directory(entry_ec) && it.depth() == 0 && (name == "proc" || name == "sys")) {
       it.disable_recursion_pending();
       continue;
     }
-    if (!e.is_regular_file() || SkippedName(e.path())) continue;
-    if (e.file_size(ec) > kMaxFileBytes) continue;
+    if (!e.is_regular_file(entry_ec) || SkippedName(e.path())) continue;
+    if (e.file_size(entry_ec) > kMaxFileBytes) continue;
     files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());  // deterministic order
