@@ -39,6 +39,7 @@ void AddRankOptions(CLI::App& command, AnalyzeOptions& options) {
 int WriteRankSummary(const Report& report, const AnalyzeOptions& options,
                      const CliContext& context) {
   if (!report.failures.empty()) return kExitUnusable;
+  if (options.pipeline.strict && !report.data_loss.empty()) return kExitUnusable;
   if (report.summaries.size() != 1) {
     PrintError(context,
                fmt::format("--summary reduces one rank: got {} inputs (run it once per rank)",
@@ -56,7 +57,13 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
       "analyze",
       "Diagnose traces: ranked bottlenecks with evidence, recoverable time and fixes, the "
       "checklist, then the analysis tables");
-  command->add_option("inputs", options.inputs, "Trace files (.json, .json.gz) or directories")
+  command
+      ->add_option("inputs", options.inputs,
+                   "Files or folders, recognised by content: Kineto traces (.json, .json.gz), "
+                   "Nsight Systems SQLite exports, metric logs (dmon, pmon, --query-gpu CSV, "
+                   "dcgm-exporter, DCGM CSV, gpuwhy recordings), node logs (dmesg, lspci, "
+                   "nvidia-smi, topology, NCCL, ibstat, env), support-bundle folders, rank "
+                   "summaries (--summary)")
       ->required();
   command->add_option("--format", options.format, "Output format: text, json, md or html")
       ->check(CLI::IsMember({"text", "json", "md", "html"}));
@@ -66,7 +73,7 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
   AddFailOnFlag(*command, options.fail_on);
   AddRuleFlags(*command, options.pipeline);
   AddRankOptions(*command, options);
-  AddStepRangeFlag(*command, options.pipeline);
+  AddTraceInputFlags(*command, options.pipeline);
 }
 
 int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) {
@@ -89,10 +96,12 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   pipeline.cross_rank_options.link_peak_gbps = options.link_peak_gbps;
   pipeline.baseline_single = options.baseline_single;
   Report report = RunPipeline(options.inputs, pipeline);
-  PrintFailures(report, context);
+  PrintFailures(report, context, options.pipeline.strict);
   if (options.summary) return WriteRankSummary(report, options, context);
-  return RenderAndExit(
-      report, {options.format, options.output, pipeline.analysis.top_n, options.fail_on}, context);
+  return RenderAndExit(report,
+                       {options.format, options.output, pipeline.analysis.top_n, options.fail_on,
+                        options.pipeline.strict},
+                       context);
 }
 
 }  // namespace gpuwhy

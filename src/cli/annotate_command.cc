@@ -41,12 +41,17 @@ int AnnotateOneTrace(const std::string& input, const AnnotateOptions& options,
     PrintError(context, report.failures.front().message);
     return kExitUnusable;
   }
+  if (PrintDataLoss(report.data_loss, options.pipeline.strict, context) &&
+      options.pipeline.strict) {
+    return kExitUnusable;
+  }
   if (!kineto || !tracks) {
     PrintError(context, input + ": annotate writes Kineto / Chrome JSON traces only");
     return kExitUnusable;
   }
   Status written = WriteAnnotatedTrace(input, *tracks, options.output);
-  if (!written.ok()) {
+  // A cut input is annotated up to the cut; its loss was the warning above.
+  if (!written.ok() && written.code() != StatusCode::kDataLoss) {
     PrintError(context, written);
     return kExitUnusable;
   }
@@ -118,9 +123,10 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline,
     }
   };
   Report inputs = RunPipeline(options.inputs, pipeline);
-  for (const ReportFailure& failure : inputs.failures) PrintError(context, failure.message);
+  PrintFailures(inputs, context, options.pipeline.strict);
   for (const std::string& error : tracks.errors) PrintError(context, error);
   if (!tracks.errors.empty()) return kExitUnusable;
+  if (options.pipeline.strict && !inputs.data_loss.empty()) return kExitUnusable;
   bool partial = !inputs.failures.empty();
   // Every summary came from a trace (with tracks, or refused) or from a --summary file; a trace
   // that failed is a failure above, merged without.
@@ -156,11 +162,13 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline,
   size_t aligned = 0;
   for (const MergedRankOutcome& rank : merged->ranks) {
     added += rank.added_events;
-    if (rank.truncated) {
+    // A cut rank holds the events read before the cut; its loss was a warning (an error
+    // under --strict) when it was read.
+    if (rank.truncated && inputs.data_loss.empty()) {
       PrintError(context,
-                 fmt::format("{}: byte {}: truncated: rank {} holds the events read before it",
+                 fmt::format("warning: {}: byte {}: truncated: rank {} holds the events read "
+                             "before it",
                              rank.path, rank.truncated_at, rank.rank));
-      partial = true;
     }
   }
   for (const RankClock& clock : job.clocks) aligned += clock.aligned;

@@ -95,7 +95,8 @@ TEST_F(BadInputTest, DiffRefusesWhatItCannotCompare) {
       {future, future + ": report schema_version 999: this gpuwhy reads version 1 (write the "
                         "report again with gpuwhy analyze --format json)"},
       {cut, cut + ": ranks[0].steps[0]: no \"time_ms\""},
-      {arrays, arrays + ": no timed trace event could be read: nothing to compare"},
+      {arrays, arrays + ": no timed trace event could be read (malformed_event: first at byte 1): "
+                        "nothing to analyse"},
   };
   for (const auto& [test, error] : cases) {
     Result r = RunGpuwhy({"diff", base, test});
@@ -104,6 +105,62 @@ TEST_F(BadInputTest, DiffRefusesWhatItCannotCompare) {
     EXPECT_TRUE(r.out.empty()) << r.out.substr(0, 200);
   }
   EXPECT_EQ(RunGpuwhy({"diff", base, base}).code, kExitOk);
+}
+
+// One exit-code policy for every command (README: exit codes): nothing usable exits 2; an
+// input read with data loss is analysed, the loss is a warning on stderr and the exit code 0;
+// --strict turns that loss into 2. Before, analyze of '{"traceEvents":[' said "no finding" and
+// exited 0 while info exited 2, and a cut but usable trace exited 0 from analyze, 2 from info.
+TEST_F(BadInputTest, OneExitCodePolicyForNothingUsableAndForDataLoss) {
+  const std::string empty = Write("empty.json", R"({"traceEvents":[)");
+  const std::string nothing = "gpuwhy: " + empty +
+                              ": no timed trace event could be read (truncated: byte 16: input "
+                              "stops after 0 complete events): nothing to analyse\n";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"info", empty},
+                                             {"analyze", empty},
+                                             {"diff", empty, empty},
+                                             {"annotate", empty, "-o", Path("e.out.json")}}) {
+    Result r = RunGpuwhy(args);
+    EXPECT_EQ(r.code, kExitUnusable) << args[0];
+    EXPECT_EQ(r.err.substr(0, nothing.size()), nothing) << args[0];
+  }
+
+  const std::string whole = Path("whole.json");
+  ASSERT_EQ(RunGpuwhy({"synth", "--scenario", "input-bound", "--steps", "6", "-o", whole}).code,
+            kExitOk);
+  StatusOr<std::string> text = ReadWholeFile(whole);
+  ASSERT_TRUE(text.ok());
+  const std::string cut = Write("cut.json", text->substr(0, text->size() * 2 / 3));
+  const std::vector<std::vector<std::string>> commands = {
+      {"info", cut},
+      {"analyze", cut},
+      {"analyze", cut, "--summary", "-o", Path("cut.summary.json")},
+      {"diff", whole, cut},
+      {"annotate", cut, "-o", Path("cut.out.json")}};
+  for (std::vector<std::string> args : commands) {
+    Result r = RunGpuwhy(args);
+    // diff exits 1 when the cut run is slower; never 2.
+    EXPECT_EQ(r.code, args[0] == "diff" ? r.code : kExitOk) << args[0] << r.err;
+    EXPECT_NE(r.code, kExitUnusable) << args[0] << r.err;
+    EXPECT_EQ(r.err.rfind("gpuwhy: warning: " + cut + ": byte ", 0), 0u) << args[0] << r.err;
+    EXPECT_NE(r.err.find("(truncated; the events before the cut were kept)\n"), std::string::npos)
+        << r.err;
+    args.push_back("--strict");
+    Result strict = RunGpuwhy(args);
+    EXPECT_EQ(strict.code, kExitUnusable) << args[0];
+    EXPECT_EQ(strict.err.rfind("gpuwhy: " + cut + ": byte ", 0), 0u) << args[0] << strict.err;
+  }
+
+  // A node log with a row cut short: doctor reads the rest, warns, and --strict exits 2.
+  const std::string topo = Write("topo.txt",
+                                 "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+                                 "GPU0\t X \tNV4\t0-7\t0\nGPU1\tNV4\n");
+  Result doctor = RunGpuwhy({"doctor", "--from", topo});
+  EXPECT_EQ(doctor.code, kExitOk) << doctor.err;
+  EXPECT_EQ(doctor.err.rfind("gpuwhy: warning: node logs: row_cut_short x1, first: " + topo, 0), 0u)
+      << doctor.err;
+  EXPECT_EQ(RunGpuwhy({"doctor", "--strict", "--from", topo}).code, kExitUnusable);
 }
 
 }  // namespace

@@ -76,6 +76,12 @@ TEST_F(CliTest, HelpExitsZero) {
   r = RunGpuwhy({"info", "--help"});
   EXPECT_EQ(r.code, kExitOk);
   EXPECT_NE(r.out.find("--format"), std::string::npos);
+  // analyze reads every input the front door recognises, and its help says so.
+  r = RunGpuwhy({"analyze", "--help"});
+  for (const char* kind : {"Nsight Systems SQLite", "gpuwhy recordings", "dmon", "node logs",
+                           "rank summaries", "--strict"}) {
+    EXPECT_NE(r.out.find(kind), std::string::npos) << kind;
+  }
 }
 
 TEST_F(CliTest, SynthListNamesTheScenarios) {

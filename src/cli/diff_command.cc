@@ -21,21 +21,19 @@ namespace {
 
 // A JSON report is read back; any other input runs through the pipeline and must yield one
 // rank with a trace, whose summary (with every kernel name) is compared.
-StatusOr<RankSummary> LoadRun(const std::string& path, const PipelineOptions& options) {
+// What the trace lost on the way in (cut short, events skipped) is added to |lost|.
+StatusOr<RankSummary> LoadRun(const std::string& path, const PipelineOptions& options,
+                              std::vector<ReportFailure>& lost) {
   if (ClassifyInput(path).kind == InputKind::kGpuwhyReport) return ReadReportSummary(path);
   Report report = RunPipeline({path}, options);
   if (!report.failures.empty()) return InvalidArgument("{}", report.failures.front().message);
+  lost.insert(lost.end(), report.data_loss.begin(), report.data_loss.end());
   if (report.ranks.size() != 1 || !HasTraceAnalysis(report.ranks.front()) ||
       report.summaries.size() != 1) {
     return InvalidArgument(
         "{}: holds {} traces (one per profiled process); diff compares one trace or "
         "gpuwhy JSON report with another",
         path, report.ranks.size());
-  }
-  // A "trace" none of whose events could be read ("[[1, 2], [3]]", every element malformed)
-  // would be compared as a run without steps: there is nothing to compare.
-  if (report.ranks.front().header.span.length() <= 0) {
-    return InvalidArgument("{}: no timed trace event could be read: nothing to compare", path);
   }
   return std::move(report.summaries.front());
 }
@@ -78,8 +76,9 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
       .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   pipeline.cross_rank = false;
   pipeline.summary_kernel_stats = SummaryKernelStats::kEveryName;
-  StatusOr<RankSummary> base = LoadRun(options.base, pipeline);
-  StatusOr<RankSummary> test = LoadRun(options.test, pipeline);
+  std::vector<ReportFailure> lost;
+  StatusOr<RankSummary> base = LoadRun(options.base, pipeline, lost);
+  StatusOr<RankSummary> test = LoadRun(options.test, pipeline, lost);
   bool failed = false;
   for (const StatusOr<RankSummary>* run : {&base, &test}) {
     if (!run->ok()) {
@@ -87,6 +86,7 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
       failed = true;
     }
   }
+  failed |= PrintDataLoss(lost, options.pipeline.strict, context) && options.pipeline.strict;
   if (failed) return kExitUnusable;
   DiffOptions diff_options;
   diff_options.max_regression_pct = options.max_regression_pct;

@@ -34,6 +34,7 @@ void AddDoctorCommand(CLI::App& app, DoctorOptions& options) {
       ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   AddFailOnFlag(*command, options.fail_on);
+  AddStrictFlag(*command, options.pipeline.strict);
   AddRuleFlags(*command, options.pipeline);
 }
 
@@ -65,8 +66,10 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     }
     report = RunPipeline(options.from, pipeline);
   }
-  PrintFailures(report, context);
-  return RenderAndExit(report, {options.format, options.output, 10, options.fail_on}, context);
+  PrintFailures(report, context, options.pipeline.strict);
+  return RenderAndExit(
+      report, {options.format, options.output, 10, options.fail_on, options.pipeline.strict},
+      context);
 }
 
 }  // namespace gpuwhy

@@ -25,7 +25,7 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
-  AddStepRangeFlag(*command, options.pipeline);
+  AddTraceInputFlags(*command, options.pipeline);
 }
 
 int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
@@ -57,8 +57,14 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
       continue;
     }
     for (const Trace& trace : *traces) {
-      // A cut file still shows what it holds, but the run must not look clean.
-      if (Status partial = PartialInputStatus(trace); !partial.ok()) fail(input.path, partial);
+      // A cut file still shows what it holds; its loss is a warning (an error under --strict).
+      if (Status lost = DataLossStatus(input.path, trace.problems); !lost.ok()) {
+        if (options.pipeline.strict) {
+          fail(input.path, lost);
+        } else {
+          PrintDataLoss({{input.path, lost.message()}}, false, context);
+        }
+      }
       summaries.push_back(ComputeInfoSummary(trace));
     }
   }

@@ -37,7 +37,15 @@ void AddRuleFlags(CLI::App& command, PipelineFlags& flags) {
                      "File of RULE.PARAM = VALUE lines ('#' comments); --set wins");
 }
 
-void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags) {
+void AddStrictFlag(CLI::App& command, bool& strict) {
+  command.add_flag("--strict", strict,
+                   "Exit 2 when an input was read with data loss (cut short, events skipped); "
+                   "without it such an input is analysed, and the loss is a warning and in the "
+                   "report");
+}
+
+void AddTraceInputFlags(CLI::App& command, PipelineFlags& flags) {
+  AddStrictFlag(command, flags.strict);
   command
       .add_option(
           "--step-range", flags.step_range,
@@ -58,7 +66,7 @@ void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags) {
 
 void AddPipelineFlags(CLI::App& command, PipelineFlags& flags) {
   AddRuleFlags(command, flags);
-  AddStepRangeFlag(command, flags);
+  AddTraceInputFlags(command, flags);
 }
 
 void AddFailOnFlag(CLI::App& command, std::string& fail_on) {

@@ -20,13 +20,17 @@ struct PipelineFlags {
   std::vector<std::string> overrides;  // --set RULE.PARAM=VALUE, applied after the config file
   std::string config;                  // --config FILE of RULE.PARAM = VALUE lines
   std::string step_range;              // --step-range REGEX (Nsight Systems step ranges)
+  bool strict = false;                 // --strict: data loss in an input exits 2
 };
 
 // --set and --config.
 void AddRuleFlags(CLI::App& command, PipelineFlags& flags);
-// --step-range; a pattern that is not an ECMAScript regex is a usage error (exit 2).
-void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags);
-// --set, --config and --step-range.
+// --strict: an input read with data loss (cut short, events skipped) exits 2 instead of 0.
+void AddStrictFlag(CLI::App& command, bool& strict);
+// What every command that reads traces takes: --step-range (a pattern that is not an
+// ECMAScript regex is a usage error, exit 2) and --strict.
+void AddTraceInputFlags(CLI::App& command, PipelineFlags& flags);
+// --set, --config, --step-range and --strict.
 void AddPipelineFlags(CLI::App& command, PipelineFlags& flags);
 // --fail-on SEVERITY.
 void AddFailOnFlag(CLI::App& command, std::string& fail_on);

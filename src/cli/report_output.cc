@@ -69,8 +69,15 @@ bool WriteOutput(const std::string& rendered, const std::string& path, std::ostr
   return true;
 }
 
-void PrintFailures(const Report& report, const CliContext& context) {
+bool PrintDataLoss(const std::vector<ReportFailure>& lost, bool strict, const CliContext& context) {
+  for (const ReportFailure& input : lost)
+    PrintError(context, (strict ? "" : "warning: ") + input.message);
+  return !lost.empty();
+}
+
+void PrintFailures(const Report& report, const CliContext& context, bool strict) {
   for (const ReportFailure& failure : report.failures) PrintError(context, failure.message);
+  PrintDataLoss(report.data_loss, strict, context);
 }
 
 int RenderAndExit(const Report& report, const ReportOutput& output, const CliContext& context) {
@@ -81,6 +88,7 @@ int RenderAndExit(const Report& report, const ReportOutput& output, const CliCon
   std::string rendered = RenderReport(report, ParseReportFormat(output.format), text);
   if (!WriteOutput(rendered, output.path, context.out, context)) return kExitUnusable;
   if (!report.failures.empty()) return kExitUnusable;
+  if (output.strict && !report.data_loss.empty()) return kExitUnusable;
   return ReachesSeverity(report, output.fail_on) ? kExitFindings : kExitOk;
 }
 

@@ -27,19 +27,24 @@ Status CheckOutputIsNotAnInput(const std::string& output, const std::vector<std:
 bool WriteOutput(const std::string& rendered, const std::string& path, std::ostream& out,
                  const CliContext& context);
 
-// Prints "gpuwhy: PATH: why" for every failed input, in report order.
-void PrintFailures(const Report& report, const CliContext& context);
+// Prints one line per input read with data loss, "gpuwhy: warning: PATH: what was lost"
+// ("gpuwhy: PATH: ..." under --strict, where it is an error); true when there was one.
+bool PrintDataLoss(const std::vector<ReportFailure>& lost, bool strict, const CliContext& context);
+
+// Prints "gpuwhy: PATH: why" for every failed input, in report order, then the data loss.
+void PrintFailures(const Report& report, const CliContext& context, bool strict);
 
 struct ReportOutput {
   std::string format = "text";  // text | json | md | html
   std::string path;             // empty: |stream|
   size_t top_n = 10;
   std::string fail_on;  // empty: no gate
+  bool strict = false;  // --strict: data loss exits 2
 };
 
 // Renders |report| to |output| (or context.out; colour only on a terminal) and returns the exit
-// code: 2 when an input failed or the output cannot be written, 1 when a finding reaches
-// --fail-on, else 0. Failures are not printed here (PrintFailures).
+// code: 2 when an input failed, the output cannot be written or (--strict) an input lost
+// data, 1 when a finding reaches --fail-on, else 0. Failures are not printed here (PrintFailures).
 int RenderAndExit(const Report& report, const ReportOutput& output, const CliContext& context);
 
 }  // namespace gpuwhy

@@ -196,18 +196,52 @@ StatusOr<std::vector<Trace>> ImportClassified(const std::string& path, const Inp
   return traces;
 }
 
+// A trace none of whose events could be read ("{"traceEvents":[", every element malformed)
+// holds nothing to analyse: the input is unusable, not a run without work.
+Status CheckSomethingWasRead(const std::string& path, const std::vector<Trace>& traces) {
+  for (const Trace& trace : traces) {
+    if (trace.span().length() > 0) return Status::Ok();
+  }
+  const Trace* first = traces.empty() ? nullptr : &traces.front();
+  std::string why;
+  if (first != nullptr) {
+    for (DataProblem kind : first->problems.Kinds()) {
+      if (GetDataProblemInfo(kind).severity == ProblemSeverity::kInfo) continue;
+      why = fmt::format(" ({}: {})", GetDataProblemInfo(kind).id, first->problems.Detail(kind));
+      break;
+    }
+  }
+  return InvalidArgument("{}: no timed trace event could be read{}: nothing to analyse", path, why);
+}
+
 }  // namespace
 
 StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const InputClass& input,
                                               const ImportOptions& options) {
-  return GuardedRead(path, [&] { return ImportClassified(path, input, options); });
+  return GuardedRead(path, [&]() -> StatusOr<std::vector<Trace>> {
+    ASSIGN_OR_RETURN(std::vector<Trace> traces, ImportClassified(path, input, options));
+    RETURN_IF_ERROR(CheckSomethingWasRead(path, traces));
+    return traces;
+  });
 }
 
-Status PartialInputStatus(const Trace& trace) {
-  if (trace.problems.Get(DataProblem::kTruncated) == 0) return Status::Ok();
-  return Status(StatusCode::kDataLoss,
-                fmt::format("{}: {} (truncated; the events before the cut were kept)",
-                            trace.metadata.path, trace.problems.Detail(DataProblem::kTruncated)));
+Status DataLossStatus(const std::string& path, const DataProblems& problems) {
+  std::vector<std::string> parts;
+  for (DataProblem kind : problems.Kinds()) {
+    const DataProblemInfo& info = GetDataProblemInfo(kind);
+    if (info.severity == ProblemSeverity::kInfo) continue;
+    std::string_view detail = problems.Detail(kind);
+    if (kind == DataProblem::kTruncated) {
+      parts.insert(parts.begin(),
+                   fmt::format("{} (truncated; the events before the cut were kept)", detail));
+      continue;
+    }
+    parts.push_back(fmt::format("{} x{}{}{}", info.id, problems.Get(kind),
+                                detail.empty() ? "" : ", first: ", detail));
+  }
+  if (parts.empty()) return Status::Ok();
+  std::string joined;
+  for (const std::string& part : parts) joined += (joined.empty() ? "" : "; ") + part;
+  return Status(StatusCode::kDataLoss, fmt::format("{}: {}", path, joined));
 }
-
 }  // namespace gpuwhy

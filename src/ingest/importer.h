@@ -43,10 +43,12 @@ StatusOr<std::vector<Trace>> ImportTraceFiles(const std::string& path, const Inp
 // it ...)": the one message for an input that is not a trace, naming what it is instead.
 Status NotATrace(const std::string& path, const InputClass& input);
 
-// kDataLoss with a one-line "PATH: byte N: truncated: ..." message when the input was
-// only partly readable (a cut file); Ok otherwise. Commands print it, keep the partial
-// results, and exit non-zero.
-Status PartialInputStatus(const Trace& trace);
+// kDataLoss with one line naming what |problems| lost ("PATH: byte N: input stops after ...
+// (truncated; the events before the cut were kept); malformed_event x3, first: byte M: ...")
+// when any kind of data-loss or error severity was counted; Ok otherwise. The input is still
+// usable: commands keep the partial results, print this as a warning and exit 0, or 2 under
+// --strict (README: exit codes).
+Status DataLossStatus(const std::string& path, const DataProblems& problems);
 
 // The rank a file name (or, failing that, its folder name) states: rank-3, rank_3, rank3,
 // worker3, case-insensitive, at the start of a word. Exposed for tests.

@@ -186,7 +186,7 @@ TEST(ImportTraceFileNeedsKinetoTest, LeadingWhitespaceIsAccepted) {
 namespace gpuwhy {
 namespace {
 
-TEST(PartialInputStatusTest, TruncatedTraceNamesFileAndByte) {
+TEST(DataLossStatusTest, TruncatedTraceNamesFileAndByte) {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("gpuwhy_partial_cut_" + std::to_string(getpid()) + ".json"))
                          .string();
@@ -197,14 +197,15 @@ TEST(PartialInputStatusTest, TruncatedTraceNamesFileAndByte) {
   auto trace = ImportTraceFile(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(trace->cpu_slices.size(), 1u);
-  Status partial = PartialInputStatus(*trace);
+  Status partial = DataLossStatus(path, trace->problems);
   EXPECT_EQ(partial.code(), StatusCode::kDataLoss);
   EXPECT_NE(partial.message().find(path + ": byte 99: "), std::string::npos) << partial.message();
 
-  std::ofstream(path) << R"({"traceEvents": []})";
+  std::ofstream(path)
+      << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})";
   auto whole = ImportTraceFile(path);
   ASSERT_TRUE(whole.ok());
-  EXPECT_TRUE(PartialInputStatus(*whole).ok());
+  EXPECT_TRUE(DataLossStatus(path, whole->problems).ok());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "collect/system_probe/system_probe.h"
 #include "diagnose/diagnose_platform.h"
 #include "diagnose/merge.h"
+#include "ingest/importer.h"
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
@@ -99,6 +100,8 @@ void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& o
     sources.push_back(input.path);
   }
   if (!any) return;
+  if (Status lost = DataLossStatus("node logs", facts.problems); !lost.ok())
+    report.data_loss.push_back({"node logs", lost.message()});
   std::string source = options.node_source;
   if (source.empty()) {
     source = "doctor: ";

@@ -8,6 +8,7 @@
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose_signals.h"
 #include "diagnose/merge.h"
+#include "ingest/importer.h"
 #include "ingest/metrics/metric_log.h"
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
@@ -23,7 +24,13 @@ struct Slot {
   std::vector<RankReport> reports;
   std::vector<RankSummary> summaries;
   std::string error;
+  std::vector<std::string> data_loss;  // "PATH: what was lost", one per input read with loss
 };
+
+void NoteDataLoss(Slot& slot, const DataProblems& problems) {
+  Status lost = DataLossStatus(slot.input->path, problems);
+  if (!lost.ok()) slot.data_loss.push_back(lost.message());
+}
 
 // Keeps what the renderers read and frees the rest.
 void DropRenderUnused(TraceAnalysis& analysis) {
@@ -43,6 +50,7 @@ void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report)
     return;
   }
   for (Trace& trace : *traces) {
+    NoteDataLoss(slot, trace.problems);
     RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
     rank.diagnosis = Diagnose(trace, rank.analysis, options.diagnose);
     if (options.on_trace) options.on_trace(path, trace, rank.analysis, rank.diagnosis);
@@ -70,6 +78,7 @@ void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
     slot.error = set.status().message();
     return;
   }
+  NoteDataLoss(slot, set->problems);
   slot.reports.push_back(ReportSeries(*set, options));
 }
 
@@ -88,6 +97,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
   if (status.ok()) return;
   slot.reports.clear();
   slot.summaries.clear();
+  slot.data_loss.clear();
   slot.error = status.message();
 }
 
@@ -191,6 +201,8 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
       (metric ? metric_failures : report.failures).push_back({slot->input->path, slot->error});
       continue;
     }
+    for (std::string& lost : slot->data_loss)
+      report.data_loss.push_back({slot->input->path, std::move(lost)});
     for (RankReport& rank : slot->reports)
       (metric ? metric_reports : report.ranks).push_back(std::move(rank));
     for (RankSummary& summary : slot->summaries) report.summaries.push_back(std::move(summary));

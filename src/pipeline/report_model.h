@@ -72,6 +72,9 @@ struct Report {
   std::vector<RankSummary> summaries;  // one per analysed trace and per summary file read
   std::optional<CrossRankReport> job;  // two ranks or more of one distributed job
   std::vector<ReportFailure> failures;
+  // Inputs that were read but lost data (cut short, events skipped): still analysed, listed
+  // here as "PATH: what was lost" for the warning line (README: exit codes).
+  std::vector<ReportFailure> data_loss;
   size_t trace_count = 0;         // trace files analysed (not summary files)
   bool reports_left_out = false;  // more traces than PipelineOptions::max_reports
 };
