@@ -92,6 +92,7 @@ void EmitMetrics(const StepBreakdownResult& r, MetricSet& metrics) {
     double pct = r.mean_total_ns > 0 ? 100.0 * r.mean_ns[c] / r.mean_total_ns : 0;
     metrics.Add(metric::kStepCategoryPct, name, rank, pct);
   }
+  if (!r.extents.synthesized) metrics.Add(metric::kStepHostTimeMs, rank, r.mean_host_ns / kNsPerMs);
   metrics.Add(metric::kStepTimeMinMs, rank, NsToMs(r.min_ns));
   metrics.Add(metric::kStepTimeMedianMs, rank, NsToMs(r.median_ns));
   metrics.Add(metric::kStepTimeMaxMs, rank, NsToMs(r.max_ns));
@@ -143,10 +144,12 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
     r.steps.push_back(costs);
     totals.push_back(costs.total_ns);
     r.mean_total_ns += costs.total_ns;
+    r.mean_host_ns += static_cast<double>(s.host.length());
     for (size_t c = 0; c < kStepCategoryCount; ++c) r.mean_ns[c] += costs.ns[c];
   }
   double n = static_cast<double>(r.steps.size());
   r.mean_total_ns /= n;
+  r.mean_host_ns /= n;
   for (double& v : r.mean_ns) v /= n;
   r.min_ns = *std::min_element(totals.begin(), totals.end());
   r.max_ns = *std::max_element(totals.begin(), totals.end());

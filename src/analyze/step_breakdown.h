@@ -66,8 +66,10 @@ struct StepCosts {
 struct StepBreakdownResult {
   StepExtents extents;
   std::vector<StepCosts> steps;
-  // Means over kept steps.
+  // Means over kept steps. mean_total_ns is the step time (the device-extended extent);
+  // mean_host_ns the ProfilerStep host ranges of the same steps, what `gpuwhy info` shows.
   double mean_total_ns = 0;
+  double mean_host_ns = 0;
   std::array<double, kStepCategoryCount> mean_ns{};
   DurationNs min_ns = 0;
   DurationNs median_ns = 0;
@@ -92,6 +94,10 @@ inline constexpr MetricDecl kStepCategoryMs{
 inline constexpr MetricDecl kStepCategoryPct{
     "step.{category}_pct", unit::kPercent, kRank | kStep,
     "category time / step time (rank: mean category / mean step time)"};
+inline constexpr MetricDecl kStepHostTimeMs{
+    "step.host_time_ms", unit::kMs, kRank,
+    "ProfilerStep host range end - start of the analysed steps, mean (step.time_ms extends it "
+    "to the GPU work the step launched)"};
 inline constexpr MetricDecl kStepTimeMinMs{"step.time_min_ms", unit::kMs, kRank,
                                            "shortest analysed step"};
 inline constexpr MetricDecl kStepTimeMedianMs{"step.time_median_ms", unit::kMs, kRank,

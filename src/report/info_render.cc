@@ -59,8 +59,8 @@ std::string StepsText(const InfoSummary& s) {
     return fmt::format("no ProfilerStep: one synthesized step spanning the trace ({:.3f} ms)",
                        NsToMs(s.mean_step_ns));
   }
-  return fmt::format("{} ProfilerStep (#{} to #{}), mean {:.3f} ms", s.step_count, s.first_step,
-                     s.last_step, NsToMs(s.mean_step_ns));
+  return fmt::format("{} ProfilerStep (#{} to #{}), host range mean {:.3f} ms", s.step_count,
+                     s.first_step, s.last_step, NsToMs(s.mean_step_ns));
 }
 
 void RenderCounts(std::string& out, const InfoSummary& s) {
@@ -121,6 +121,10 @@ void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   }
   Field(out, "span", fmt::format("{:.3f} ms", NsToMs(s.span_ns)));
   Field(out, "steps", StepsText(s));
+  // The host ranges of every step; analyze's step time extends the steps it keeps to the end
+  // of their GPU work, so the two are named apart.
+  if (!s.steps_synthesized)
+    Field(out, "", "(analyze's step time runs each kept step to the end of its GPU work)");
   RenderCounts(out, s);
   RenderStats(out, s, colour);
 }

@@ -48,7 +48,7 @@ TEST(InfoRenderTest, TextHasTheFactsAndFitsTheWidth) {
   EXPECT_NE(text.find("108 SMs"), std::string::npos);
   EXPECT_NE(text.find("1,234,567"), std::string::npos);
   EXPECT_NE(text.find("HtoD pageable -> device"), std::string::npos);
-  EXPECT_NE(text.find("20 ProfilerStep (#5 to #24), mean 61.000 ms"), std::string::npos);
+  EXPECT_NE(text.find("20 ProfilerStep (#5 to #24), host range mean 61.000 ms"), std::string::npos);
   EXPECT_NE(text.find("truncated"), std::string::npos);
   EXPECT_NE(text.find("3.00 MiB gzip, 40.0 MiB decompressed"), std::string::npos);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);  // no colour when off

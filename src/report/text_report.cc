@@ -54,7 +54,7 @@ std::string StepsText(const StepBreakdownResult& steps) {
   std::string numbers = e.steps.size() == 1 ? fmt::format("#{}", e.steps.front().number)
                                             : fmt::format("#{} to #{}", e.steps.front().number,
                                                           e.steps.back().number);
-  std::string text = fmt::format("{} analysed ({}), mean {}", e.steps.size(), numbers,
+  std::string text = fmt::format("{} analysed ({}), step time mean {}", e.steps.size(), numbers,
                                  Ms(steps.mean_total_ns / 1e6));
   if (!e.excluded.empty()) {
     text += fmt::format("; {} left out (#{})", e.excluded.size(), fmt::join(e.excluded, ", #"));
@@ -102,6 +102,13 @@ void RenderHeader(std::string& out, const Section& s) {
                       u.window_from_steps || !u.valid ? "the analysed steps" : "the trace span"));
   }
   Field(out, "steps", StepsText(s.analysis.steps));
+  // Two step times exist; both are named (the host range is what `gpuwhy info` shows).
+  const StepBreakdownResult& steps = s.analysis.steps;
+  if (!steps.extents.steps.empty() && !steps.extents.synthesized) {
+    Field(out, "",
+          fmt::format("(to the end of each step's GPU work; host ProfilerStep range mean {})",
+                      Ms(steps.mean_host_ns / 1e6)));
+  }
 }
 
 void RenderSourceHeader(std::string& out, const Section& s) {
