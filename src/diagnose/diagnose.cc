@@ -88,10 +88,6 @@ void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
     if (issue.severity == QualitySeverity::kInfo) continue;
     d.notes.push_back(std::string(QualitySeverityName(issue.severity)) + ": " + issue.message);
   }
-  if (trace.rank.world_size > 1) {
-    d.notes.push_back("one rank of " + std::to_string(trace.rank.world_size) +
-                      ": stragglers and cross-rank waits need every rank's trace");
-  }
 }
 
 }  // namespace

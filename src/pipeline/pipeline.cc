@@ -150,6 +150,23 @@ void AddCrossRank(Report& report, const PipelineOptions& options) {
   }
 }
 
+// A rank of a distributed job says what its report cannot show, unless the job view above
+// compares every rank.
+void NoteMissingRanks(Report& report) {
+  const int64_t compared = report.job ? report.job->result.rank_count : 0;
+  for (RankReport& rank : report.ranks) {
+    const int64_t world = rank.header.world_size;
+    if (!HasTraceAnalysis(rank) || world <= 1 || compared >= world) continue;
+    rank.diagnosis.notes.push_back(
+        compared == 0 ? fmt::format("one rank of {}: stragglers and cross-rank waits need every "
+                                    "rank's trace (gpuwhy analyze DIR with all of them)",
+                                    world)
+                      : fmt::format("{} of {} ranks given: the job view compares these only; "
+                                    "stragglers among the others are not seen",
+                                    compared, world));
+  }
+}
+
 }  // namespace
 
 RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& options) {
@@ -210,6 +227,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   for (RankReport& rank : metric_reports) report.ranks.push_back(std::move(rank));
   for (ReportFailure& failure : metric_failures) report.failures.push_back(std::move(failure));
   if (options.cross_rank) AddCrossRank(report, options);
+  NoteMissingRanks(report);
   AddNodeLogs(plan, options, report);
   return report;
 }

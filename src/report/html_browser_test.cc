@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "report/html_test_util.h"
+#include "report/html_writer.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -154,6 +155,74 @@ TEST_F(HtmlBrowserTest, ReportRendersWithFindingsAndCharts) {
   EXPECT_GT(non_white, rgb.size() / 3 / 50) << "under 2% of the pixels are drawn";
   EXPECT_GT(variance, 100.0);
   EXPECT_GT(colours.size(), 20u);
+}
+
+// Every text of every chart (axis titles, rotated bar labels, the heat map's colour scale) lies
+// inside its SVG, as the browser lays it out. The kernel histogram clipped its y-axis title
+// and its rotated duration labels, and the heat map had no colour scale.
+TEST_F(HtmlBrowserTest, NoChartTextIsClipped) {
+  std::string trace = dir_ + "/input.json";
+  SynthOptions options;
+  options.scenario = "input-bound";
+  options.steps = 12;
+  ASSERT_TRUE(WriteSyntheticTrace(options, trace).ok());
+  std::string page = HtmlReportOf(trace);
+  report::html::HeatMapChart heat;
+  heat.title = "Arrival after the first rank, per collective (µs)";
+  heat.unit = "µs";
+  heat.column_title = "matched collective, in order of first arrival (from #0)";
+  for (int r = 0; r < 8; ++r) {
+    heat.row_labels.push_back(fmt::format("rank {}", r));
+    std::vector<double> row;
+    for (int c = 0; c < 120; ++c) row.push_back(r == 3 ? NAN : (r * 37 + c * 11) % 900);
+    heat.values.push_back(row);
+  }
+  for (int c = 0; c < 120; ++c)
+    heat.column_labels.push_back(c % 12 == 0 ? fmt::format("#{}", c) : "");
+  report::html::ColumnChart columns;
+  columns.title = "Long labels";
+  columns.y_unit = "kernels and copies";
+  columns.x_title = "duration (each bar: from this value to the next)";
+  columns.log_y = true;
+  for (const char* label : {"0 ns", "1.0 µs", "10.0 µs", "100.0 µs", "1.000 ms", "10.000 ms",
+                            "100.000 ms", "1,000.000 ms"}) {
+    columns.labels.push_back(label);
+    columns.values.push_back(12345);
+  }
+  // The measuring script is the test's own: the page's policy (no inline script but its own)
+  // is taken out of this copy.
+  size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
+  ASSERT_NE(policy, std::string::npos);
+  page.erase(policy, page.find('>', policy) + 1 - policy);
+  const std::string measure = R"(<script>
+    let clipped = [], measured = 0;
+    for (const svg of document.querySelectorAll('svg')) {
+      const box = svg.getBoundingClientRect();
+      for (const t of svg.querySelectorAll('text')) {
+        const r = t.getBoundingClientRect();
+        ++measured;
+        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+            r.bottom > box.bottom + 1)
+          clipped.push(t.textContent);
+      }
+    }
+    document.body.setAttribute('data-measured', measured);
+    document.body.setAttribute('data-clipped', clipped.join(' | '));
+  </script>)";
+  page.insert(page.rfind("</body>"),
+              report::html::RenderHeatMap(heat) + report::html::RenderColumns(columns) + measure);
+  std::string path = dir_ + "/measured.html";
+  WriteFile(path, page);
+  std::string dom = Chromium(path);
+  const auto attribute = [&](std::string_view name) {
+    size_t at = dom.find(std::string(name) + "=\"");
+    if (at == std::string::npos) return std::string("(missing)");
+    at += name.size() + 2;
+    return dom.substr(at, dom.find('"', at) - at);
+  };
+  EXPECT_EQ(attribute("data-clipped"), "");
+  EXPECT_GT(std::stoi("0" + attribute("data-measured")), 40);
+  EXPECT_NE(dom.find("class=\"scale\""), std::string::npos);  // the heat map's colour scale
 }
 
 TEST_F(HtmlBrowserTest, HostileNamesNeverRunScript) {

@@ -221,7 +221,8 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
     chart.title = fmt::format("Duration histogram (count, log scale); red: under 10 µs = {} of ops",
                               Pct(short_count_pct));
     chart.log_y = true;
-    chart.y_unit = "count";
+    chart.y_unit = "kernels and copies";
+    chart.x_title = "duration (each bar: from this value to the next)";
     for (const HistogramBucket& b : k.histogram) {
       std::string upper = b.upper_ns == INT64_MAX ? "∞" : Duration(static_cast<double>(b.upper_ns));
       chart.labels.push_back(Duration(static_cast<double>(b.lower_ns)));
@@ -433,6 +434,8 @@ void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
   }
   HeatMapChart chart;
   chart.title = "Arrival after the first rank, per collective (µs)";
+  chart.unit = "µs";
+  chart.column_title = "matched collective, in order of first arrival (from #0)";
   size_t columns = std::min(r.collectives.size(), kMaxHeatColumns);
   for (const CrossRankRow& row : r.ranks) {
     chart.row_labels.push_back(fmt::format("rank {}", row.rank));
@@ -454,7 +457,8 @@ void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
   }
   size_t label_every = std::max<size_t>(1, columns / 10);
   for (size_t c = 0; c < columns; ++c)
-    chart.column_labels.push_back(c % label_every == 0 ? fmt::format("#{}", c + 1) : "");
+    // Collectives are numbered from #0, as in the text report and the tooltips.
+    chart.column_labels.push_back(c % label_every == 0 ? fmt::format("#{}", c) : "");
   out += RenderHeatMap(chart);
   if (r.collectives.size() > columns) {
     Element(out, "p",
@@ -478,6 +482,7 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
     out += "</ul>";
   }
   out += "</header>";
+  if (job != nullptr) RenderJobVerdict(out, *job);
   if (ranks.size() > 1) RenderRanksHtml(out, ranks);
   if (job != nullptr) RenderLateArrivalHtml(out, *job);
   for (const RankReport& r : ranks) {

@@ -16,6 +16,9 @@ std::string PageEnd();
 // The verdict: summary line, ranked findings with all evidence, where, events, fixes and
 // how to verify, then the notes.
 void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& d);
+// The job's verdict over every rank (stragglers, job-wide exposed communication), the same
+// cards as a rank's, with the cross-rank analysis' warnings; before the ranks' own sections.
+void RenderJobVerdict(std::string& out, const CrossRankReport& job);
 void RenderChecklistHtml(std::string& out, const Diagnosis& d);
 
 // "<section id=… ><h2>title</h2>" … "</section>".

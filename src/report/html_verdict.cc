@@ -23,10 +23,12 @@ void Labelled(std::string& out, std::string_view label, const std::string& body_
                   Escape(label), body_html);
 }
 
-void FindingCard(std::string& out, const RankHeader& header, size_t index, const Finding& f) {
+// |scope| makes the card's id unique on the page: the rank number, or "job".
+void FindingCard(std::string& out, const RankHeader& header, std::string_view scope, size_t index,
+                 const Finding& f) {
   std::string severity(SeverityName(f.severity));
   out += fmt::format("<article class=\"finding sev-{}\" id=\"finding-{}-{}\">", Escape(severity),
-                     header.rank == kNoValue ? 0 : header.rank, index + 1);
+                     scope, index + 1);
   out += fmt::format(
       "<h3><span class=\"rankno\">{}.</span> <span class=\"sev\">{}</span> <code "
       "class=\"fid\">{}</code> "
@@ -71,6 +73,10 @@ std::string_view StatusMark(AssessStatus status) {
   return "?";
 }
 
+std::string RankScope(const RankHeader& header) {
+  return fmt::format("{}", header.rank == kNoValue ? 0 : header.rank);
+}
+
 }  // namespace
 
 void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& d) {
@@ -95,7 +101,31 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
             "what this "
             "trace could and could not show.");
   }
-  for (size_t i = 0; i < d.findings.size(); ++i) FindingCard(out, header, i, d.findings[i]);
+  for (size_t i = 0; i < d.findings.size(); ++i)
+    FindingCard(out, header, RankScope(header), i, d.findings[i]);
+  for (const std::string& note : d.notes) Element(out, "p", "note: " + note, "class=\"note\"");
+  CloseSection(out);
+}
+
+void RenderJobVerdict(std::string& out, const CrossRankReport& job) {
+  const Diagnosis& d = job.diagnosis;
+  std::string summary =
+      d.findings.empty()
+          ? std::string("no job-wide finding")
+          : fmt::format("{} job-wide finding{} (worst: {})", d.findings.size(),
+                        d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
+  if (d.step_ns > 0) summary += fmt::format("; median step {} across ranks", MsNs(d.step_ns));
+  OpenSection(out, "verdict-job",
+              fmt::format("Job diagnosis: all ranks ({} ranks)", job.result.rank_count), summary);
+  if (d.findings.empty()) {
+    Element(out, "p",
+            "No job-wide rule fired: no straggler, and no communication exposed on every rank. "
+            "Each rank's own findings follow.");
+  }
+  const RankHeader no_rank;  // job findings' ranges are on the reference rank's clock
+  for (size_t i = 0; i < d.findings.size(); ++i) FindingCard(out, no_rank, "job", i, d.findings[i]);
+  for (const std::string& w : job.result.warnings)
+    Element(out, "p", "warning: " + w, "class=\"note\"");
   for (const std::string& note : d.notes) Element(out, "p", "note: " + note, "class=\"note\"");
   CloseSection(out);
 }

@@ -30,6 +30,14 @@ void Text(std::string& out, double x, double y, std::string_view text,
                      Num(y), anchor, cls, Escape(text));
 }
 
+// Width of |text| in the charts' 11px font, generously (an average glyph is ~6 px wide):
+// room is made from it so that no label is clipped by the SVG's edge.
+double TextWidth(std::string_view text) {
+  size_t glyphs = 0;
+  for (unsigned char c : text) glyphs += (c & 0xC0) != 0x80;  // UTF-8 lead bytes
+  return 6.5 * static_cast<double>(glyphs);
+}
+
 // "1.2k", "35", "0.5": short axis labels.
 std::string Short(double v) {
   if (std::fabs(v) >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
@@ -198,31 +206,38 @@ std::string RenderHBars(const HBarChart& chart) {
 }
 
 std::string RenderColumns(const ColumnChart& chart) {
-  constexpr double kHeight = 240, kTop = 10, kBottom = 200;
+  // Labels are drawn at -45°: each reaches down and left by its width / sqrt(2), so the
+  // bottom margin (and the left one, for the first bars) grows with the longest label.
+  constexpr double kTop = 24, kPlot = 176, kRotated = 0.7072;
+  double longest = 0;
+  for (const std::string& label : chart.labels) longest = std::max(longest, TextWidth(label));
+  const double kBottom = kTop + kPlot;
+  const double label_drop = longest * kRotated + 16;
+  const double height = kBottom + label_drop + (chart.x_title.empty() ? 4 : 20);
+  size_t n = chart.values.size();
+  double slot = n > 0 ? (kWidth - kLeft - kRight) / static_cast<double>(n) : 0;
+  const double left = std::max(kLeft, longest * kRotated - slot / 2 + 4);
+  slot = n > 0 ? (kWidth - left - kRight) / static_cast<double>(n) : 0;
   std::string out;
-  OpenSvg(out, kHeight, chart.title);
+  OpenSvg(out, height, chart.title);
   double max = 0;
   for (double v : chart.values) max = std::max(max, v);
   auto scale = [&](double v) {
     if (v <= 0 || max <= 0) return 0.0;
     return chart.log_y ? std::log10(1 + v) / std::log10(1 + max) : v / max;
   };
-  // Grid at decades for a log axis, quarters otherwise.
-  if (chart.log_y) {
-    for (double d = 1; d <= std::max(1.0, max); d *= 10) {
-      double y = kBottom - scale(d) * (kBottom - kTop);
-      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>",
-                         Num(kLeft), Num(y), Num(kWidth - kRight), Num(y));
-      Text(out, kLeft - 4, y + 4, Short(d), "end");
-    }
-    Text(out, kLeft - 4, kTop - 0, chart.y_unit + " (log)", "end");
-  } else {
-    YAxis(out, kTop, kBottom, max, chart.y_unit);
+  // Grid at decades for a log axis, quarters otherwise; the unit is the axis' title above it.
+  const int steps = 4;
+  for (int i = 0; chart.log_y ? std::pow(10.0, i) <= std::max(1.0, max) : i <= steps; ++i) {
+    double value = chart.log_y ? std::pow(10.0, i) : max * i / steps;
+    double y = kBottom - scale(value) * (kBottom - kTop);
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", Num(left),
+                       Num(y), Num(kWidth - kRight), Num(y));
+    Text(out, left - 4, y + 4, Short(value), "end");
   }
-  size_t n = chart.values.size();
-  double slot = n > 0 ? (kWidth - kLeft - kRight) / static_cast<double>(n) : 0;
+  Text(out, 2, kTop - 10, chart.y_unit + (chart.log_y ? " (log scale)" : ""), "start");
   for (size_t i = 0; i < n; ++i) {
-    double x = kLeft + slot * static_cast<double>(i);
+    double x = left + slot * static_cast<double>(i);
     double h = scale(chart.values[i]) * (kBottom - kTop);
     out += "<g class=\"bar\">";
     if (i < chart.tooltips.size()) out += "<title>" + Escape(chart.tooltips[i]) + "</title>";
@@ -236,13 +251,16 @@ std::string RenderColumns(const ColumnChart& chart) {
           Num(x + slot / 2 + 4), Num(kBottom + 12), Escape(chart.labels[i]));
     }
   }
+  if (!chart.x_title.empty())
+    Text(out, left + (kWidth - left - kRight) / 2, height - 6, chart.x_title, "middle");
   CloseSvg(out);
   return out;
 }
 
 std::string RenderHeatMap(const HeatMapChart& chart) {
-  constexpr double kRowHeight = 18, kLabel = 90, kTop = 4;
-  double height = kTop + kRowHeight * static_cast<double>(chart.values.size()) + 24;
+  constexpr double kRowHeight = 18, kLabel = 90, kTop = 4, kScale = 30;
+  const double grid_bottom = kTop + kRowHeight * static_cast<double>(chart.values.size());
+  double height = grid_bottom + 24 + (chart.column_title.empty() ? 0 : 16) + kScale;
   std::string out;
   OpenSvg(out, height, chart.title);
   double max = 0;
@@ -272,12 +290,30 @@ std::string RenderHeatMap(const HeatMapChart& chart) {
       out += "</rect>";
     }
   }
-  double y = kTop + kRowHeight * static_cast<double>(chart.values.size()) + 14;
+  double y = grid_bottom + 14;
   for (size_t c = 0; c < chart.column_labels.size(); ++c) {
     if (!chart.column_labels[c].empty())
       Text(out, kLabel + cell * (static_cast<double>(c) + 0.5), y, chart.column_labels[c],
            "middle");
   }
+  if (!chart.column_title.empty()) {
+    y += 16;
+    Text(out, kLabel + (kWidth - kLabel - kRight) / 2, y, chart.column_title, "middle");
+  }
+  // The colour scale: five swatches from the lightest shade (0) to the full colour (max).
+  y += 12;
+  Text(out, kLabel - 6, y + 11, "scale", "end", "label");
+  constexpr int kSwatches = 5;
+  for (int i = 0; i < kSwatches; ++i) {
+    double fraction = static_cast<double>(i) / (kSwatches - 1);
+    double x = kLabel + 80.0 * i;
+    out += fmt::format(
+        "<rect class=\"scale\" x=\"{}\" y=\"{}\" width=\"24\" height=\"14\" fill=\"{}\" "
+        "fill-opacity=\"{:.3f}\" stroke=\"#ccc\" stroke-width=\"0.5\"/>",
+        Num(x), Num(y), Escape(chart.colour), std::max(0.04, fraction));
+    Text(out, x + 28, y + 11, Short(max * fraction) + (chart.unit.empty() ? "" : " " + chart.unit));
+  }
+  Text(out, kLabel + 80.0 * kSwatches, y + 11, "grey: no arrival recorded");
   CloseSvg(out);
   return out;
 }

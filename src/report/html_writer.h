@@ -67,15 +67,19 @@ struct ColumnChart {
   std::vector<std::string> colours;
   std::vector<std::string> tooltips;
   bool log_y = false;
-  std::string y_unit;
+  std::string y_unit;   // the y axis' title, above the axis
+  std::string x_title;  // under the bar labels; empty: none
 };
 std::string RenderColumns(const ColumnChart& chart);
 
-// A grid of cells (rows × columns) shaded from white (0) to |colour| (the largest value);
-// NaN cells are left grey. |tooltips| is indexed like |values|.
+// A grid of cells (rows × columns) shaded from white (0) to |colour| (the largest value),
+// with its colour scale under the grid; NaN cells are left grey. |tooltips| is indexed like
+// |values|.
 struct HeatMapChart {
   std::string title;
   std::string colour = "#d62728";
+  std::string unit;          // of the values, on the colour scale
+  std::string column_title;  // under the column labels; empty: none
   std::vector<std::string> row_labels;
   std::vector<std::string> column_labels;   // may be sparse: empty labels are skipped
   std::vector<std::vector<double>> values;  // [row][column]
