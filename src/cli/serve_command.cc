@@ -7,7 +7,6 @@
 #include <chrono>
 #include <thread>
 
-#include "base/file_input.h"
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
 #include "cli/pipeline_flags.h"
@@ -98,18 +97,12 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
   endpoint_options.port = address->second;
   endpoint_options.threads = options.threads;
   if (!options.auth_token_file.empty()) {
-    auto token = ReadWholeFile(options.auth_token_file);
+    auto token = ReadAuthTokenFile(options.auth_token_file);
     if (!token.ok()) {
       PrintError(context, token.status());
       return kExitUnusable;
     }
-    std::string t = *token;
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    if (t.empty()) {
-      PrintError(context, options.auth_token_file + ": the token file is empty");
-      return kExitUnusable;
-    }
-    endpoint_options.auth_token = std::move(t);
+    endpoint_options.auth_token = std::move(*token);
   }
   HttpEndpoint endpoint(endpoint_options);
   auto port = endpoint.Bind();

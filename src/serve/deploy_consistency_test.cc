@@ -1,6 +1,7 @@
 // The shipped dashboard and Prometheus rules only use what the exporter really exports:
 // every gpuwhy_* name in deploy/grafana/gpuwhy.json and deploy/prometheus/gpuwhy-rules.yml is
 // an ExportedFamilies() entry, and every gpuwhy:* recording rule the dashboard uses is defined.
+// The token Secret ships the placeholder that serve refuses.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "report/prometheus_text.h"
+#include "serve/auth_token.h"
 
 namespace gpuwhy {
 namespace {
@@ -73,6 +75,13 @@ TEST(DeployConsistencyTest, RulesUseExportedMetricsOnly) {
   for (const std::string& id : Matches(rules, std::regex(R"re(id="([a-z_]+\.[a-z_]+)")re"))) {
     EXPECT_NE(findings_doc.find(id), std::string::npos) << id;
   }
+}
+
+TEST(DeployConsistencyTest, TheShippedTokenIsThePlaceholderServeRefuses) {
+  std::string service = Read("deploy/kubernetes/service.yaml");
+  EXPECT_NE(service.find("  token: " + std::string(kDeployTokenPlaceholder) + "\n"),
+            std::string::npos)
+      << "the Secret's placeholder and kDeployTokenPlaceholder differ: serve would accept it";
 }
 
 }  // namespace

@@ -7,17 +7,6 @@
 
 namespace gpuwhy {
 
-bool BearerMatches(const std::string& header, const std::string& token) {
-  static constexpr std::string_view kPrefix = "Bearer ";
-  if (header.size() != kPrefix.size() + token.size()) return false;
-  if (header.compare(0, kPrefix.size(), kPrefix) != 0) return false;
-  unsigned char diff = 0;  // constant time: no early exit on the first differing byte
-  for (size_t i = 0; i < token.size(); ++i) {
-    diff |= static_cast<unsigned char>(header[kPrefix.size() + i] ^ token[i]);
-  }
-  return diff == 0;
-}
-
 HttpEndpoint::HttpEndpoint(EndpointOptions options)
     : options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
   httplib::Server& s = *server_;

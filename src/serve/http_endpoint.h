@@ -12,6 +12,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "serve/auth_token.h"
 
 namespace httplib {
 class Server;
@@ -63,8 +64,5 @@ class HttpEndpoint {
   int listen_socket_ = -1;
   static constexpr int kListenBacklog = 1024;
 };
-
-// True when |header| is exactly "Bearer TOKEN" (compared in constant time).
-bool BearerMatches(const std::string& header, const std::string& token);
 
 }  // namespace gpuwhy

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -160,9 +161,42 @@ TEST_F(EndpointTest, BearerTokenGuardsEverythingButHealth) {
 TEST(BearerMatchesTest, ExactTokenOnly) {
   EXPECT_TRUE(BearerMatches("Bearer abc", "abc"));
   EXPECT_FALSE(BearerMatches("Bearer abcd", "abc"));
-  EXPECT_FALSE(BearerMatches("bearer abc", "abc"));
+  EXPECT_FALSE(BearerMatches("Bearer abcabc", "abc"));
   EXPECT_FALSE(BearerMatches("", "abc"));
   EXPECT_FALSE(BearerMatches("Bearer ab", "abc"));
+  EXPECT_FALSE(BearerMatches("Bearer ", "abc"));
+  EXPECT_FALSE(BearerMatches("Bearerabc", "abc"));
+  EXPECT_FALSE(BearerMatches("Basic abc", "abc"));
+}
+
+// RFC 7235: the scheme is case-insensitive; Prometheus and curl users write it either way.
+TEST(BearerMatchesTest, TheSchemeIsCaseInsensitive) {
+  EXPECT_TRUE(BearerMatches("bearer abc", "abc"));
+  EXPECT_TRUE(BearerMatches("BEARER abc", "abc"));
+  EXPECT_TRUE(BearerMatches("bEaReR abc", "abc"));
+  EXPECT_FALSE(BearerMatches("bearer ABC", "abc")) << "the token itself is case-sensitive";
+}
+
+// A wrong length must cost as much as a wrong byte: an early return on a length mismatch
+// lets a client find the token's length by timing. With a 1 MiB token the difference
+// between returning at once and comparing every byte is three orders of magnitude, far above
+// the noise of a loaded machine; the fastest of several runs is compared.
+TEST(BearerMatchesTest, AWrongLengthTakesAsLongAsAWrongByte) {
+  const std::string token(1 << 20, 'a');
+  const std::string same_length = "Bearer " + std::string(token.size(), 'b');
+  const std::string one_longer = "Bearer " + std::string(token.size() + 1, 'b');
+  auto fastest = [&](const std::string& header) {
+    auto best = std::chrono::nanoseconds::max();
+    for (int i = 0; i < 7; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      EXPECT_FALSE(BearerMatches(header, token));
+      best = std::min(best, std::chrono::steady_clock::now() - start);
+    }
+    return static_cast<double>(best.count());
+  };
+  double same = fastest(same_length);
+  double longer = fastest(one_longer);
+  EXPECT_GT(longer, same / 4) << "a length mismatch returns early: " << longer << " ns vs " << same;
 }
 
 TEST_F(EndpointTest, SlowAndHalfOpenClientsDoNotBlockOthers) {
