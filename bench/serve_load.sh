@@ -27,7 +27,8 @@ cp "$fake" "$work/libnvidia-ml.so.1"
 } > "$work/nvml.txt"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 GPUWHY_NVML_LIBRARY="$work/libnvidia-ml.so.1" FAKE_NVML_SCRIPT="$work/nvml.txt" \
-  "$gpuwhy" serve --listen "127.0.0.1:$port" --threads "${THREADS:-32}" 2>"$work/serve.log" &
+  "$gpuwhy" serve --listen "127.0.0.1:$port" --threads "${THREADS:-32}" \
+  --connections-per-client "$connections" 2>"$work/serve.log" &  # wrk: all from one address
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 sleep 3  # a few refreshes: the window and the bodies reach their steady size

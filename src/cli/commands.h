@@ -133,7 +133,8 @@ struct ServeOptions {
   bool per_process = false;
   int top_processes = 5;
   int threads = 16;
-  PipelineFlags pipeline;  // --set, --config (the live findings)
+  int connections_per_client = 4;  // more from one address are refused with 503
+  PipelineFlags pipeline;          // --set, --config (the live findings)
 };
 void AddServeCommand(CLI::App& app, ServeOptions& options);
 int RunServeCommand(const ServeOptions& options, const CliContext& context);

@@ -17,7 +17,6 @@
 #endif
 
 namespace gpuwhy {
-
 StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text) {
   std::string host;
   std::string port;
@@ -76,8 +75,14 @@ void AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->add_option("--top-processes", options.top_processes,
                    "Processes exported with --per-process")
       ->check(CLI::Range(1, 100));
-  command->add_option("--threads", options.threads, "Connections served at once")
+  command
+      ->add_option("--threads", options.threads,
+                   "Connections served at once (one more thread is kept for short requests)")
       ->check(CLI::Range(1, 256));
+  command
+      ->add_option("--connections-per-client", options.connections_per_client,
+                   "Connections one client address may hold at once; more get 503")
+      ->check(CLI::Range(1, 100000));
   AddRuleFlags(*command, options.pipeline);
 }
 
@@ -96,6 +101,7 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
   endpoint_options.host = address->first;
   endpoint_options.port = address->second;
   endpoint_options.threads = options.threads;
+  endpoint_options.max_connections_per_client = options.connections_per_client;
   if (!options.auth_token_file.empty()) {
     auto token = ReadAuthTokenFile(options.auth_token_file);
     if (!token.ok()) {
@@ -125,11 +131,8 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
   LiveExporter exporter(StartLiveSampling(live), exporter_options, endpoint);
   exporter.Start();
   std::thread server([&] { endpoint.Serve(); });
-  context.err << fmt::format("gpuwhy serve: listening on http://{}:{}/metrics{} (Ctrl-C stops)\n",
-                             endpoint_options.host.find(':') != std::string::npos
-                                 ? "[" + endpoint_options.host + "]"
-                                 : endpoint_options.host,
-                             *port,
+  context.err << fmt::format("gpuwhy serve: listening on http://{}/metrics{} (Ctrl-C stops)\n",
+                             HostAndPort(endpoint_options.host, *port),
                              endpoint_options.auth_token.empty() ? "" : ", bearer token required")
               << std::flush;
   while (!StopOnInterrupt::requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,8 +1,9 @@
 // The HTTP side of `gpuwhy serve`: /metrics (Prometheus text), /findings (JSON), /healthz.
 // Read-only by construction: handlers only copy out the last published bodies, so a scrape
 // never calls NVML or touches /proc, and its cost does not depend on the machine's state.
-// Binds 127.0.0.1 unless told otherwise; an optional bearer token guards every endpoint
-// except /healthz.
+// Binds 127.0.0.1 unless told otherwise, and alone (a second server on the port fails); an
+// optional bearer token guards every endpoint except /healthz. Slow and greedy clients are
+// bounded by guarded_server.h.
 #pragma once
 
 #include <atomic>
@@ -24,9 +25,12 @@ struct EndpointOptions {
   std::string host = "127.0.0.1";
   int port = 9400;         // 0: any free port (tests)
   std::string auth_token;  // empty: no authentication
-  int threads = 16;        // connections served at once
-  int read_timeout_s = 2;  // a client that sends nothing for this long is dropped
+  int threads = 16;        // connections served at once, plus one kept for short requests
+  int read_timeout_s = 2;  // between two reads, and between two requests of a connection
   int write_timeout_s = 2;
+  int request_timeout_ms = 3000;      // a whole request, from its first byte
+  int busy_request_timeout_ms = 250;  // the same while every serving thread is taken
+  int max_connections_per_client = 4;
   size_t max_body_bytes = 1024;  // requests carry no body; anything larger is refused
 };
 
@@ -55,6 +59,7 @@ class HttpEndpoint {
 
  private:
   std::shared_ptr<const PublishedBodies> Current() const;
+  void AddRoutes();
 
   EndpointOptions options_;
   std::unique_ptr<httplib::Server> server_;
@@ -64,5 +69,8 @@ class HttpEndpoint {
   int listen_socket_ = -1;
   static constexpr int kListenBacklog = 1024;
 };
+
+// "HOST:PORT", or "[HOST]:PORT" for an IPv6 address.
+std::string HostAndPort(const std::string& host, int port);
 
 }  // namespace gpuwhy

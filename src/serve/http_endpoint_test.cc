@@ -15,6 +15,8 @@
 #include <chrono>
 #include <thread>
 
+#include "serve/served_endpoint_test_util.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -22,35 +24,15 @@ class EndpointTest : public ::testing::Test {
  protected:
   void StartServer(std::string token = "") {
     EndpointOptions options;
-    options.port = 0;
     options.auth_token = std::move(token);
     options.threads = 4;
     options.read_timeout_s = 1;
-    endpoint_ = std::make_unique<HttpEndpoint>(options);
-    auto port = endpoint_->Bind();
-    ASSERT_TRUE(port.ok()) << port.status().message();
-    port_ = *port;
-    auto bodies = std::make_shared<PublishedBodies>();
-    bodies->metrics = "# HELP gpuwhy_x x\n# TYPE gpuwhy_x gauge\ngpuwhy_x 1\n";
-    bodies->findings_json = "{\"schema_version\":1}";
-    bodies->ready = true;
-    endpoint_->Publish(bodies);
-    thread_ = std::thread([this] { endpoint_->Serve(); });
-    // Wait until it accepts.
-    for (int i = 0; i < 200 && !Client().Get("/healthz"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    server_ = std::make_unique<ServedEndpoint>(options);
+    ASSERT_TRUE(server_->error().empty()) << server_->error();
+    port_ = server_->port();
   }
-  void TearDown() override {
-    if (endpoint_ != nullptr) endpoint_->Stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  httplib::Client Client() {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_connection_timeout(2, 0);
-    c.set_read_timeout(2, 0);
-    return c;
-  }
+  void TearDown() override { server_.reset(); }
+  httplib::Client Client() { return server_->Client(); }
   // A raw TCP connection to the server.
   int Connect() {
     int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -85,8 +67,7 @@ class EndpointTest : public ::testing::Test {
     EXPECT_EQ(res->status, 200);
   }
 
-  std::unique_ptr<HttpEndpoint> endpoint_;
-  std::thread thread_;
+  std::unique_ptr<ServedEndpoint> server_;
   int port_ = 0;
 };
 
@@ -197,6 +178,24 @@ TEST(BearerMatchesTest, AWrongLengthTakesAsLongAsAWrongByte) {
   double same = fastest(same_length);
   double longer = fastest(one_longer);
   EXPECT_GT(longer, same / 4) << "a length mismatch returns early: " << longer << " ns vs " << same;
+}
+
+// SO_REUSEPORT (the library's default) let a second exporter bind the same port and take
+// half of the scrapes silently; the second one must fail, naming the address.
+TEST(ExclusiveBindTest, ASecondServerOnTheSamePortFailsNamingIt) {
+  EndpointOptions options;
+  options.port = 0;
+  HttpEndpoint first(options);
+  auto port = first.Bind();
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  options.port = *port;
+  HttpEndpoint second(options);
+  auto again = second.Bind();
+  ASSERT_FALSE(again.ok()) << "two servers listen on port " << *port;
+  const std::string& message = again.status().message();
+  EXPECT_NE(message.find("127.0.0.1:" + std::to_string(*port)), std::string::npos) << message;
+  EXPECT_NE(message.find("in use"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
 TEST_F(EndpointTest, SlowAndHalfOpenClientsDoNotBlockOthers) {
