@@ -80,7 +80,7 @@ def main():
 
         with open(os.path.join(args.deploy, "prometheus.yml")) as f:
             config = f.read()
-        config = config.replace("127.0.0.1:9400", f"127.0.0.1:{serve_port}")
+        config = re.sub(r"127\.0\.0\.1:\d+", f"127.0.0.1:{serve_port}", config)
         config = re.sub(r"(scrape_interval|evaluation_interval): 15s", r"\1: 1s", config)
         config = config.replace("scrape_timeout: 5s", "scrape_timeout: 1s")
         with open(os.path.join(work, "prometheus.yml"), "w") as f:

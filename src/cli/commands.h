@@ -125,11 +125,11 @@ void AddWatchCommand(CLI::App& app, WatchOptions& options);
 int RunWatchCommand(const WatchOptions& options, const CliContext& context);
 
 struct ServeOptions {
-  std::string listen = "127.0.0.1:9400";  // any other address only when given explicitly
-  std::string auth_token_file;            // empty: no bearer token
-  int interval_ms = 100;                  // sampling (10 Hz)
-  int refresh_ms = 1000;                  // served bodies rebuilt this often
-  int window_s = 60;                      // idle ratio and live findings over this window
+  std::string listen;           // empty: 127.0.0.1 on kDefaultServePort (serve/http_endpoint.h)
+  std::string auth_token_file;  // empty: no bearer token
+  int interval_ms = 100;        // sampling (10 Hz)
+  int refresh_ms = 1000;        // served bodies rebuilt this often
+  int window_s = 60;            // idle ratio and live findings over this window
   bool per_process = false;
   int top_processes = 5;
   int threads = 16;

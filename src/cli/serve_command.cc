@@ -17,10 +17,17 @@
 #endif
 
 namespace gpuwhy {
+namespace {
+
+// Loopback on the one default port (serve/http_endpoint.h), unless --listen says otherwise.
+std::string DefaultListenAddress() { return HostAndPort("127.0.0.1", kDefaultServePort); }
+
+}  // namespace
+
 StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text) {
   std::string host;
   std::string port;
-  if (!text.empty() && text.front() == '[') {  // [::1]:9400
+  if (!text.empty() && text.front() == '[') {  // [::1]:PORT
     auto close = text.find(']');
     if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
       return InvalidArgument("--listen '{}': expected [IPV6]:PORT", text);
@@ -54,8 +61,9 @@ void AddServeCommand(CLI::App& app, ServeOptions& options) {
       "Prometheus exporter: live GPU/host metrics and bottleneck findings on /metrics, "
       "/findings and /healthz");
   command->add_option("--listen", options.listen,
-                      "HOST:PORT to listen on (default 127.0.0.1:9400; other addresses only "
-                      "when given here)");
+                      fmt::format("HOST:PORT to listen on (default {}; other addresses only "
+                                  "when given here)",
+                                  DefaultListenAddress()));
   command->add_option("--auth-token-file", options.auth_token_file,
                       "Require 'Authorization: Bearer TOKEN' (TOKEN read from FILE) on /metrics "
                       "and /findings");
@@ -92,7 +100,8 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context) {
     PrintError(context, status);
     return kExitUnusable;
   }
-  auto address = ParseListenAddress(options.listen);
+  auto address =
+      ParseListenAddress(options.listen.empty() ? DefaultListenAddress() : options.listen);
   if (!address.ok()) {
     PrintError(context, address.status());
     return kExitUnusable;

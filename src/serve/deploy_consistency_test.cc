@@ -1,7 +1,8 @@
 // The shipped dashboard and Prometheus rules only use what the exporter really exports:
 // every gpuwhy_* name in deploy/grafana/gpuwhy.json and deploy/prometheus/gpuwhy-rules.yml is
 // an ExportedFamilies() entry, and every gpuwhy:* recording rule the dashboard uses is defined.
-// The token Secret ships the placeholder that serve refuses.
+// The manifests, scrape config and docs use the code's default port, and the token Secret
+// ships the placeholder that serve refuses.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,9 +10,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "report/prometheus_text.h"
 #include "serve/auth_token.h"
+#include "serve/http_endpoint.h"
 
 namespace gpuwhy {
 namespace {
@@ -74,6 +77,31 @@ TEST(DeployConsistencyTest, RulesUseExportedMetricsOnly) {
   std::string findings_doc = Read("docs/findings.md");
   for (const std::string& id : Matches(rules, std::regex(R"re(id="([a-z_]+\.[a-z_]+)")re"))) {
     EXPECT_NE(findings_doc.find(id), std::string::npos) << id;
+  }
+}
+
+TEST(DeployConsistencyTest, EverythingUsesTheDefaultPortAndNotDcgmExporters) {
+  // dcgm-exporter listens on 9400 and node-exporter on 9100; GPU nodes run both.
+  EXPECT_NE(kDefaultServePort, 9400);
+  EXPECT_NE(kDefaultServePort, 9100);
+  const std::string port = std::to_string(kDefaultServePort);
+  const std::pair<const char*, std::string> expected[] = {
+      {"deploy/kubernetes/daemonset.yaml", "- --listen=0.0.0.0:" + port + "\n"},
+      {"deploy/kubernetes/daemonset.yaml", "containerPort: " + port + "\n"},
+      {"deploy/kubernetes/service.yaml", "port: " + port + "\n"},
+      {"deploy/prometheus/prometheus.yml", "\"127.0.0.1:" + port + "\""},
+      {"docs/serve.md", "`127.0.0.1:" + port + "`"},
+      {"README.md", "`127.0.0.1:" + port + "`"},
+  };
+  for (const auto& [file, text] : expected) {
+    EXPECT_NE(Read(file).find(text), std::string::npos) << file << " lacks " << text;
+  }
+  for (const char* file :
+       {"deploy/kubernetes/daemonset.yaml", "deploy/kubernetes/service.yaml",
+        "deploy/prometheus/prometheus.yml", "deploy/prometheus/gpuwhy-rules.test.yml"}) {
+    std::string text = Read(file);
+    ASSERT_FALSE(text.empty()) << file;
+    EXPECT_EQ(text.find(":9400"), std::string::npos) << file << " still uses dcgm-exporter's port";
   }
 }
 

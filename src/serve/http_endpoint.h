@@ -21,12 +21,18 @@ class Server;
 
 namespace gpuwhy {
 
+// The default port, everywhere it is written (the CLI, docs/serve.md, deploy/; checked by
+// DeployConsistencyTest). Not 9400: dcgm-exporter listens there, and GPU nodes run it; not
+// 9100 (node-exporter). 9612 is marked free in the copy of the Prometheus default port
+// allocations we checked (docs/serve.md says how sure that is).
+inline constexpr int kDefaultServePort = 9612;
+
 struct EndpointOptions {
   std::string host = "127.0.0.1";
-  int port = 9400;         // 0: any free port (tests)
-  std::string auth_token;  // empty: no authentication
-  int threads = 16;        // connections served at once, plus one kept for short requests
-  int read_timeout_s = 2;  // between two reads, and between two requests of a connection
+  int port = kDefaultServePort;  // 0: any free port (tests)
+  std::string auth_token;        // empty: no authentication
+  int threads = 16;              // connections served at once, plus one kept for short requests
+  int read_timeout_s = 2;        // between two reads, and between two requests of a connection
   int write_timeout_s = 2;
   int request_timeout_ms = 3000;      // a whole request, from its first byte
   int busy_request_timeout_ms = 250;  // the same while every serving thread is taken
