@@ -1,8 +1,8 @@
 // The shipped dashboard and Prometheus rules only use what the exporter really exports:
 // every gpuwhy_* name in deploy/grafana/gpuwhy.json and deploy/prometheus/gpuwhy-rules.yml is
 // an ExportedFamilies() entry, and every gpuwhy:* recording rule the dashboard uses is defined.
-// The manifests, scrape config and docs use the code's default port, and the token Secret
-// ships the placeholder that serve refuses.
+// The manifests, scrape config and docs use the code's default port, the DaemonSet gets every
+// GPU device, and the token Secret ships the placeholder that serve refuses.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -110,6 +110,19 @@ TEST(DeployConsistencyTest, TheShippedTokenIsThePlaceholderServeRefuses) {
   EXPECT_NE(service.find("  token: " + std::string(kDeployTokenPlaceholder) + "\n"),
             std::string::npos)
       << "the Secret's placeholder and kDeployTokenPlaceholder differ: serve would accept it";
+}
+
+// NVML needs every GPU's device node, and the device cgroup must let the container open them:
+// the NVIDIA runtime with NVIDIA_VISIBLE_DEVICES=all does both; a hostPath of /dev/nvidiactl
+// alone gave NVML no GPU.
+TEST(DeployConsistencyTest, TheDaemonSetGetsEveryGpuDevice) {
+  std::string daemonset = Read("deploy/kubernetes/daemonset.yaml");
+  ASSERT_FALSE(daemonset.empty());
+  EXPECT_NE(daemonset.find("\n      runtimeClassName: nvidia\n"), std::string::npos);
+  EXPECT_NE(daemonset.find("- name: NVIDIA_VISIBLE_DEVICES\n              value: all\n"),
+            std::string::npos);
+  EXPECT_EQ(daemonset.find("path: /dev/nvidia"), std::string::npos)
+      << "a device node mounted by hostPath: the device cgroup still denies it";
 }
 
 }  // namespace
