@@ -5,39 +5,12 @@
 #include <fmt/format.h>
 
 #include "base/status.h"
+#include "base/text_escape.h"
 
 namespace gpuwhy {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
-
-// Length of the valid UTF-8 sequence starting at |text[i]| (2..4), or 0 when the bytes
-// there are not one: stray continuation bytes, overlong forms, surrogates, > U+10FFFF.
-size_t ValidUtf8Length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  unsigned char lead = byte(i);
-  size_t length = 0;
-  uint32_t min_code = 0;
-  uint32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2, min_code = 0x80, code = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3, min_code = 0x800, code = lead & 0x0F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4, min_code = 0x10000, code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    unsigned char next = byte(i + k);
-    if ((next & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (next & 0x3F);
-  }
-  if (code < min_code || code > 0x10FFFF) return 0;
-  if (code >= 0xD800 && code <= 0xDFFF) return 0;
-  return length;
-}
 
 }  // namespace
 
@@ -46,7 +19,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      size_t length = ValidUtf8Length(text, i);
+      size_t length = text::Utf8SequenceLength(text, i);
       if (length == 0) {
         out.append(kReplacement);
         ++i;
