@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/text_escape.h"
 #include "cli/commands.h"
 
 #ifndef GPUWHY_VERSION
@@ -19,7 +20,8 @@
 namespace gpuwhy {
 
 void PrintError(const CliContext& context, const std::string& message) {
-  context.err << "gpuwhy: " << message << '\n' << std::flush;
+  // Messages quote file names and file content: nothing in them may drive the terminal.
+  context.err << "gpuwhy: " << text::EscapeControl(message) << '\n' << std::flush;
 }
 
 void PrintError(const CliContext& context, const Status& status) {

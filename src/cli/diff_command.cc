@@ -15,6 +15,7 @@
 #include "ingest/input_kind.h"
 #include "pipeline/pipeline.h"
 #include "report/json_report_reader.h"
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 namespace {
@@ -91,10 +92,11 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
   DiffOptions diff_options;
   diff_options.max_regression_pct = options.max_regression_pct;
   RunDiff diff = DiffRuns(*base, *test, diff_options);
-  std::string rendered = options.format == "json"   ? RenderDiffJson(diff)
-                         : options.format == "md"   ? RenderDiffMarkdown(diff)
-                         : options.format == "html" ? RenderDiffHtml(diff)
-                                                    : RenderDiffText(diff);
+  std::string rendered = options.format == "json" ? RenderDiffJson(diff)
+                         : options.format == "md" ? RenderDiffMarkdown(diff)
+                         : options.format == "html"
+                             ? RenderDiffHtml(diff)
+                             : TerminalText(RenderDiffText(diff), ColourMode::kOff);
   if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return diff.regressed ? kExitFindings : kExitOk;
 }

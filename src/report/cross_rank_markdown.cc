@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/cross_rank_report.h"
+#include "report/markdown_text.h"
 #include "report/text_format.h"
 
 namespace gpuwhy {
@@ -18,24 +19,23 @@ std::string RenderCrossRankMarkdown(const CrossRankReport& report,
         "|\n|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < d.findings.size(); ++i) {
       const Finding& f = d.findings[i];
-      std::string title = f.title;
-      for (char& c : title) {
-        if (c == '|') c = '/';
-      }
       out += fmt::format("| {} | {} | `{}` | {} | {} | {} |\n", i + 1, SeverityName(f.severity),
                          f.id, f.rank >= 0 ? fmt::format("{}", f.rank) : "job",
-                         report::MsNs(f.recoverable_ns_per_step), title);
+                         report::MsNs(f.recoverable_ns_per_step), report::MarkdownText(f.title));
     }
     out += '\n';
   }
-  for (const std::string& w : report.result.warnings) out += "> warning: " + w + "\n";
+  for (const std::string& w : report.result.warnings) {
+    out += "> warning: " + report::MarkdownText(w) + "\n";
+  }
   TextReportOptions plain = options;
   plain.colour = TextColour::kOff;
+  std::string tables = RenderCrossRankText(report, plain);
+  std::string fence = report::MarkdownFence(tables);
   out +=
       "\n<details><summary>Per-rank table, clock alignment, collectives, late "
-      "arrivals</summary>\n\n```text\n";
-  out += RenderCrossRankText(report, plain);
-  out += "```\n\n</details>\n\n";
+      "arrivals</summary>\n\n" +
+      fence + "text\n" + tables + fence + "\n\n</details>\n\n";
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
+#include "report/terminal_style.h"
 #include "report/text_format.h"
 
 namespace gpuwhy {
@@ -213,7 +214,7 @@ std::string RenderCrossRankText(const CrossRankReport& report, const TextReportO
   ScalingLine(out, report.result.scaling);
   Line(out, std::string(kReportWidth, '='));
   out += '\n';
-  return out;
+  return TerminalText(out, options.colour == TextColour::kOn ? ColourMode::kOn : ColourMode::kOff);
 }
 
 }  // namespace gpuwhy

@@ -5,33 +5,23 @@
 #include <fmt/format.h>
 
 #include "report/diagnosis_sections.h"
+#include "report/markdown_text.h"
+#include "report/terminal_style.h"
 #include "report/text_format.h"
 
 namespace gpuwhy {
 namespace report {
 namespace {
 
-// A table cell: pipes escaped, line breaks flattened.
+// A table cell of our own text (numbers, units, comparisons, catalog sources): pipes escaped.
+// Text from the trace goes through MarkdownText instead.
 std::string Cell(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
+    if (c == '|') out += '\\';
+    out += c;
   }
   return out;
-}
-
-// `text` as inline code, with a fence long enough for backticks inside it.
-std::string Code(std::string_view text) {
-  std::string fence = "`";
-  while (text.find(fence) != std::string_view::npos) fence += '`';
-  bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
-  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
 // Shell for commands and environment variables, Python for code, text for the rest.
@@ -52,8 +42,8 @@ std::string Recoverable(const Finding& f) {
 }
 
 void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs origin) {
-  out += fmt::format("\n#### {}. {} ({}): {}\n\n", index + 1, Code(f.id), SeverityName(f.severity),
-                     f.title);
+  out += fmt::format("\n#### {}. {} ({}): {}\n\n", index + 1, MarkdownCode(f.id),
+                     SeverityName(f.severity), MarkdownText(f.title));
   out += fmt::format(
       "Class **{}** · recoverable **{}** per step of {} · up to **{}** faster · "
       "confidence **{}**\n",
@@ -66,7 +56,7 @@ void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs ori
       bool has_threshold =
           !e.comparison.empty() && (e.threshold != 0 || !e.threshold_source.empty());
       out += fmt::format(
-          "| {} | {} | {} | {} | {} |\n", Code(e.metric.id),
+          "| {} | {} | {} | {} | {} |\n", MarkdownCode(e.metric.id),
           scope.empty() ? "rank" : Cell(scope.substr(1, scope.size() - 2)),
           Cell(MetricValue(e.metric.value, e.metric.unit)),
           has_threshold ? Cell(e.comparison + " " + MetricValue(e.threshold, e.metric.unit)) : "",
@@ -75,46 +65,42 @@ void FindingSection(std::string& out, size_t index, const Finding& f, TimeNs ori
   }
   if (!f.ranges.empty()) {
     out += "\n**Where** (time from the trace start):\n\n";
-    for (const EvidenceRange& r : f.ranges) out += "- " + RangeText(r, origin) + "\n";
+    for (const EvidenceRange& r : f.ranges) out += "- " + MarkdownText(RangeText(r, origin)) + "\n";
   }
   if (!f.top_events.empty()) {
     out += "\n**Top events:** ";
     for (size_t i = 0; i < f.top_events.size(); ++i) {
-      out += (i > 0 ? ", " : "") + Code(f.top_events[i]);
+      out += (i > 0 ? ", " : "") + MarkdownCode(f.top_events[i]);
     }
     out += "\n";
   }
   if (!f.quotes.empty()) {
-    out += "\n**Log lines:**\n\n```text\n";
-    for (const SourceQuote& q : f.quotes) out += QuoteText(q) + "\n";
-    out += "```\n";
+    std::string lines;
+    for (const SourceQuote& q : f.quotes) lines += QuoteText(q) + "\n";
+    out += "\n**Log lines:**\n\n" + MarkdownCodeBlock("text", lines);
   }
   if (!f.fixes.empty()) {
     out += "\n**Fixes**, in order:\n\n";
     for (size_t i = 0; i < f.fixes.size(); ++i) {
-      out += fmt::format("{}. {}\n", i + 1, f.fixes[i].action);
-      if (f.fixes[i].code.empty()) continue;
-      std::string code = f.fixes[i].code;
-      for (size_t at = code.find('\n'); at != std::string::npos; at = code.find('\n', at + 4)) {
-        code.replace(at, 1, "\n   ");
-      }
-      out += fmt::format("   ```{}\n   {}\n   ```\n", CodeLanguage(code), code);
+      out += fmt::format("{}. {}\n", i + 1, MarkdownText(f.fixes[i].action));
+      const std::string& code = f.fixes[i].code;
+      if (!code.empty()) out += MarkdownCodeBlock(CodeLanguage(code), code, "   ");
     }
   }
-  if (!f.verify.empty()) out += "\n**Verify:** " + f.verify + "\n";
+  if (!f.verify.empty()) out += "\n**Verify:** " + MarkdownText(f.verify) + "\n";
 }
 
 void Checklist(std::string& out, const Diagnosis& d) {
   out += "\n### Checklist\n\n";
   for (const ChecklistItem& item : d.checklist) {
-    out +=
-        fmt::format("- [{}] **{}**: {} ({})", item.status == AssessStatus::kAssessed ? "x" : " ",
-                    ChecklistSectionName(item.section), item.title, AssessStatusName(item.status));
-    if (!item.detail.empty()) out += ": " + item.detail;
+    out += fmt::format("- [{}] **{}**: {} ({})", item.status == AssessStatus::kAssessed ? "x" : " ",
+                       ChecklistSectionName(item.section), MarkdownText(item.title),
+                       AssessStatusName(item.status));
+    if (!item.detail.empty()) out += ": " + MarkdownText(item.detail);
     out += "\n";
     if (item.status == AssessStatus::kAssessed) continue;
-    if (!item.missing.empty()) out += "  - missing: " + item.missing + "\n";
-    if (!item.command.empty()) out += "  - capture: " + Code(item.command) + "\n";
+    if (!item.missing.empty()) out += "  - missing: " + MarkdownText(item.missing) + "\n";
+    if (!item.command.empty()) out += "  - capture: " + MarkdownCode(item.command) + "\n";
   }
 }
 
@@ -123,7 +109,7 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   const Diagnosis& d = rank.diagnosis;
   const bool trace = HasTraceAnalysis(rank);
   std::string title = !trace ? "Source" : h.rank < 0 ? "Trace" : fmt::format("Rank {}", h.rank);
-  out += fmt::format("\n## {}: {}\n\n", title, Code(h.path));
+  out += fmt::format("\n## {}: {}\n\n", title, MarkdownCode(h.path));
   std::string verdict =
       d.findings.empty()
           ? std::string("no finding")
@@ -138,10 +124,10 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   out += "**Verdict:** " + verdict + ".\n";
   for (const ReportDevice& dev : h.devices) {
     if (trace && !dev.active) continue;
-    out += fmt::format("\nGPU {}: {}{}", dev.id, dev.name.empty() ? "unknown model" : dev.name,
-                       dev.memory_bytes > 0
-                           ? fmt::format(" ({})", Bytes(static_cast<double>(dev.memory_bytes)))
-                           : "");
+    out += fmt::format(
+        "\nGPU {}: {}{}", dev.id, dev.name.empty() ? "unknown model" : MarkdownText(dev.name),
+        dev.memory_bytes > 0 ? fmt::format(" ({})", Bytes(static_cast<double>(dev.memory_bytes)))
+                             : "");
   }
   out += "\n";
   if (!d.findings.empty()) {
@@ -151,7 +137,7 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
     for (size_t i = 0; i < d.findings.size(); ++i) {
       const Finding& f = d.findings[i];
       out += fmt::format("| {} | {} | {}: {} | {} | {} | {} |\n", i + 1, SeverityName(f.severity),
-                         Code(f.id), Cell(f.title), Recoverable(f),
+                         MarkdownCode(f.id), MarkdownText(f.title), Recoverable(f),
                          SpeedupText(f.SpeedupUpperBound()), ConfidenceName(f.confidence));
     }
     for (size_t i = 0; i < d.findings.size(); ++i) {
@@ -160,7 +146,7 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   }
   if (!d.notes.empty()) {
     out += "\n**Notes**\n\n";
-    for (const std::string& note : d.notes) out += "- " + note + "\n";
+    for (const std::string& note : d.notes) out += "- " + MarkdownText(note) + "\n";
   }
   Checklist(out, d);
   if (!trace) return;
@@ -170,8 +156,11 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   Section s{h, rank.analysis, plain};
   RenderAnalysisTables(tables, s);
   RenderImportStats(tables, s);
-  out += "\n<details><summary>Analysis tables and import statistics</summary>\n\n```text" + tables +
-         "```\n\n</details>\n";
+  tables = TerminalText(tables, ColourMode::kOff);
+  // The tables start with a line break: the block opens on the fence's line.
+  std::string fence = MarkdownFence(tables);
+  out += "\n<details><summary>Analysis tables and import statistics</summary>\n\n" + fence +
+         "text" + tables + fence + "\n\n</details>\n";
 }
 
 }  // namespace
@@ -183,7 +172,7 @@ std::string RenderReportMarkdown(std::span<const RankReport> ranks,
   std::string out = "# gpuwhy report\n";
   if (!failures.empty()) {
     out += "\n**Inputs that could not be used:**\n\n";
-    for (const ReportFailure& f : failures) out += "- " + f.message + "\n";
+    for (const ReportFailure& f : failures) out += "- " + report::MarkdownText(f.message) + "\n";
   }
   for (const RankReport& rank : ranks) report::Rank(out, rank, options);
   return out;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/text_escape.h"
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 namespace {
@@ -12,7 +14,7 @@ constexpr size_t kLabelWidth = 12;
 
 // Appends one line cut to the text width.
 void Line(std::string& out, std::string_view text) {
-  out.append(FitWidth(text, kReportWidth));
+  out.append(FitWidth(text::EscapeControl(text), kReportWidth));
   out.push_back('\n');
 }
 
@@ -230,7 +232,7 @@ std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode
     if (i > 0) out.push_back('\n');
     RenderOne(out, summaries[i], colour);
   }
-  return out;
+  return TerminalText(out, colour);
 }
 
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,

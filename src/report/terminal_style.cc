@@ -1,5 +1,9 @@
 #include "report/terminal_style.h"
 
+#include <span>
+
+#include "base/text_escape.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -15,7 +19,18 @@ std::string_view StyleCode(Style style) {
   return "";
 }
 
+// Every escape sequence gpuwhy itself writes: Styled's, the report's bold headings and its
+// severity and checklist colours (diagnosis_text.cc), and the reset.
+constexpr std::string_view kOurStyles[] = {"\x1b[0m",  "\x1b[1m",  "\x1b[2m",  "\x1b[31m",
+                                           "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[1;31m"};
+
 }  // namespace
+
+std::string TerminalText(std::string_view rendered, ColourMode mode) {
+  std::span<const std::string_view> keep;
+  if (mode == ColourMode::kOn) keep = kOurStyles;
+  return text::EscapeControl(rendered, text::LineBreaks::kKeep, keep);
+}
 
 std::string Styled(ColourMode mode, Style style, std::string_view text) {
   if (mode == ColourMode::kOff) return std::string(text);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
 #include "report/report.h"
 
 namespace gpuwhy::report {
@@ -212,7 +213,10 @@ std::string Offset(TimeNs t, TimeNs origin) { return "+" + FixedMs(NsToMs(t - or
 
 void TextTable::AddRow(std::vector<std::string> cells) {
   cells.resize(columns_.size());
-  for (size_t i = 0; i < cells.size(); ++i) cells[i] = FitWidth(cells[i], columns_[i].max_width);
+  // Escaped before fitting, so a name's control characters count as the columns they print.
+  for (size_t i = 0; i < cells.size(); ++i) {
+    cells[i] = FitWidth(text::EscapeControl(cells[i]), columns_[i].max_width);
+  }
   rows_.push_back(std::move(cells));
 }
 
@@ -241,7 +245,7 @@ void TextTable::Render(std::string& out) const {
 }
 
 void Line(std::string& out, std::string_view text) {
-  out += FitWidth(text, kReportWidth);
+  out += FitWidth(text::EscapeControl(text), kReportWidth);
   out += '\n';
 }
 
@@ -283,7 +287,8 @@ void Wrapped(std::string& out, std::string_view text, size_t indent) {
   std::string line(indent, ' ');
   size_t line_width = indent;
   bool line_empty = true;
-  for (const std::string& word : UnitWords(text)) {
+  // Escaped first, so the wrap measures what is printed.
+  for (const std::string& word : UnitWords(text::EscapeControl(text))) {
     size_t word_width = DisplayWidth(word);
     if (!line_empty && line_width + 1 + word_width > kReportWidth) {
       Line(out, line);

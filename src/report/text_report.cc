@@ -6,6 +6,7 @@
 
 #include "report/diagnosis_sections.h"
 #include "report/report.h"
+#include "report/terminal_style.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
 
@@ -259,7 +260,7 @@ std::string RenderReportText(std::span<const RankReport> ranks, const TextReport
     report::RenderAnalysisTables(out, s);
     report::RenderImportStats(out, s);
   }
-  return out;
+  return TerminalText(out, options.colour == TextColour::kOn ? ColourMode::kOn : ColourMode::kOff);
 }
 
 }  // namespace gpuwhy

@@ -8,6 +8,7 @@
 
 #include "analyze/signals.h"
 #include "base/text_width.h"
+#include "report/terminal_style.h"
 
 namespace gpuwhy {
 namespace {
@@ -133,7 +134,7 @@ std::string RenderWatchScreen(const MetricSeriesSet& window, size_t width) {
   for (const std::string& hint : WatchHints(window)) lines.push_back("hint: " + hint);
   std::string out;
   for (const std::string& line : lines) out += FitWidth(line, width) + "\n";
-  return out;
+  return TerminalText(out, ColourMode::kOff);
 }
 
 }  // namespace gpuwhy

@@ -1,5 +1,7 @@
 #include "ingest/system/text_lines.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace gpuwhy::system {
@@ -7,8 +9,13 @@ namespace gpuwhy::system {
 SourceQuote Quote(std::string_view file, const TextLine& line) {
   std::string_view text = Trim(line.text);
   constexpr size_t kMax = 300;
-  std::string cut(text.substr(0, kMax));
-  if (text.size() > kMax) cut += "…";
+  // Cut where a character starts: half a UTF-8 sequence would print as "\xe2" escapes.
+  size_t end = std::min(text.size(), kMax);
+  while (end < text.size() && end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+    --end;
+  }
+  std::string cut(text.substr(0, end));
+  if (text.size() > end) cut += "…";
   return {std::string(file), line.number, std::move(cut)};
 }
 

@@ -25,7 +25,8 @@ using text::Trim;
 // Every line of |text| with its number; a final line without '\n' is kept.
 inline std::vector<TextLine> SplitLines(std::string_view text) { return text::NumberLines(text); }
 
-// A quote of |line| in |file|, the text trimmed and cut to 300 characters.
+// A quote of |line| in |file|, the text trimmed and cut to 300 bytes where a character starts.
+// The text is kept as read (JSON keeps it exactly); each renderer escapes it for its format.
 SourceQuote Quote(std::string_view file, const TextLine& line);
 
 // "PATH: line N: why".

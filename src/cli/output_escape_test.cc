@@ -1,0 +1,166 @@
+// Names, file names and quoted lines reach every output as text, never as markup (issue 21,
+// injection): control characters on the terminal, Markdown in Markdown.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "base/file_input.h"
+#include "base/text_escape.h"
+#include "cli/cli_test_util.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A clipboard write (OSC 52), a screen clear, an OSC 8 link and an unterminated CSI, as
+// JSON escapes inside a trace.
+constexpr std::string_view kEvilJson =
+    R"(\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]8;;http://evil\u001b\\click\u001b]8;;\u001b\\\u001b[)";
+// A line break and a code fence that would close a block and inject a heading, an image and
+// a link.
+constexpr std::string_view kFenceJson =
+    R"(\n```\n# Injected\n![x](http://evil/x.png) [y](http://evil) <b>bold</b>\n```\n)";
+constexpr std::string_view kDataLoader =
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+constexpr std::string_view kGemm =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+
+class OutputEscapeTest : public CliFolderTest {
+ protected:
+  OutputEscapeTest() : CliFolderTest("gpuwhy_escape", 4) {}
+  // The input-bound scenario with a DataLoader step and the top kernel renamed to carry
+  // |payload| (JSON text).
+  std::string CraftedTrace(std::string_view payload, const std::string& name = "crafted.json") {
+    std::string json = ReadWholeFile(Synth("input-bound")).value();
+    Replace(json, kDataLoader, std::string(kDataLoader) + std::string(payload));
+    Replace(json, kGemm, "gemm" + std::string(payload));
+    return Write(name, json);
+  }
+  static void Replace(std::string& s, std::string_view from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+      s.replace(at, from.size(), to);
+    }
+  }
+};
+
+// No byte that a terminal obeys: only line breaks, tabs and (with colour) our own styles.
+void ExpectTerminalSafe(std::string_view out, bool colour) {
+  std::string_view ours[] = {"\x1b[0m",  "\x1b[1m",  "\x1b[2m",  "\x1b[31m",
+                             "\x1b[32m", "\x1b[33m", "\x1b[36m", "\x1b[1;31m"};
+  std::span<const std::string_view> keep;
+  if (colour) keep = ours;
+  EXPECT_EQ(text::EscapeControl(out, text::LineBreaks::kKeep, keep), out);
+}
+
+TEST_F(OutputEscapeTest, TerminalOutputShowsControlCharactersFromNamesEscaped) {
+  std::string trace = CraftedTrace(kEvilJson);
+  Result text = RunGpuwhy({"analyze", trace});
+  ASSERT_EQ(text.code, kExitOk) << text.err;
+  ExpectTerminalSafe(text.out, false);
+  EXPECT_NE(text.out.find("\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J"), std::string::npos) << text.out;
+
+  // On a terminal our colours stay and the names' sequences are still escaped.
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCli({"analyze", trace}, CliContext{out, err, ColourMode::kOn}), kExitOk);
+  ExpectTerminalSafe(out.str(), true);
+  EXPECT_NE(out.str().find("\x1b[1m"), std::string::npos);
+  EXPECT_NE(out.str().find("\\x1b[2J"), std::string::npos);
+
+  Result md = RunGpuwhy({"analyze", trace, "--format", "md"});
+  ExpectTerminalSafe(md.out, false);
+  Result info = RunGpuwhy({"info", trace});
+  ExpectTerminalSafe(info.out, false);
+  Result diff = RunGpuwhy({"diff", Synth("input-bound"), trace});
+  ExpectTerminalSafe(diff.out, false);
+  EXPECT_NE(diff.out.find("\\x1b"), std::string::npos) << diff.out;
+}
+
+TEST_F(OutputEscapeTest, FileNamesAndQuotedLogLinesAreEscaped) {
+  // An error that names the file.
+  Result missing = RunGpuwhy({"analyze", Path("\x1b]52;c;AAAA\x07.json")});
+  EXPECT_EQ(missing.code, kExitUnusable);
+  ExpectTerminalSafe(missing.err, false);
+  EXPECT_NE(missing.err.find("\\x1b]52;c;AAAA\\x07.json"), std::string::npos) << missing.err;
+  // A quoted kernel-log line in doctor's evidence.
+  fs::create_directories(Path("bundle"));
+  std::ofstream(Path("bundle/dmesg.txt"))
+      << "[ 3098.271234] NVRM: Xid (PCI:0000:01:00): 79, \x1b]52;c;AAAA\x07\x1b[2J pid=9\r\n";
+  Result doctor = RunGpuwhy({"doctor", "--from", Path("bundle")});
+  ExpectTerminalSafe(doctor.out, false);
+  EXPECT_NE(doctor.out.find("79, \\x1b]52;c;AAAA\\x07"), std::string::npos) << doctor.out;
+  Result md = RunGpuwhy({"doctor", "--from", Path("bundle"), "--format", "md"});
+  ExpectTerminalSafe(md.out, false);
+  EXPECT_NE(md.out.find("79, \\x1b]52;c;AAAA\\x07\\x1b[2J pid=9"), std::string::npos) << md.out;
+}
+
+// |line| without its code spans (a run of backticks to the next run of the same length).
+std::string WithoutCodeSpans(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    if (line[i] != '`') {
+      out += line[i++];
+      continue;
+    }
+    size_t run = line.find_first_not_of('`', i);
+    if (run == std::string::npos) break;
+    const size_t length = run - i;
+    size_t close = line.find(line.substr(i, length), run);
+    while (close != std::string::npos) {
+      size_t end = std::min(line.find_first_not_of('`', close), line.size());
+      if (end - close == length) break;
+      close = line.find(line.substr(i, length), end);
+    }
+    if (close == std::string::npos) {
+      out += line.substr(i);
+      break;
+    }
+    i = close + length;
+  }
+  return out;
+}
+
+// The lines of |md| outside fenced code blocks (fences of any length, as CommonMark reads
+// them), without their code spans: what renders as Markdown.
+std::vector<std::string> LinesOutsideCode(const std::string& md) {
+  std::vector<std::string> lines;
+  std::string fence;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    size_t start = line.find_first_not_of(' ');
+    std::string_view body = start == std::string::npos ? "" : std::string_view(line).substr(start);
+    size_t ticks = body.find_first_not_of('`');
+    if (ticks == std::string_view::npos) ticks = body.size();
+    if (start != std::string::npos && start < 4 && ticks >= 3) {
+      if (fence.empty()) {
+        fence = std::string(ticks, '`');
+      } else if (ticks >= fence.size() && body.find_first_not_of('`') == std::string_view::npos) {
+        fence.clear();
+      }
+      continue;
+    }
+    if (fence.empty()) lines.push_back(WithoutCodeSpans(line));
+  }
+  return lines;
+}
+
+TEST_F(OutputEscapeTest, MarkdownRendersNamesAsText) {
+  std::string trace = CraftedTrace(kFenceJson);
+  Result md = RunGpuwhy({"analyze", trace, "--format", "md"});
+  ASSERT_EQ(md.code, kExitOk) << md.err;
+  for (const std::string& line : LinesOutsideCode(md.out)) {
+    EXPECT_FALSE(line.starts_with("# Injected")) << line;
+    EXPECT_EQ(line.find("![x]("), std::string::npos) << line;
+    EXPECT_EQ(line.find("[y]("), std::string::npos) << line;
+    EXPECT_EQ(line.find("<b>"), std::string::npos) << line;
+    // "__next__" would render as a bold "next".
+    EXPECT_EQ(line.find(".__next__"), std::string::npos) << line;
+  }
+  EXPECT_NE(md.out.find("Iter.\\_\\_next\\_\\_"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy
