@@ -1,5 +1,6 @@
 // Names, file names and quoted lines reach every output as text, never as markup (issue 21,
-// injection): control characters on the terminal, Markdown in Markdown.
+// injection): control characters on the terminal, Markdown in Markdown, formulas and commas in
+// CSV.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "base/file_input.h"
 #include "base/text_escape.h"
 #include "cli/cli_test_util.h"
+#include "ingest/metrics/recording_reader.h"
 
 namespace gpuwhy {
 namespace {
@@ -160,6 +162,27 @@ TEST_F(OutputEscapeTest, MarkdownRendersNamesAsText) {
     EXPECT_EQ(line.find(".__next__"), std::string::npos) << line;
   }
   EXPECT_NE(md.out.find("Iter.\\_\\_next\\_\\_"), std::string::npos);
+}
+
+TEST_F(OutputEscapeTest, ExportCsvQuotesTextFieldsAndNeutralisesFormulas) {
+  MetricSeriesSet set;
+  set.GetOrCreate({"gpu.util_pct", 0, "=HYPERLINK(\"http://evil\",\"x\")"}, "%").Add(0, -1);
+  set.GetOrCreate({"gpu.util_pct", 1, "@SUM(A1:A9)"}, "%").Add(0, 2.5);
+  set.GetOrCreate({"mem,used", 1, "a \"b\""}, "MiB").Add(0, -3);
+  std::string csv = RenderSeriesCsv(set);
+  EXPECT_NE(csv.find(",0,\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",gpu.util_pct,%,-1\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",1,\"'@SUM(A1:A9)\",gpu.util_pct,%,2.5\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1,\"a \"\"b\"\"\",\"mem,used\",MiB,-3\n"), std::string::npos) << csv;
+
+  // End to end: a DCGM label with a comma and a quote stays one field.
+  std::string log = Write("dcgm.txt",
+                          "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",GPU_I_ID=\"1,\\\"x\\\"\"} 42\n"
+                          "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",GPU_I_ID=\"1,\\\"x\\\"\"} 43\n");
+  Result r = RunGpuwhy({"export-csv", log});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find(",0,\"gi 1,\"\"x\"\"\","), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/text.h"
+#include "base/text_escape.h"
 #include "base/varint.h"
 #include "ingest/metrics/metric_log_formats.h"
 
@@ -133,9 +134,11 @@ std::string RenderSeriesCsv(const MetricSeriesSet& set) {
   TimeNs origin = set.Span() ? set.Span()->first : 0;
   for (const auto& [key, s] : set.all()) {
     std::string device = key.device >= 0 ? std::to_string(key.device) : "";
+    // Names come from the log (a process name in pmon): quoted, never read as a formula.
+    std::string fields = fmt::format("{},{},{},{}", device, text::CsvField(key.entity),
+                                     text::CsvField(key.metric), text::CsvField(s.unit));
     for (size_t i = 0; i < s.size(); ++i) {
-      out += fmt::format("{:.3f},{},{},{},{},{:g}\n", NsToSec(s.time[i] - origin), device,
-                         key.entity, key.metric, s.unit, s.value[i]);
+      out += fmt::format("{:.3f},{},{:g}\n", NsToSec(s.time[i] - origin), fields, s.value[i]);
     }
   }
   return out;
