@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "base/text_escape.h"
 
 namespace gpuwhy {
 namespace {
@@ -28,7 +29,12 @@ void BufferedTraceOutput::Flush() {
   buffer_.clear();
 }
 
-void EventCopySink::OnEvent(std::string_view element_json, uint64_t) {
+void EventCopySink::OnEvent(std::string_view original, uint64_t) {
+  // Invalid UTF-8 can only sit inside the element's strings: replaced there, the copy is
+  // valid JSON that every reader accepts, as the JSON report writes such bytes.
+  std::string replaced;
+  std::string_view element_json = original;
+  if (!text::IsValidUtf8(original)) element_json = replaced = text::ReplaceInvalidUtf8(original);
   std::string& b = out_.buffer();
   size_t before = b.size();
   bool was_first = first_;
@@ -43,7 +49,7 @@ void EventCopySink::OnEvent(std::string_view element_json, uint64_t) {
 }
 
 void EventCopySink::OnTopLevelMember(std::string_view key, std::string_view value_json, uint64_t) {
-  members_.push_back({std::string(key), std::string(value_json)});
+  members_.push_back({std::string(key), text::ReplaceInvalidUtf8(value_json)});
 }
 
 std::string FormatMicros(int64_t ns) {

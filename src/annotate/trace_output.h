@@ -33,7 +33,8 @@ class BufferedTraceOutput {
 };
 
 // Receives a trace's elements from the splitter and writes each one to the output: the exact
-// bytes read, or placed in a merged trace by |rewriter|. Keeps the top-level members.
+// bytes read (each byte that is not UTF-8 replaced by U+FFFD), or placed in a merged trace by
+// |rewriter|. Keeps the top-level members, with the same replacement.
 class EventCopySink : public JsonEventSplitter::Sink {
  public:
   EventCopySink(BufferedTraceOutput& out, bool& first, RankEventRewriter* rewriter)

@@ -1,6 +1,6 @@
 // Names, file names and quoted lines reach every output as text, never as markup (issue 21,
 // injection): control characters on the terminal, Markdown in Markdown, formulas and commas in
-// CSV.
+// CSV, invalid UTF-8 in annotate's trace.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -183,6 +183,20 @@ TEST_F(OutputEscapeTest, ExportCsvQuotesTextFieldsAndNeutralisesFormulas) {
   Result r = RunGpuwhy({"export-csv", log});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find(",0,\"gi 1,\"\"x\"\"\","), std::string::npos) << r.out;
+}
+
+TEST_F(OutputEscapeTest, AnnotateReplacesInvalidUtf8AsTheJsonReportDoes) {
+  std::string trace = CraftedTrace("\xff\xc0\xaf");
+  Result r = RunGpuwhy({"annotate", trace, "-o", Path("annotated.json")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::string out = ReadWholeFile(Path("annotated.json")).value();
+  EXPECT_TRUE(text::IsValidUtf8(out));
+  EXPECT_NE(out.find("__next__\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"), std::string::npos);
+  // Merged ranks take the same path.
+  std::string second = CraftedTrace("\xfe", "crafted2.json");
+  Result merged = RunGpuwhy({"annotate", trace, second, "-o", Path("merged.json")});
+  ASSERT_EQ(merged.code, kExitOk) << merged.err;
+  EXPECT_TRUE(text::IsValidUtf8(ReadWholeFile(Path("merged.json")).value()));
 }
 
 }  // namespace
