@@ -70,6 +70,11 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
   command->add_option("--top", options.top_n, "Rows in top-N lists (kernels, gaps, streams)")
       ->check(CLI::Range(1, 100000));
+  command
+      ->add_option("--detail", options.detail,
+                   "Markdown of several ranks: compact (a row per rank and the top findings, "
+                   "fits a GitHub comment) or full (every rank's report)")
+      ->check(CLI::IsMember({"compact", "full"}));
   AddFailOnFlag(*command, options.fail_on);
   AddRuleFlags(*command, options.pipeline);
   AddRankOptions(*command, options);
@@ -100,7 +105,7 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
   if (options.summary) return WriteRankSummary(report, options, context);
   return RenderAndExit(report,
                        {options.format, options.output, pipeline.analysis.top_n, options.fail_on,
-                        options.pipeline.strict},
+                        options.detail, options.pipeline.strict},
                        context);
 }
 

@@ -67,9 +67,12 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     report = RunPipeline(options.from, pipeline);
   }
   PrintFailures(report, context, options.pipeline.strict);
-  return RenderAndExit(
-      report, {options.format, options.output, 10, options.fail_on, options.pipeline.strict},
-      context);
+  return RenderAndExit(report,
+                       {.format = options.format,
+                        .path = options.output,
+                        .fail_on = options.fail_on,
+                        .strict = options.pipeline.strict},
+                       context);
 }
 
 }  // namespace gpuwhy

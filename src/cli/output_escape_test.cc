@@ -199,5 +199,24 @@ TEST_F(OutputEscapeTest, AnnotateReplacesInvalidUtf8AsTheJsonReportDoes) {
   EXPECT_TRUE(text::IsValidUtf8(ReadWholeFile(Path("merged.json")).value()));
 }
 
+TEST_F(OutputEscapeTest, CompactMarkdownOfEightRanksFitsAGithubComment) {
+  std::string dir = std::string(GPUWHY_SHARED_DATA) + "/kineto/param/dlrm_kineto";
+  if (!fs::exists(dir)) GTEST_SKIP() << "real traces absent: " << dir;
+  Result compact = RunGpuwhy({"analyze", dir, "--format", "md"});
+  ASSERT_EQ(compact.code, kExitOk) << compact.err;
+  EXPECT_LT(compact.out.size(), 65536u);
+  Result full = RunGpuwhy({"analyze", dir, "--format", "md", "--detail", "full"});
+  EXPECT_GT(full.out.size(), 65536u);
+  // The job verdict (the cross-rank section) is the same in both, and leads.
+  size_t job_end = full.out.find("# gpuwhy report");
+  ASSERT_NE(job_end, std::string::npos);
+  std::string job = full.out.substr(0, job_end);
+  EXPECT_TRUE(job.starts_with("## All ranks (8 ranks)")) << job.substr(0, 200);
+  EXPECT_TRUE(compact.out.starts_with(job));
+  EXPECT_NE(compact.out.find("## Ranks (8)"), std::string::npos);
+  EXPECT_NE(compact.out.find("## Top findings"), std::string::npos);
+  EXPECT_EQ(RunGpuwhy({"analyze", dir, "--format", "md", "--detail", "most"}).code, kExitUnusable);
+}
+
 }  // namespace
 }  // namespace gpuwhy

@@ -83,6 +83,7 @@ void PrintFailures(const Report& report, const CliContext& context, bool strict)
 int RenderAndExit(const Report& report, const ReportOutput& output, const CliContext& context) {
   TextReportOptions text;
   text.top_n = output.top_n;
+  text.detail = ParseReportDetail(output.detail).value_or(ReportDetail::kCompact);
   const bool to_file = !output.path.empty();
   text.colour = !to_file && context.colour == ColourMode::kOn ? TextColour::kOn : TextColour::kOff;
   std::string rendered = RenderReport(report, ParseReportFormat(output.format), text);

@@ -38,8 +38,9 @@ struct ReportOutput {
   std::string format = "text";  // text | json | md | html
   std::string path;             // empty: |stream|
   size_t top_n = 10;
-  std::string fail_on;  // empty: no gate
-  bool strict = false;  // --strict: data loss exits 2
+  std::string fail_on;             // empty: no gate
+  std::string detail = "compact";  // Markdown of several ranks: compact | full
+  bool strict = false;             // --strict: data loss exits 2
 };
 
 // Renders |report| to |output| (or context.out; colour only on a terminal) and returns the exit

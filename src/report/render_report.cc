@@ -4,6 +4,12 @@
 
 namespace gpuwhy {
 
+std::optional<ReportDetail> ParseReportDetail(std::string_view name) {
+  if (name == "compact") return ReportDetail::kCompact;
+  if (name == "full") return ReportDetail::kFull;
+  return std::nullopt;
+}
+
 ReportFormat ParseReportFormat(std::string_view name) {
   if (name == "json") return ReportFormat::kJson;
   if (name == "md") return ReportFormat::kMarkdown;
@@ -21,7 +27,10 @@ std::string RenderReport(const Report& report, ReportFormat format,
     case ReportFormat::kHtml:
       return RenderReportHtml(report.ranks, report.failures, job ? &*job : nullptr);
     case ReportFormat::kMarkdown: {
-      std::string rendered = RenderReportMarkdown(report.ranks, report.failures, options);
+      const bool compact = report.ranks.size() > 1 && options.detail == ReportDetail::kCompact;
+      std::string rendered =
+          compact ? RenderReportMarkdownCompact(report.ranks, report.failures, options)
+                  : RenderReportMarkdown(report.ranks, report.failures, options);
       return job ? RenderCrossRankMarkdown(*job, options) + rendered : rendered;
     }
     case ReportFormat::kText: break;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,10 +27,18 @@ enum class TextColour { kOff, kOn };
 // Every line of every text report fits this many columns (escape codes aside).
 inline constexpr size_t kReportWidth = 100;
 
+// How much of several ranks the Markdown report shows (--detail): a row per rank and the
+// findings merged across ranks, short enough for one GitHub issue or comment, or every rank
+// in full. One rank is always shown in full.
+enum class ReportDetail { kCompact, kFull };
+// "compact" or "full" (what --detail takes); nullopt for anything else.
+std::optional<ReportDetail> ParseReportDetail(std::string_view name);
+
 struct TextReportOptions {
   size_t top_n = 10;  // rows of top-N lists (kernels, gaps, streams, issuers)
   TextColour colour = TextColour::kOff;
   size_t detailed_findings = 3;  // findings shown with evidence and fixes; the rest in brief
+  ReportDetail detail = ReportDetail::kCompact;  // Markdown of several ranks
 };
 
 // Per rank: a header, the diagnosis (ranked findings with evidence, recoverable time and
@@ -55,6 +64,12 @@ std::string RenderReportJson(std::span<const RankReport> ranks,
 std::string RenderReportMarkdown(std::span<const RankReport> ranks,
                                  std::span<const ReportFailure> failures,
                                  const TextReportOptions& options);
+// The compact Markdown of several ranks (ReportDetail::kCompact): a table with one row per
+// rank (trace, step, GPU idle, findings, the worst and the top one), then the findings merged
+// across ranks (worst severity, the ranks, the most recoverable time), the top |top_n| of them.
+std::string RenderReportMarkdownCompact(std::span<const RankReport> ranks,
+                                        std::span<const ReportFailure> failures,
+                                        const TextReportOptions& options);
 
 // The same report as one self-contained HTML page (inline CSS, SVG and a few lines of JS; no
 // network access): per rank the verdict, step breakdown, utilization over time with idle gaps
