@@ -14,6 +14,7 @@
 #include <ostream>
 
 #include "annotate/annotate.h"
+#include "base/text_escape.h"
 #include "cli/commands.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
@@ -150,7 +151,9 @@ int AnnotateRanks(const AnnotateOptions& options, PipelineOptions pipeline,
     return kExitUnusable;
   }
   CrossRankResult job = AnalyzeCrossRank(std::move(inputs.summaries), CrossRankOptions{});
-  for (const std::string& warning : job.warnings) context.err << "warning: " << warning << "\n";
+  for (const std::string& warning : job.warnings) {
+    context.err << "warning: " << text::EscapeControl(warning) << "\n";  // it quotes trace names
+  }
   AnnotationTracks job_tracks = BuildCrossRankTracks(job);
   StatusOr<MergedTraceResult> merged =
       WriteMergedTrace(PlaceRanks(job, tracks), job_tracks, options.output);

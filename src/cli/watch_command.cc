@@ -34,7 +34,7 @@ int RunWatchCommand(const WatchOptions& options, const CliContext& context) {
   live.target = options.pid;
   std::unique_ptr<SamplerThread> sampler = StartLiveSampling(live);
   const bool screen = options.screen && isatty(STDOUT_FILENO);
-  for (const std::string& note : sampler->notes()) context.err << "gpuwhy: " << note << '\n';
+  for (const std::string& note : sampler->notes()) PrintError(context, note);
   int64_t shown = 0;
   int64_t last_tick = 0;
   while (!StopOnInterrupt::requested() && (options.count <= 0 || shown < options.count)) {

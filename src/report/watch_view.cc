@@ -77,7 +77,7 @@ std::string RenderWatchLine(const MetricSeriesSet& latest) {
   for (int32_t d : latest.DeviceIndices()) out += " " + GpuLine(latest, d);
   std::string host = HostLine(latest);
   if (!host.empty()) out += " | " + host;
-  return out;
+  return TerminalText(out, ColourMode::kOff);
 }
 
 std::vector<std::string> WatchHints(const MetricSeriesSet& window) {
