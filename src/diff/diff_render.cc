@@ -9,6 +9,7 @@
 #include "base/json_writer.h"
 #include "report/html_sections.h"
 #include "report/html_writer.h"
+#include "report/markdown_text.h"
 #include "report/text_format.h"
 
 namespace gpuwhy {
@@ -131,24 +132,11 @@ std::string RenderDiffText(const RunDiff& d) {
 }
 
 std::string RenderDiffMarkdown(const RunDiff& d) {
-  auto cell = [](std::string s) {
-    std::string out;
-    for (char c : s) {
-      if (c == '|')
-        out += "\\|";
-      else if (c == '<')
-        out += "&lt;";
-      else if (c == '>')
-        out += "&gt;";
-      else if (c == '\n')
-        out += ' ';
-      else
-        out += c;
-    }
-    return out;
-  };
-  std::string out = fmt::format("## gpuwhy diff\n\n- base: `{}`\n- test: `{}`\n\n**{}**\n\n",
-                                d.base_path, d.test_path, cell(d.verdict));
+  // Names and paths come from the traces: literal text, never Markdown (report/markdown_text).
+  const auto cell = [](const std::string& text) { return report::MarkdownText(text); };
+  std::string out = fmt::format("## gpuwhy diff\n\n- base: {}\n- test: {}\n\n**{}**\n\n",
+                                report::MarkdownCode(d.base_path),
+                                report::MarkdownCode(d.test_path), cell(d.verdict));
   if (std::string gate = GateText(d); !gate.empty()) out += "**" + gate + "**\n\n";
   for (const DiffTable& t : DiffTables(d)) {
     out += "### " + t.title + "\n\n|";

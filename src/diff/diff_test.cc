@@ -286,7 +286,24 @@ TEST(DiffTest, RenderersCarryTheVerdictAndEscapeNames) {
   std::string html = RenderDiffHtml(d);
   EXPECT_EQ(html.find("<script>alert"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)"), std::string::npos);
-  EXPECT_EQ(RenderDiffMarkdown(d).find("<script>"), std::string::npos);
+  // Markdown: backslash-escaped, so the tag is shown as text, never parsed as HTML.
+  std::string md = RenderDiffMarkdown(d);
+  EXPECT_NE(md.find("\\<script>"), std::string::npos);
+  for (size_t at = md.find('<'); at != std::string::npos; at = md.find('<', at + 1))
+    EXPECT_EQ(md[at - 1], '\\') << md.substr(at - 20, 40);
+}
+
+// Markdown of a diff writes kernel names as literal text: no emphasis, heading, image or column
+// break from a name (it only replaced '|', '<', '>' and line breaks).
+TEST(DiffTest, MarkdownShowsNamesAsText) {
+  RankSummary base = SynthRun("healthy");
+  RankSummary test = base;
+  test.kernel_stats.push_back({"__next__ k|x\n# Injected ![i](http://x/y.png)", 10, 5 * kNsPerMs});
+  std::string md = RenderDiffMarkdown(DiffRuns(base, test));
+  EXPECT_EQ(md.find("\n# Injected"), std::string::npos) << md;
+  EXPECT_EQ(md.find("![i]"), std::string::npos) << md;
+  EXPECT_EQ(md.find(" __next__"), std::string::npos) << md;
+  EXPECT_NE(md.find("\\_\\_next\\_\\_"), std::string::npos) << md;
 }
 
 // Real data: the plugin's ResNet-50 sample with num_workers=0 and with 4 workers.
