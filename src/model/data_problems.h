@@ -50,6 +50,7 @@ enum class ProblemSeverity : uint8_t { kInfo, kDataLoss, kError };
     "samples overwritten in the sampler's ring buffer before they were saved")                    \
   X(kUnknownProblem, "unknown_problem", kDataLoss,                                                \
     "a recording names a problem this gpuwhy does not declare (its id is in the detail)")         \
+  X(kBadValue, "bad_value", kDataLoss, "a sample value is not a finite number and was skipped")   \
   /* Node logs and command outputs (doctor). */                                                   \
   X(kRowCutShort, "row_cut_short", kDataLoss,                                                     \
     "a table row has fewer cells than its header; the cells it has are kept")                     \

@@ -89,6 +89,9 @@ StatusOr<MetricSeriesSet> ParseMetricLogText(std::string_view text, std::string_
 }
 
 StatusOr<MetricSeriesSet> ImportMetricLog(const std::string& path) {
+  // A recording cut short (gpuwhy killed while writing it) is a gzip stream without its end,
+  // which its own reader reads up to the cut.
+  if (SniffMetricLogFile(path) == MetricLogFormat::kRecording) return ReadRecordingFile(path);
   ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
   return ParseMetricLogText(text, path);
 }
