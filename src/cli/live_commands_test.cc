@@ -1,14 +1,20 @@
 // gpuwhy run / record / watch / export-csv end to end on this machine (no GPU here: NVML is
 // absent and reported as a note), and `gpuwhy analyze` on real metric logs.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "cli/cli_test_util.h"
+#include "collect/recording_file.h"
 #include "ingest/metrics/metric_log.h"
 
 namespace gpuwhy {
@@ -61,6 +67,83 @@ TEST(RunCommandTest, UnknownCommandIs127) {
   Result r = RunGpuwhy({"run", "--", "/nonexistent/cmd"});
   EXPECT_EQ(r.code, 127);
   EXPECT_NE(r.err.find("cannot run"), std::string::npos);
+}
+
+// Gone: no such process, or a zombie nobody reaps (its parent was killed).
+bool ProcessGone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) == "Z";
+}
+
+TEST(RunCommandTest, KillNineLeavesAReadableRecordingAndTakesTheJobAlong) {
+  std::string dir = MakeScratchDir("gpuwhy_kill");
+  const std::string rec = dir + "/run.rec";
+  const std::string job_pid = dir + "/job.pid";
+  const std::string job =
+      "echo $$ > " + job_pid + ".tmp && mv " + job_pid + ".tmp " + job_pid + " && exec sleep 60";
+  pid_t gpuwhy = fork();
+  ASSERT_GE(gpuwhy, 0);
+  if (gpuwhy == 0) {
+    execl(GPUWHY_BINARY, "gpuwhy", "run", "--interval", "20", "-o", rec.c_str(), "--report",
+          (dir + "/report.txt").c_str(), "--", "sh", "-c", job.c_str(), nullptr);
+    _exit(127);
+  }
+  pid_t job_id = 0;
+  for (int i = 0; i < 1000 && job_id == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::ifstream(job_pid) >> job_id;
+  }
+  ASSERT_GT(job_id, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // two flushes or more
+  const TimeNs killed_at = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  ASSERT_EQ(kill(gpuwhy, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(gpuwhy, &status, 0), gpuwhy);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  // The job goes with gpuwhy (PR_SET_PDEATHSIG) instead of running on unrecorded.
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = ProcessGone(job_id);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!gone) kill(job_id, SIGKILL);
+  EXPECT_TRUE(gone);
+  // The final name was never half written; the partial file reads, cut where it was.
+  EXPECT_FALSE(fs::exists(rec));
+  StatusOr<MetricSeriesSet> set = ImportMetricLog(rec + ".partial");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->problems.Get(DataProblem::kTruncated), 1);
+  ASSERT_TRUE(set->Span().has_value());
+  // At most the flush interval is lost, plus slack for a loaded test machine's scheduling.
+  EXPECT_LE(killed_at - set->Span()->second, kRecordingFlushInterval + kNsPerSec);
+  EXPECT_NE(set->Find("host.cpu_busy_pct"), nullptr);
+  Result analyzed = RunGpuwhy({"analyze", rec + ".partial"});
+  EXPECT_EQ(analyzed.code, 0) << analyzed.err;
+  fs::remove_all(dir);
+}
+
+TEST(RunCommandTest, AnOutputThatCannotBeWrittenStopsBeforeTheJobStarts) {
+  std::string dir = MakeScratchDir("gpuwhy_run");
+  Result r = RunGpuwhy({"run", "-o", dir + "/missing/run.rec", "--", "touch", dir + "/ran"});
+  EXPECT_EQ(r.code, kExitUnusable);
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/ran"));
+  fs::remove_all(dir);
+}
+
+TEST(RunCommandTest, ARecordingThatCannotBeKeptExitsTwoAndNamesTheJobsStatus) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  std::string dir = MakeScratchDir("gpuwhy_run");
+  Result r = RunGpuwhy({"run", "--interval", "20", "-o", "/dev/full", "--report",
+                        dir + "/report.txt", "--", "sh", "-c", "sleep 0.2; exit 3"});
+  EXPECT_EQ(r.code, kExitUnusable);
+  EXPECT_NE(r.err.find("write failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the command exited 3"), std::string::npos) << r.err;
+  fs::remove_all(dir);
 }
 
 TEST(RecordCommandTest, RecordsForADurationAndExportsCsv) {

@@ -1,6 +1,7 @@
-// `gpuwhy record -o REC`: records GPU and host metrics until Ctrl-C (or --duration), for
-// `gpuwhy analyze REC` later; `gpuwhy export-csv REC|LOG` turns a recording or any metric log
-// into one CSV row per sample.
+// `gpuwhy record -o REC`: records GPU and host metrics until Ctrl-C (or --duration), written
+// as it goes (docs/recording-format.md), for `gpuwhy analyze REC` later; `gpuwhy export-csv
+// REC|LOG` turns a recording or any metric log into one CSV row per sample.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -11,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
 #include "cli/report_output.h"
-#include "collect/recording_writer.h"
+#include "collect/recording_file.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/recording_reader.h"
 
@@ -28,6 +29,11 @@ void AddRecordCommand(CLI::App& app, RecordOptions& options) {
 }
 
 int RunRecordCommand(const RecordOptions& options, const CliContext& context) {
+  StatusOr<std::unique_ptr<RecordingFile>> recording = RecordingFile::Create(options.output);
+  if (!recording.ok()) {
+    PrintError(context, recording.status());
+    return kExitUnusable;
+  }
   StopOnInterrupt interrupt;
   LiveOptions live;
   live.interval_ms = options.interval_ms;
@@ -39,12 +45,13 @@ int RunRecordCommand(const RecordOptions& options, const CliContext& context) {
   while (!StopOnInterrupt::requested() &&
          (options.duration_s <= 0 || WallClockNs() - start < options.duration_s * kNsPerSec)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    sampler->store().DrainInto(set);
+    sampler->DrainInto(set);
+    (void)(*recording)->Append(set);  // a failure sticks; Finish reports it
   }
   sampler->Stop();
   sampler->DrainInto(set);
-  if (Status status = WriteRecording(set, options.output); !status.ok()) {
-    PrintError(context, status);
+  if (Status status = (*recording)->Finish(set); !status.ok()) {
+    PrintError(context, fmt::format("{}{}", status.message(), (*recording)->Leftover()));
     return kExitUnusable;
   }
   context.err << "gpuwhy: recorded " << DescribeRecording(set) << " to " << options.output << '\n';

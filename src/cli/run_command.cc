@@ -1,7 +1,10 @@
 // `gpuwhy run [--interval MS] [-o REC] [--trace-dir DIR] -- CMD…`: runs the command with its
 // output untouched and its exit code passed through, records GPU and host metrics while it
-// runs, then prints the diagnosis to stderr (so the command's stdout stays the command's).
+// runs (the recording is written as it goes: docs/recording-format.md), then prints the
+// diagnosis to stderr (so the command's stdout stays the command's). Exit: the command's, or 2
+// when the recording asked for could not be kept.
 // --set and --config shape the diagnosis; --step-range applies to the traces of --trace-dir.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -12,7 +15,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "collect/process_runner.h"
-#include "collect/recording_writer.h"
+#include "collect/recording_file.h"
 
 namespace gpuwhy {
 
@@ -48,9 +51,20 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
       return kExitUnusable;
     }
   }
+  // Opened before the command starts: an -o that cannot be written must not cost a run.
+  std::unique_ptr<RecordingFile> recording;
+  if (!options.recording.empty()) {
+    StatusOr<std::unique_ptr<RecordingFile>> file = RecordingFile::Create(options.recording);
+    if (!file.ok()) {
+      PrintError(context, file.status());
+      return kExitUnusable;
+    }
+    recording = std::move(*file);
+  }
   const TimeNs started = WallClockNs();
   ProcessRunner runner;
   if (Status status = runner.Start(options.command); !status.ok()) {
+    if (recording) recording->Discard();
     PrintError(context, status);
     return 127;  // what a shell returns for a command it cannot run
   }
@@ -60,22 +74,28 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   std::unique_ptr<SamplerThread> sampler = StartLiveSampling(live);
   MetricSeriesSet set;
   set.source = "gpuwhy run";
-  // Drain often enough that rings never overflow (4096 samples = 41 s at 100 Hz).
+  // Drain often enough that rings never overflow (4096 samples = 41 s at 100 Hz); the
+  // recording appends once per flush interval. A write that fails does not stop the job: the
+  // failure sticks and is reported at the end.
   while (!runner.Poll()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    sampler->store().DrainInto(set);
+    sampler->DrainInto(set);
+    if (recording) (void)recording->Append(set);
   }
   sampler->Stop();
   sampler->DrainInto(set);
-  if (!options.recording.empty()) {
-    if (Status status = WriteRecording(set, options.recording); !status.ok()) {
-      PrintError(context, status);
-    }
-  }
+  const Status kept = recording ? recording->Finish(set) : Status::Ok();
   Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
   std::string rendered =
       RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
   WriteOutput(rendered, options.report, context.err, context);
+  if (!kept.ok()) {
+    // The job's status still reaches whoever reads the message; the exit code says the
+    // recording, which was asked for, is not where it should be.
+    PrintError(context, fmt::format("{}{}; the command exited {}", kept.message(),
+                                    recording->Leftover(), runner.exit_code()));
+    return kExitUnusable;
+  }
   return runner.exit_code();
 }
 

@@ -1,6 +1,7 @@
 #include "collect/process_runner.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,10 +30,15 @@ Status ProcessRunner::Start(const std::vector<std::string>& argv) {
   // A pipe closed on exec tells the parent whether exec failed, and why.
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return IoError("pipe: {}", std::strerror(errno));
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return IoError("fork: {}", std::strerror(errno));
   if (pid == 0) {
     close(fds[0]);
+    // The job dies with gpuwhy (SIGKILL, the OOM killer) instead of running on unrecorded:
+    // SIGTERM lets it clean up. Kept across exec, except for a set-user-ID program. A gpuwhy
+    // gone before the prctl is seen by the parent check.
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

@@ -11,6 +11,7 @@
 
 #include "collect/process_runner.h"
 #include "collect/procfs_sampler.h"
+#include "collect/recording_test_util.h"
 #include "collect/recording_writer.h"
 #include "collect/sampler_thread.h"
 #include "ingest/metrics/metric_log.h"
@@ -19,22 +20,7 @@
 namespace gpuwhy {
 namespace {
 
-MetricSeriesSet Example() {
-  MetricSeriesSet set;
-  set.source = "live";
-  set.nominal_interval_ns = 100 * kNsPerMs;
-  set.sampler_cpu_pct = 0.25;
-  set.devices.push_back({0, "NVIDIA H100", "GPU-1", "00000000:17:00.0"});
-  set.notes.push_back("nvml: lacks nvmlDeviceGetSamples");
-  set.problems.Add(DataProblem::kRingOverflow, "samples overwritten", 3);
-  for (int i = 0; i < 50; ++i) {
-    TimeNs t = 1700000000 * kNsPerSec + i * 100 * kNsPerMs;
-    set.Add({"gpu.util_pct", 0, ""}, "%", t, i % 7 * 13.5);
-    set.Add({"thread.cpu_pct", -1, "tid 42"}, "%", t + 5, 99.5);
-  }
-  set.GetOrCreate({"thread.cpu_pct", -1, "tid 42"}, "%").label = "python\tmain";
-  return set;
-}
+MetricSeriesSet Example() { return ExampleRecordingSet(); }
 
 TEST(RecordingTest, RoundTripKeepsEverySampleAndTheHeader) {
   MetricSeriesSet in = Example();

@@ -101,9 +101,11 @@ void SamplerThread::DrainInto(MetricSeriesSet& out) {
     have = d;
   }
   out.notes = notes();
-  if (int64_t dropped = store_.dropped(); dropped > 0) {
+  // The count since the previous drain: run and record drain many times into one set.
+  if (int64_t dropped = store_.dropped(); dropped > dropped_reported_) {
     out.problems.Add(DataProblem::kRingOverflow, "samples overwritten before they were saved",
-                     dropped);
+                     dropped - dropped_reported_);
+    dropped_reported_ = dropped;
   }
 }
 

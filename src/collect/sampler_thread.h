@@ -35,7 +35,8 @@ class SamplerThread {
   int64_t ticks() const { return ticks_.load(); }
   std::vector<std::string> notes() const;
   std::vector<SeriesDevice> devices() const;
-  // Moves what was sampled into |out|, with devices, notes and the sampler's own cost.
+  // Moves what was sampled into |out|, with devices, notes and the sampler's own cost. Safe
+  // while the thread runs (devices and notes are fixed once probed), as often as wanted.
   void DrainInto(MetricSeriesSet& out);
 
  private:
@@ -54,6 +55,7 @@ class SamplerThread {
   std::atomic<int64_t> cpu_ns_{0};
   TimeNs started_ = 0;
   std::atomic<TimeNs> wall_ns_{0};
+  int64_t dropped_reported_ = 0;  // ring overflows already drained
 };
 
 // CLOCK_REALTIME in ns: the time base of live samples (comparable with trace timestamps).
