@@ -18,9 +18,23 @@ std::atomic<pid_t> g_child{0};
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction g_previous[std::size(kForwarded)];
 
-void Forward(int sig) {
+// The kernel sends what the terminal generates (Ctrl-C, Ctrl-\) to the terminal's whole
+// foreground process group, and a hangup to the group when the session leader goes. A child
+// still in gpuwhy's group has then had its own copy: forwarding it would deliver one Ctrl-C
+// twice (Python's second KeyboardInterrupt lands in the first one's cleanup). A signal a
+// process sent to gpuwhy (kill PID, a scheduler, si_code SI_USER) is forwarded.
+bool GroupAlreadyGotIt(int sig, const siginfo_t* info, pid_t child) {
+  if (info == nullptr || info->si_code != SI_KERNEL) return false;
+  // A session leader's SIGHUP is its own: the kernel sends it to the leader alone.
+  if (sig == SIGHUP && getsid(0) == getpid()) return false;
+  return getpgid(child) == getpgrp();
+}
+
+void Forward(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
   pid_t child = g_child.load();
-  if (child > 0) kill(child, sig);
+  if (child > 0 && !GroupAlreadyGotIt(sig, info, child)) kill(child, sig);
+  errno = saved_errno;
 }
 
 }  // namespace
@@ -59,9 +73,9 @@ Status ProcessRunner::Start(const std::vector<std::string>& argv) {
   g_child = pid;
   for (size_t i = 0; i < std::size(kForwarded); ++i) {
     struct sigaction action {};
-    action.sa_handler = Forward;
+    action.sa_sigaction = Forward;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     sigaction(kForwarded[i], &action, &g_previous[i]);
   }
   return Status::Ok();

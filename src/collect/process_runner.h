@@ -1,7 +1,8 @@
 // Runs the user's command for `gpuwhy run`: its stdin/stdout/stderr are inherited untouched,
-// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to gpuwhy are forwarded to it, it gets SIGTERM when
-// gpuwhy dies (PR_SET_PDEATHSIG), and its exit code is passed through (128 + N when it died of
-// signal N, as shells report it).
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to gpuwhy are forwarded to it (except those the
+// kernel sent to the process group they share, which it has already had: one Ctrl-C reaches it
+// once), it gets SIGTERM when gpuwhy dies (PR_SET_PDEATHSIG), and its exit code is passed
+// through (128 + N when it died of signal N, as shells report it).
 #pragma once
 
 #include <sys/types.h>
