@@ -285,6 +285,7 @@ MetricSeriesSet EverySignal() {
     set.Add({"host.cpu_iowait_pct", -1, ""}, "%", t, low ? 30 : 1);
     set.Add({"host.disk_util_pct", -1, "sda"}, "%", t, low ? 95 : 5);
     set.Add({"thread.cpu_pct", -1, "tid 43"}, "%", t, low ? 99 : 50);
+    set.Add({"job.cpu_pct", -1, ""}, "%", t, 99);
   }
   return set;
 }

@@ -171,6 +171,8 @@ void EmitMetrics(SignalAnalysis& a) {
   MetricScope rank = MetricScope::Rank();
   add(metric::kSignalsCpuBusyMeanPct, rank, h.cpu_busy_mean_pct);
   add(metric::kSignalsCpuSaturatedPct, rank, h.cpu_saturated_pct);
+  add(metric::kSignalsCpuSaturatedByJobPct, rank, h.cpu_saturated_by_job_pct);
+  add(metric::kSignalsCpuSaturatedByOthersPct, rank, h.cpu_saturated_by_others_pct);
   add(metric::kSignalsIowaitMeanPct, rank, h.iowait_mean_pct);
   add(metric::kSignalsIoWaitGpuIdlePct, rank, h.io_wait_gpu_idle_pct);
   add(metric::kSignalsBusiestThreadMeanPct, rank, h.busiest_thread_mean_pct);

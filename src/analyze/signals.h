@@ -1,8 +1,9 @@
 // Signals: what the metric series of a run say (docs/metric-series.md): per GPU the
 // utilization and its sawtooth, SM activity, throttling by reason, other processes, the PCIe
-// link vs its maximum and memory headroom; for the host iowait, CPU saturation and the
-// busiest thread of the job. Analyses never parse: input is a MetricSeriesSet from any
-// source (live sampler, recording, nvidia-smi or DCGM log). Metric ids: docs/metric-series.md.
+// link vs its maximum and memory headroom; for the host iowait, CPU saturation (by the job or
+// by the rest of the machine) and the busiest thread of the job. Analyses never parse: input is a
+// MetricSeriesSet from any source (live sampler, recording, nvidia-smi or DCGM log). Metric ids:
+// docs/metric-series.md.
 #pragma once
 
 #include <optional>
@@ -73,6 +74,13 @@ struct HostSignals {
   size_t samples = 0;
   std::optional<double> cpu_busy_mean_pct;  // all cores
   std::optional<double> cpu_saturated_pct;  // share of samples with all cores >= 95% busy
+  // With the job's own CPU recorded (job.cpu_pct, gpuwhy run): the saturated samples split by
+  // who used the cores, the job's own processes (at least job_share_pct of the busy CPU) or
+  // the rest of the machine, whose busiest processes are named ("pid 4242 stress (190% of a
+  // core)").
+  std::optional<double> cpu_saturated_by_job_pct;
+  std::optional<double> cpu_saturated_by_others_pct;
+  std::vector<std::string> busiest_others;
   std::optional<double> iowait_mean_pct;
   std::optional<double> io_wait_gpu_idle_pct;  // share of samples: iowait/disk high, GPU low
   std::optional<double> disk_util_max_pct;
@@ -92,6 +100,7 @@ struct SignalOptions {
   double iowait_pct = 10;
   double disk_busy_pct = 90;
   double saturated_cpu_pct = 95;
+  double job_share_pct = 50;  // a saturated sample is the job's when it uses this share
 };
 
 struct SignalAnalysis {
@@ -137,6 +146,12 @@ inline constexpr MetricDecl kSignalsCpuBusyMeanPct{"signals.cpu_busy_mean_pct", 
 inline constexpr MetricDecl kSignalsCpuSaturatedPct{
     "signals.cpu_saturated_pct", unit::kPercent, kRank,
     "share of samples with all cores at least saturated_cpu_pct busy"};
+inline constexpr MetricDecl kSignalsCpuSaturatedByJobPct{
+    "signals.cpu_saturated_by_job_pct", unit::kPercent, kRank,
+    "share of samples with all cores saturated and the job using at least job_share_pct of them"};
+inline constexpr MetricDecl kSignalsCpuSaturatedByOthersPct{
+    "signals.cpu_saturated_by_others_pct", unit::kPercent, kRank,
+    "share of samples with all cores saturated, mostly by processes outside the job"};
 inline constexpr MetricDecl kSignalsIowaitMeanPct{"signals.iowait_mean_pct", unit::kPercent, kRank,
                                                   "mean host.cpu_iowait_pct"};
 inline constexpr MetricDecl kSignalsIoWaitGpuIdlePct{
@@ -147,12 +162,23 @@ inline constexpr MetricDecl kSignalsBusiestThreadMeanPct{
 inline constexpr MetricDecl kSignalsThreadPinnedGpuIdlePct{
     "signals.thread_pinned_gpu_idle_pct", unit::kPercent, kRank,
     "share of samples with the busiest thread pinned while the GPUs are under low_util_pct"};
-inline constexpr const MetricDecl* kSignalMetrics[] = {
-    &kSignalsUtilMeanPct,         &kSignalsUtilLowPct,           &kSignalsSmActiveMeanPct,
-    &kSignalsTensorActiveMeanPct, &kSignalsSawtoothPeriodS,      &kSignalsSmClockVsMaxPct,
-    &kSignalsPcieDowngradedPct,   &kSignalsMemUsedMaxPct,        &kSignalsComputeProcesses,
-    &kSignalsCpuBusyMeanPct,      &kSignalsCpuSaturatedPct,      &kSignalsIowaitMeanPct,
-    &kSignalsIoWaitGpuIdlePct,    &kSignalsBusiestThreadMeanPct, &kSignalsThreadPinnedGpuIdlePct};
+inline constexpr const MetricDecl* kSignalMetrics[] = {&kSignalsUtilMeanPct,
+                                                       &kSignalsUtilLowPct,
+                                                       &kSignalsSmActiveMeanPct,
+                                                       &kSignalsTensorActiveMeanPct,
+                                                       &kSignalsSawtoothPeriodS,
+                                                       &kSignalsSmClockVsMaxPct,
+                                                       &kSignalsPcieDowngradedPct,
+                                                       &kSignalsMemUsedMaxPct,
+                                                       &kSignalsComputeProcesses,
+                                                       &kSignalsCpuBusyMeanPct,
+                                                       &kSignalsCpuSaturatedPct,
+                                                       &kSignalsCpuSaturatedByJobPct,
+                                                       &kSignalsCpuSaturatedByOthersPct,
+                                                       &kSignalsIowaitMeanPct,
+                                                       &kSignalsIoWaitGpuIdlePct,
+                                                       &kSignalsBusiestThreadMeanPct,
+                                                       &kSignalsThreadPinnedGpuIdlePct};
 }  // namespace metric
 
 // Exposed for tests.

@@ -111,5 +111,37 @@ TEST(SignalsTest, PinnedThreadWhileGpuIdlesAndIoWait) {
   EXPECT_DOUBLE_EQ(*h.cpu_saturated_pct, 100);
 }
 
+TEST(SignalsTest, SaturationSplitsIntoTheJobsAndTheRestOfTheMachines) {
+  // Two cores, 10 samples all saturated: the job sleeps in the first 6 (a neighbour busy on
+  // both cores), then uses 190% of a core itself.
+  MetricSeriesSet set;
+  set.Add({"host.cpu_count", -1, ""}, "count", 0, 2);
+  for (int i = 0; i < 10; ++i) {
+    const bool job_busy = i >= 6;
+    set.Add({"host.cpu_busy_pct", -1, ""}, "%", i * kTick, 100);
+    set.Add({"job.cpu_pct", -1, ""}, "%", i * kTick, job_busy ? 190 : 0);
+    if (!job_busy) set.Add({"host.other_proc_cpu_pct", -1, "pid 7"}, "%", i * kTick, 195);
+    if (i < 2) set.Add({"host.other_proc_cpu_pct", -1, "pid 8"}, "%", i * kTick, 5);
+  }
+  set.GetOrCreate({"host.other_proc_cpu_pct", -1, "pid 7"}, "%").label = "stress";
+  HostSignals h = AnalyzeSignals(set).host;
+  EXPECT_DOUBLE_EQ(*h.cpu_saturated_pct, 100);
+  EXPECT_DOUBLE_EQ(*h.cpu_saturated_by_job_pct, 40);
+  EXPECT_DOUBLE_EQ(*h.cpu_saturated_by_others_pct, 60);
+  EXPECT_EQ(h.busiest_others, (std::vector<std::string>{"pid 7 stress (195% of a core while seen)",
+                                                        "pid 8 (5% of a core while seen)"}));
+  // Without the job's CPU nothing can be split.
+  MetricSeriesSet host_only;
+  host_only.Add({"host.cpu_busy_pct", -1, ""}, "%", 0, 100);
+  EXPECT_FALSE(AnalyzeSignals(host_only).host.cpu_saturated_by_others_pct.has_value());
+}
+
+TEST(SignalsTest, ACoreCountThatIsNoNumberIsNotCast) {
+  MetricSeriesSet set;
+  set.Add({"host.cpu_count", -1, ""}, "count", 0, 1e300);  // int cast would be undefined
+  set.Add({"host.cpu_busy_pct", -1, ""}, "%", 0, 100);
+  EXPECT_EQ(AnalyzeSignals(set).host.cores, 0);
+}
+
 }  // namespace
 }  // namespace gpuwhy

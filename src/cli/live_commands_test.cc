@@ -2,6 +2,7 @@
 // absent and reported as a note), and `gpuwhy analyze` on real metric logs.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <simdjson.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,58 @@ TEST(RunCommandTest, ARecordingThatCannotBeKeptExitsTwoAndNamesTheJobsStatus) {
   EXPECT_NE(r.err.find("write failed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the command exited 3"), std::string::npos) << r.err;
   fs::remove_all(dir);
+}
+
+TEST(RunCommandTest, ATooShortRunIsOneLineAndAReportHasATitle) {
+  Result r = RunGpuwhy({"run", "--", "true"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("'true' exited 0 after 0."), std::string::npos) << r.err;
+  std::string dir = MakeScratchDir("gpuwhy_run");
+  Result longer =
+      RunGpuwhy({"run", "--interval", "50", "--report", dir + "/report.txt", "--", "sleep", "1.2"});
+  EXPECT_EQ(longer.code, 0) << longer.err;
+  std::ifstream in(dir + "/report.txt");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "== gpuwhy run -- sleep 1.2");
+  fs::remove_all(dir);
+}
+
+// A job that only sleeps while other processes keep every core busy is not CPU bound: the
+// cores were the neighbours' (issue 21 saw host.cpu_saturated and "fewer DataLoader workers").
+TEST(RunCommandTest, OtherProcessesCpuIsNotBlamedOnTheJob) {
+  std::vector<pid_t> spinners;
+  for (long i = 0; i < sysconf(_SC_NPROCESSORS_ONLN); ++i) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      volatile unsigned long spin = 0;
+      for (;;) spin = spin + 1;  // busy until killed
+    }
+    spinners.push_back(child);
+  }
+  Result r = RunGpuwhy({"run", "--interval", "50", "--format", "json", "--", "sleep", "2.5"});
+  for (pid_t child : spinners) kill(child, SIGKILL);
+  for (pid_t child : spinners) waitpid(child, nullptr, 0);
+  ASSERT_EQ(r.code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.err).get(doc), simdjson::SUCCESS) << r.err;
+  std::vector<std::string> ids;
+  std::string tops;
+  for (simdjson::dom::element f : doc["ranks"].at(0)["findings"].get_array()) {
+    ids.emplace_back(std::string_view(f["id"].get_string().value()));
+    for (simdjson::dom::element e : f["top_events"].get_array()) {
+      tops += std::string(std::string_view(e.get_string().value())) + "\n";
+    }
+  }
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "host.cpu_saturated"), 0) << r.err;
+  // The machine was saturated by the spinners (and whatever else runs here): contention, with
+  // the busiest outsiders named.
+  if (std::count(ids.begin(), ids.end(), "platform.cpu_contention") > 0) {
+    EXPECT_NE(tops.find("pid "), std::string::npos) << tops;
+  }
 }
 
 TEST(RecordCommandTest, RecordsForADurationAndExportsCsv) {

@@ -18,6 +18,19 @@
 #include "collect/recording_file.h"
 
 namespace gpuwhy {
+namespace {
+
+// A run this short (a mistyped command, `true`) is reported in one line, not as a report of
+// rules that had nothing to assess.
+constexpr DurationNs kMinDiagnosedRun = kNsPerSec;
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& arg : argv) line += (line.empty() ? "" : " ") + arg;
+  return line;
+}
+
+}  // namespace
 
 void AddRunCommand(CLI::App& app, RunOptions& options) {
   CLI::App* command = app.add_subcommand(
@@ -74,6 +87,7 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   std::unique_ptr<SamplerThread> sampler = StartLiveSampling(live);
   MetricSeriesSet set;
   set.source = "gpuwhy run";
+  set.path = "gpuwhy run -- " + CommandLine(options.command);  // the report's title
   // Drain often enough that rings never overflow (4096 samples = 41 s at 100 Hz); the
   // recording appends once per flush interval. A write that fails does not stop the job: the
   // failure sticks and is reported at the end.
@@ -85,10 +99,19 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   sampler->Stop();
   sampler->DrainInto(set);
   const Status kept = recording ? recording->Finish(set) : Status::Ok();
-  Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
-  std::string rendered =
-      RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
-  WriteOutput(rendered, options.report, context.err, context);
+  const DurationNs ran = WallClockNs() - started;
+  if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty()) {
+    WriteOutput(fmt::format("gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
+                            "({})\n",
+                            CommandLine(options.command), runner.exit_code(), NsToSec(ran),
+                            DescribeRecording(set)),
+                options.report, context.err, context);
+  } else {
+    Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
+    std::string rendered =
+        RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
+    WriteOutput(rendered, options.report, context.err, context);
+  }
   if (!kept.ok()) {
     // The job's status still reaches whoever reads the message; the exit code says the
     // recording, which was asked for, is not where it should be.

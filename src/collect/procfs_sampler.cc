@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -322,19 +323,68 @@ void ProcfsSampler::EmitRates(const Counters& p, const Counters& c, SampleStore&
     store.Add({"host.net_rx_bps", -1, name}, "bytes/s", now, (cur[0] - it->second[0]) / seconds);
     store.Add({"host.net_tx_bps", -1, name}, "bytes/s", now, (cur[1] - it->second[1]) / seconds);
   }
+  double job_pct = 0;  // the job's processes (their threads are inside them)
   for (const auto& [key, ticks] : c.tasks) {
     auto it = p.tasks.find(key);
     if (it == p.tasks.end() || ticks < it->second) continue;
     double pct = 100.0 * (ticks - it->second) / static_cast<double>(ticks_per_sec_) / seconds;
-    const char* metric = key.rfind("tid", 0) == 0 ? "thread.cpu_pct" : "proc.cpu_pct";
-    store.Add({metric, -1, key}, "%", now, pct, c.names.at(key));
+    const bool thread = key.rfind("tid", 0) == 0;
+    if (!thread) job_pct += pct;
+    store.Add({thread ? "thread.cpu_pct" : "proc.cpu_pct", -1, key}, "%", now, pct,
+              c.names.at(key));
   }
+  if (target_ != 0) store.Add({"job.cpu_pct", -1, ""}, "%", now, job_pct);
   for (const auto& [key, n] : c.task_ctxt) {
     auto it = p.task_ctxt.find(key);
     if (it == p.task_ctxt.end() || n < it->second) continue;
     store.Add({"proc.ctx_switches_per_s", -1, key}, "count/s", now, (n - it->second) / seconds,
               c.names.at(key));
   }
+}
+
+// Every process outside the job, once a second (a whole /proc scan costs about a millisecond):
+// their total CPU (host.other_cpu_pct) and the busiest few by name (host.other_proc_cpu_pct),
+// so that cores kept busy by a neighbour are not blamed on the job.
+void ProcfsSampler::SampleOthers(TimeNs now, const Counters& job, SampleStore& store) {
+  constexpr size_t kBusiest = 5;
+  if (target_ == 0 || (others_at_ >= 0 && now - others_at_ < kNsPerSec)) return;
+  const long self = ::getpid();
+  std::map<long, uint64_t> ticks;
+  std::vector<std::pair<double, long>> busiest;
+  std::map<long, std::string> names;
+  double total = 0;
+  const double seconds = NsToSec(now - others_at_);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(Path("proc"), ec)) {
+    std::string name = entry.path().filename().string();
+    if (!IsNumber(name) || name.size() > 9) continue;
+    const long pid = std::stol(name);
+    if (pid == self || job.tasks.count("pid " + name) > 0) continue;
+    std::string comm;
+    long ppid = 0;
+    uint64_t t = 0;
+    if (!ParseTaskStat(ReadSmall(entry.path().string() + "/stat"), comm, ppid, t)) continue;
+    ticks[pid] = t;
+    auto it = others_ticks_.find(pid);
+    if (others_at_ < 0 || it == others_ticks_.end() || t < it->second || seconds <= 0) continue;
+    const double pct = 100.0 * (t - it->second) / static_cast<double>(ticks_per_sec_) / seconds;
+    total += pct;
+    if (pct > 0) {
+      busiest.emplace_back(pct, pid);
+      names[pid] = comm;
+    }
+  }
+  if (others_at_ >= 0) {
+    store.Add({"host.other_cpu_pct", -1, ""}, "%", now, total);
+    std::sort(busiest.begin(), busiest.end(), std::greater<>());
+    for (size_t i = 0; i < busiest.size() && i < kBusiest; ++i) {
+      const auto [pct, pid] = busiest[i];
+      store.Add({"host.other_proc_cpu_pct", -1, fmt::format("pid {}", pid)}, "%", now, pct,
+                names[pid]);
+    }
+  }
+  others_ticks_ = std::move(ticks);
+  others_at_ = now;
 }
 
 void ProcfsSampler::Sample(TimeNs now, SampleStore& store) {
@@ -347,6 +397,7 @@ void ProcfsSampler::Sample(TimeNs now, SampleStore& store) {
   SampleGauges(now, store);
   SamplePcie(now, store);
   if (have_prev_) EmitRates(prev_, cur, store);
+  SampleOthers(now, cur, store);
   prev_ = std::move(cur);
   have_prev_ = true;
 }

@@ -1,8 +1,9 @@
 // Host metrics from procfs and sysfs under an injectable root ("/" live, a fixture tree in
 // tests): CPU per core (user, system, iowait, steal), load, memory, context switches, disk
 // bytes and utilization, network bytes, per-process and per-thread CPU of the job's process
-// tree, and the PCIe link of NVIDIA GPUs (current vs max). Rates come from the difference
-// between two samples, so the first sample only sets the baseline.
+// tree and their sum (job.cpu_pct), the busiest processes outside it (once a second), and the
+// PCIe link of NVIDIA GPUs (current vs max). Rates come from the difference between two
+// samples, so the first sample only sets the baseline.
 #pragma once
 
 #include <sys/types.h>
@@ -53,6 +54,7 @@ class ProcfsSampler : public Sampler {
   void SampleGauges(TimeNs now, SampleStore& store) const;
   void SamplePcie(TimeNs now, SampleStore& store) const;
   void EmitRates(const Counters& prev, const Counters& cur, SampleStore& store) const;
+  void SampleOthers(TimeNs now, const Counters& job, SampleStore& store);
 
   std::string root_;
   pid_t target_;
@@ -61,6 +63,9 @@ class ProcfsSampler : public Sampler {
   // Parent -> children from a full /proc scan, when children files are missing.
   mutable std::map<long, std::vector<long>> children_;
   mutable TimeNs scanned_at_ = -1;
+  // utime + stime of every process outside the job at the last scan of /proc.
+  std::map<long, uint64_t> others_ticks_;
+  TimeNs others_at_ = -1;
   bool have_prev_ = false;
   Counters prev_;
   std::vector<std::string> notes_;

@@ -72,6 +72,19 @@ TEST(ProcfsSamplerTest, ProcessTreeAndThreadsOfTheJob) {
   EXPECT_DOUBLE_EQ(Last(set, "proc.ctx_switches_per_s", "pid 100"), 100);
 }
 
+TEST(ProcfsSamplerTest, TheJobsOwnCpuAndTheBusiestProcessesOutsideIt) {
+  MetricSeriesSet set = TwoSnapshots(100);
+  EXPECT_DOUBLE_EQ(Last(set, "job.cpu_pct"), 150);  // pid 100 (100%) + its child 200 (50%)
+  EXPECT_DOUBLE_EQ(Last(set, "host.other_cpu_pct"), 150);
+  EXPECT_DOUBLE_EQ(Last(set, "host.other_proc_cpu_pct", "pid 300"), 150);
+  EXPECT_EQ(set.Find("host.other_proc_cpu_pct", -1, "pid 300")->label, "other");
+  EXPECT_EQ(set.Find("host.other_proc_cpu_pct", -1, "pid 100"), nullptr);  // the job's
+  // Without a job there is no inside and outside.
+  MetricSeriesSet host_only = TwoSnapshots(0);
+  EXPECT_EQ(host_only.Find("job.cpu_pct"), nullptr);
+  EXPECT_EQ(host_only.Find("host.other_cpu_pct"), nullptr);
+}
+
 TEST(ProcfsSamplerTest, PcieLinksOfNvidiaDevicesInPciOrder) {
   MetricSeriesSet set = TwoSnapshots(0);
   EXPECT_DOUBLE_EQ(Last(set, "gpu.pcie_gen", "sysfs", 0), 4);

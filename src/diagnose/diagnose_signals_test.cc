@@ -121,6 +121,33 @@ TEST(DiagnoseSignalsTest, SaturatedCoresAndIoWaitWhileGpuIdles) {
   EXPECT_NEAR(d.Find("input.io_bound")->evidence[0].metric.value, 50, 1e-9);
 }
 
+// The job only sleeps while other processes keep both cores busy (issue 21): not the job's
+// saturation, and no "fewer DataLoader workers"; the neighbours are named instead.
+TEST(DiagnoseSignalsTest, CoresSaturatedByOtherProcessesAreContentionNotTheJob) {
+  MetricSeriesSet set = Healthy();
+  for (double& v : set.GetOrCreate({"host.cpu_busy_pct", -1, ""}, "%").value) v = 100;
+  set.Add({"host.cpu_count", -1, ""}, "count", 0, 2);
+  for (int i = 0; i < 200; ++i) {
+    set.Add({"job.cpu_pct", -1, ""}, "%", i * kTick, 0);
+    set.Add({"host.other_proc_cpu_pct", -1, "pid 77"}, "%", i * kTick, 199);
+  }
+  set.GetOrCreate({"host.other_proc_cpu_pct", -1, "pid 77"}, "%").label = "stress";
+  Diagnosis d = DiagnoseSignals(set);
+  EXPECT_EQ(d.Find("host.cpu_saturated"), nullptr);
+  EXPECT_EQ(OutcomeOf(d, "host.cpu_saturated")->status, AssessStatus::kAssessed);
+  const Finding* other = d.Find("platform.cpu_contention");
+  ASSERT_NE(other, nullptr);
+  EXPECT_NE(other->title.find("other processes kept all 2 CPU cores busy 100%"), std::string::npos)
+      << other->title;
+  ASSERT_FALSE(other->top_events.empty());
+  EXPECT_NE(other->top_events[0].find("pid 77 stress"), std::string::npos);
+  // The same cores saturated by the job itself are the job's.
+  for (double& v : set.GetOrCreate({"job.cpu_pct", -1, ""}, "%").value) v = 190;
+  Diagnosis own = DiagnoseSignals(set);
+  EXPECT_NE(own.Find("host.cpu_saturated"), nullptr);
+  EXPECT_EQ(own.Find("platform.cpu_contention"), nullptr);
+}
+
 TEST(DiagnoseSignalsTest, MergesIntoOneChecklistWithATraceDiagnosis) {
   Diagnosis trace_like;
   trace_like.checklist.push_back({ChecklistSection::kPlatform,

@@ -49,10 +49,15 @@ void EvaluateHostSignals(SignalRuleContext& r) {
            {{"pinned", r.P(kGilBoundPinnedThreadPct).value},
             {"share", h.thread_pinned_gpu_idle_pct.value_or(0)}},
            "per-thread CPU of the job (gpuwhy run records it)");
-  HostRule(r, kCpuSaturatedMinTimePct, h.cpu_saturated_pct, "signals.cpu_saturated_pct",
+  // With the job's own CPU recorded, only the samples the job saturated count: cores kept busy
+  // by other processes are platform.cpu_contention, and fewer workers would not help.
+  const bool split = h.cpu_saturated_by_job_pct.has_value();
+  const std::optional<double>& saturated = split ? h.cpu_saturated_by_job_pct : h.cpu_saturated_pct;
+  HostRule(r, kCpuSaturatedMinTimePct, saturated,
+           split ? "signals.cpu_saturated_by_job_pct" : "signals.cpu_saturated_pct",
            {{"cores", static_cast<double>(h.cores)},
             {"busy", r.P(kCpuSaturatedSaturatedCpuPct).value},
-            {"share", h.cpu_saturated_pct.value_or(0)}},
+            {"share", saturated.value_or(0)}},
            "host CPU series (gpuwhy run records them)");
   // The thread's name says which one to look at with py-spy.
   for (Finding& f : r.d_.findings) {

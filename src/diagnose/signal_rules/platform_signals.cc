@@ -1,4 +1,5 @@
-// Platform rules from series: throttling, neighbours on the GPU, the PCIe link while busy.
+// Platform rules from series: throttling, neighbours on the GPU or on the host's cores, the PCIe
+// link while busy.
 // platform.pcie_downgraded is gpuwhy doctor's rule too (platform_rules/). docs/knowledge.md §7.
 #include <array>
 
@@ -10,8 +11,9 @@ namespace {
 
 constexpr ParamRef kThrottlingMinTimePct{"platform.throttling", "min_time_pct"};
 constexpr ParamRef kContentionMinProcesses{"platform.contention", "min_processes"};
-constexpr std::array<const ParamRef*, 2> kParams = {&kThrottlingMinTimePct,
-                                                    &kContentionMinProcesses};
+constexpr ParamRef kCpuContentionMinTimePct{"platform.cpu_contention", "min_time_pct"};
+constexpr std::array<const ParamRef*, 3> kParams = {
+    &kThrottlingMinTimePct, &kContentionMinProcesses, &kCpuContentionMinTimePct};
 
 // The PCIe rule is shared with `gpuwhy doctor` (lspci/sysfs facts) and has no series
 // parameter: a link below its maximum in most busy samples is not a transient.
@@ -101,6 +103,30 @@ void Contention(SignalRuleContext& r, bool process_series) {
   r.Outcome(id, AssessStatus::kAssessed, false);
 }
 
+// The host half of contention: every core busy, mostly with processes outside the job (the
+// job's own CPU is known only where gpuwhy run recorded its process tree).
+void CpuContention(SignalRuleContext& r) {
+  const char* id = "platform.cpu_contention";
+  const HostSignals& h = r.a_.host;
+  if (!h.cpu_saturated_by_others_pct) {
+    r.Outcome(id, AssessStatus::kNotAssessed, false,
+              "the job's own CPU beside the host's (gpuwhy run records both)");
+    return;
+  }
+  const RuleParam& min = r.P(kCpuContentionMinTimePct);
+  const double share = *h.cpu_saturated_by_others_pct;
+  if (share < min.value) {
+    r.Outcome(id, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(id);
+  f.severity = r.ForShare(share);
+  SignalRuleContext::Evidence(f, "signals.cpu_saturated_by_others_pct", -1, share, "%",
+                              ">=", min.value, &min);
+  f.top_events = h.busiest_others;
+  r.Emit(std::move(f), {{"cores", static_cast<double>(h.cores)}, {"share", share}});
+}
+
 void Pcie(SignalRuleContext& r) {
   bool any = false;
   for (const GpuSignals& g : r.a_.gpus) {
@@ -134,6 +160,7 @@ void Pcie(SignalRuleContext& r) {
 void EvaluatePlatformSignals(SignalRuleContext& r) {
   Throttling(r);
   Contention(r, HasProcessSeries(r.a_));
+  CpuContention(r);
   Pcie(r);
 }
 
@@ -167,6 +194,20 @@ std::vector<RuleSpec> PlatformSignalSpecs() {
                {"Share deliberately (MPS, MIG) or not at all", ""}};
   con.verify = "one compute process per GPU";
   rules.push_back(std::move(con));
+
+  RuleSpec cpu = Series("platform.cpu_contention", BottleneckClass::kPlatform,
+                        ChecklistSection::kPlatform, kPlatformChecklistItem, 5);
+  cpu.title_template =
+      "other processes kept all {cores:.0f} CPU cores busy {share:.0f}% of the time while "
+      "the job's own used less than half of them";
+  cpu.params = {{"min_time_pct", 20, "%", "gpuwhy: as host.cpu_saturated",
+                 "fires above this share of the run"}};
+  cpu.needs = kNeedsHost;
+  cpu.fixes = {{"See what else runs on the node", "ps -eo pid,pcpu,comm --sort=-pcpu | head"},
+               {"Give the job the node, or keep the others off its cores",
+                "a dedicated node; cgroup cpusets / taskset for the other processes"}};
+  cpu.verify = "signals.cpu_saturated_by_others_pct falls";
+  rules.push_back(std::move(cpu));
   return rules;
 }
 
