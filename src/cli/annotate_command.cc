@@ -203,6 +203,7 @@ void AddAnnotateCommand(CLI::App& app, AnnotateOptions& options) {
                    "Traces analysed at once when merging ranks; default: cores")
       ->check(CLI::Range(0, 1024));
   AddPipelineFlags(*command, options.pipeline);
+  AddStrictFlag(*command, options.pipeline.strict);
 }
 
 int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context) {

@@ -59,6 +59,7 @@ void AddDiffCommand(CLI::App& app, DiffCommandOptions& options) {
                    "step-to-step noise")
       ->check(CLI::Range(0.0, 1e9));
   AddPipelineFlags(*command, options.pipeline);
+  AddStrictFlag(*command, options.pipeline.strict);
 }
 
 int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context) {

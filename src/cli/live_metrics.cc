@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "cli/report_output.h"
 #include "collect/nvml_sampler.h"
 #include "collect/procfs_sampler.h"
 #include "diagnose/merge.h"
@@ -95,6 +96,8 @@ Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, T
       PrintError(context, failure.message);
       signals.notes.push_back("trace not used: " + failure.message);
     }
+    // run exits with the job's status, so a trace's data loss is a warning only (no --strict).
+    PrintDataLoss(traced.data_loss, /*strict=*/false, context);
     if (traced.failures.empty() && traced.ranks.size() == 1) {
       report.ranks.push_back(std::move(traced.ranks.front()));
       MergeDiagnosis(report.ranks.front().diagnosis, std::move(signals));

@@ -46,6 +46,10 @@ void AddStrictFlag(CLI::App& command, bool& strict) {
 
 void AddTraceInputFlags(CLI::App& command, PipelineFlags& flags) {
   AddStrictFlag(command, flags.strict);
+  AddStepRangeFlag(command, flags);
+}
+
+void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags) {
   command
       .add_option(
           "--step-range", flags.step_range,
@@ -66,7 +70,7 @@ void AddTraceInputFlags(CLI::App& command, PipelineFlags& flags) {
 
 void AddPipelineFlags(CLI::App& command, PipelineFlags& flags) {
   AddRuleFlags(command, flags);
-  AddTraceInputFlags(command, flags);
+  AddStepRangeFlag(command, flags);
 }
 
 void AddFailOnFlag(CLI::App& command, std::string& fail_on) {

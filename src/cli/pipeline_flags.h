@@ -27,10 +27,12 @@ struct PipelineFlags {
 void AddRuleFlags(CLI::App& command, PipelineFlags& flags);
 // --strict: an input read with data loss (cut short, events skipped) exits 2 instead of 0.
 void AddStrictFlag(CLI::App& command, bool& strict);
-// What every command that reads traces takes: --step-range (a pattern that is not an
-// ECMAScript regex is a usage error, exit 2) and --strict.
+// --step-range: a pattern that is not an ECMAScript regex is a usage error (exit 2).
+void AddStepRangeFlag(CLI::App& command, PipelineFlags& flags);
+// What the commands that read traces and end in their exit code take: --step-range and
+// --strict (run ends in its job's exit code and has no --strict).
 void AddTraceInputFlags(CLI::App& command, PipelineFlags& flags);
-// --set, --config, --step-range and --strict.
+// --set, --config and --step-range.
 void AddPipelineFlags(CLI::App& command, PipelineFlags& flags);
 // --fail-on SEVERITY.
 void AddFailOnFlag(CLI::App& command, std::string& fail_on);
