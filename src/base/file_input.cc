@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "base/input_limits.h"
 
 namespace gpuwhy {
 namespace {
@@ -121,8 +122,7 @@ class GzipSource : public ByteSource {
         finished_ = true;
         // Padding after the last member is common (tape-style writers): a clean end.
         if (at_member_start) return Produced(dst);
-        std::string message = fmt::format("corrupt gzip data near compressed byte {}: {}",
-                                          file_offset(), stream_.msg ? stream_.msg : "?");
+        std::string message = DescribeInflateError();
         size_t produced = Produced(dst);
         if (produced == 0) return Status(StatusCode::kDataLoss, message);
         pending_error_ = std::move(message);
@@ -136,6 +136,24 @@ class GzipSource : public ByteSource {
 
  private:
   static constexpr size_t kInputSize = 1 << 20;
+  // zlib checks each member's trailer: its CRC-32 and ISIZE (length mod 2^32). A mismatch means
+  // the bytes already given differ from what was compressed, so it is named as such.
+  std::string DescribeInflateError() const {
+    std::string_view why = stream_.msg ? stream_.msg : "?";
+    if (why == "incorrect data check") {
+      return fmt::format(
+          "gzip CRC-32 mismatch at compressed byte {}: the decompressed data is "
+          "not what was written (the file is corrupt)",
+          file_offset());
+    }
+    if (why == "incorrect length check") {
+      return fmt::format(
+          "gzip length (ISIZE) mismatch at compressed byte {}: the decompressed "
+          "data is not what was written (the file is corrupt)",
+          file_offset());
+    }
+    return fmt::format("corrupt gzip data near compressed byte {}: {}", file_offset(), why);
+  }
   size_t Produced(const char* dst) const {
     return reinterpret_cast<const char*>(stream_.next_out) - dst;
   }
@@ -153,13 +171,24 @@ class GzipSource : public ByteSource {
 }  // namespace
 
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
-  int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would wait forever; the file type is checked
+  // before anything is read, and reads of what is accepted block as usual.
+  int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw < 0) return IoError("{}: cannot open: {}", path, std::strerror(errno));
   auto fd = std::make_unique<FileDescriptor>(raw);
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0)
     return IoError("{}: cannot stat: {}", path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return InvalidArgument("{}: is a directory", path);
+  // Inputs are read more than once (classified by their head, then imported): a stream cannot
+  // be. Character devices (/dev/null, a terminal) stay readable.
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    return InvalidArgument("{}: is a {}, not a regular file: save the stream to a file first", path,
+                           S_ISFIFO(st.st_mode) ? "FIFO (named pipe)" : "socket");
+  }
+  const int flags = ::fcntl(fd->get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd->get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return IoError("{}: cannot make blocking: {}", path, std::strerror(errno));
   std::string prefix(2, '\0');
   size_t have = 0;
   while (have < 2) {
@@ -177,12 +206,36 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   return std::unique_ptr<ByteSource>(new PlainSource(std::move(fd), size, prefix));
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
+StatusOr<std::string> ReadFileHead(const std::string& path, size_t bytes) {
   ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  std::string head(bytes, '\0');
+  size_t filled = 0;
+  while (filled < head.size()) {
+    StatusOr<size_t> n = source->Read(head.data() + filled, head.size() - filled);
+    if (!n.ok() || *n == 0) break;
+    filled += *n;
+  }
+  head.resize(filled);
+  return head;
+}
+
+StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind) {
+  StatusOr<uint64_t> limit = MaxInputBytes(kind);
+  if (!limit.ok()) return limit.status().WithContext(path);
+  ASSIGN_OR_RETURN(auto source, OpenByteSource(path));
+  const bool gzip = source->compression() == Compression::kGzip;
+  auto refuse = [&] {
+    return InvalidArgument("{}: {}content {}", path, gzip ? "decompressed " : "",
+                           DescribeInputLimit(kind, *limit));
+  };
+  // A plain file says its size up front; a gzip stream only once inflated.
+  if (*limit > 0 && !gzip && source->file_size() > *limit) return refuse();
   std::string content;
   constexpr size_t kChunk = 1 << 20;
   while (true) {
     size_t old = content.size();
+    // Memory stays within the limit plus a chunk whatever the compression ratio.
+    if (*limit > 0 && old > *limit) return refuse();
     content.resize(old + kChunk);
     auto n = source->Read(content.data() + old, kChunk);
     if (!n.ok()) return n.status().WithContext(path);

@@ -1,11 +1,14 @@
 // Sequential reading of input files, transparently gunzipping when the bytes start with
-// the gzip magic (never by file name). Streaming keeps memory flat for multi-GB traces.
+// the gzip magic (never by file name). Streaming keeps memory flat for multi-GB traces. Each
+// gzip member's CRC-32 and length are checked at its end (a mismatch is kDataLoss); FIFOs and
+// sockets are refused at open (inputs are read more than once), never waited on.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "base/input_limits.h"
 #include "base/status.h"
 
 namespace gpuwhy {
@@ -29,8 +32,14 @@ class ByteSource {
 
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
 
-// Reads a whole (small) file, decompressing gzip. For configs and logs, not traces.
-StatusOr<std::string> ReadWholeFile(const std::string& path);
+// The first |bytes| of |path|'s content (decompressed), fewer when it is shorter; what could be
+// read before an error in the stream is kept. An error only when the file cannot be opened.
+StatusOr<std::string> ReadFileHead(const std::string& path, size_t bytes);
+
+// Reads a whole (small) file, decompressing gzip. For configs and logs, not traces. Content
+// over the limit of |kind| (base/input_limits.h) is refused with "PATH: ... over the N MiB
+// limit for a KIND (...)", having read no more than the limit and a chunk.
+StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind = InputLimit::kOther);
 
 // Writes |content| to |path|, gzip-compressed when the name ends in ".gz", all or nothing
 // (base/atomic_file.h).

@@ -2,9 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <future>
 #include <string>
+#include <thread>
+
+#include "base/gzip_test_util.h"
 
 namespace gpuwhy {
 namespace {
@@ -12,6 +23,29 @@ namespace {
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpuwhy_file_input_" + name)).string();
 }
+
+std::string ReadRaw(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A gzip bomb as found in the wild: one small member concatenated (legal gzip), here 256
+// members of 16 MiB of zeros each: 4 GiB from about 4 MB.
+std::string GzipBomb() {
+  const std::string member = testing::GzipMember('\0', 16u << 20);
+  std::string bomb;
+  for (int i = 0; i < 256; ++i) bomb += member;
+  return bomb;
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
 
 std::string ReadAll(ByteSource& source, Status* final_status) {
   std::string out;
@@ -82,6 +116,112 @@ TEST(FileInputTest, MissingFileAndDirectoryAreErrors) {
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/nonexistent/gpuwhy/trace.json"), std::string::npos);
   EXPECT_FALSE(OpenByteSource(std::filesystem::temp_directory_path().string()).ok());
+}
+
+TEST(FileInputTest, AFlippedCrcOrAWrongLengthIsDataLossNamingTheCheck) {
+  std::string content;
+  for (int i = 0; i < 3000; ++i) content += "{\"ts\": " + std::to_string(i) + "},\n";
+  std::string gz = TempPath("check.json.gz");
+  ASSERT_TRUE(WriteWholeFile(gz, content).ok());
+  const std::string good = ReadRaw(gz);
+  ASSERT_GT(good.size(), 8u);
+  // The trailer: CRC-32 (4 bytes) then ISIZE (4 bytes), little-endian.
+  struct Case {
+    size_t byte;
+    const char* check;
+  };
+  for (Case c : {Case{good.size() - 8, "CRC-32 mismatch"}, Case{good.size() - 4, "ISIZE"}}) {
+    std::string bad = good;
+    bad[c.byte] = static_cast<char>(bad[c.byte] ^ 0x01);
+    testing::WriteRawFile(gz, bad);
+    auto source = OpenByteSource(gz);
+    ASSERT_TRUE(source.ok());
+    Status status;
+    EXPECT_EQ(ReadAll(**source, &status), content);  // every byte is given, then the verdict
+    EXPECT_EQ(status.code(), StatusCode::kDataLoss) << c.check;
+    EXPECT_NE(status.message().find(c.check), std::string::npos) << status.message();
+    // The offset is in the trailer, where the check is read.
+    const size_t at = status.message().find("at compressed byte ");
+    ASSERT_NE(at, std::string::npos) << status.message();
+    const uint64_t offset = std::stoull(status.message().substr(at + 19));
+    EXPECT_GE(offset, good.size() - 8) << status.message();
+    EXPECT_LE(offset, good.size()) << status.message();
+    StatusOr<std::string> whole = ReadWholeFile(gz);
+    EXPECT_FALSE(whole.ok()) << c.check;
+  }
+}
+
+TEST(FileInputTest, AFifoIsRefusedAtOnceInsteadOfWaitedOn) {
+  std::string fifo = TempPath("fifo");
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Before, open() waited for a writer forever: this one comes after 3 s to end the wait.
+  std::promise<void> done;
+  std::thread writer([&, finished = done.get_future()] {
+    if (finished.wait_for(std::chrono::seconds(3)) == std::future_status::ready) return;
+    int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto source = OpenByteSource(fifo);
+  auto whole = ReadWholeFile(fifo);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  done.set_value();
+  writer.join();
+  std::filesystem::remove(fifo);
+  EXPECT_LT(waited, std::chrono::seconds(2));
+  ASSERT_FALSE(source.ok());
+  EXPECT_EQ(source.status().message(),
+            fifo + ": is a FIFO (named pipe), not a regular file: save the stream to a file first");
+  EXPECT_FALSE(whole.ok());
+  // A character device is still read: /dev/null is an empty input.
+  auto null = ReadWholeFile("/dev/null");
+  ASSERT_TRUE(null.ok()) << null.status().message();
+  EXPECT_EQ(*null, "");
+}
+
+TEST(FileInputTest, AGzipBombIsRefusedAtItsKindsLimitWithoutReadingTheRest) {
+  std::string bomb_path = TempPath("bomb.log.gz");
+  const std::string bomb = GzipBomb();
+  EXPECT_LT(bomb.size(), 8u << 20);
+  testing::WriteRawFile(bomb_path, bomb);
+  const auto start = std::chrono::steady_clock::now();
+  StatusOr<std::string> text = ReadWholeFile(bomb_path, InputLimit::kNodeLog);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(),
+            bomb_path +
+                ": decompressed content over the 256 MiB limit for a node log or "
+                "command output (GPUWHY_INPUT_LIMITS=node_log=SIZE raises it)");
+  // 4 GiB inflated would take far longer: the read stopped at the limit.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  std::filesystem::remove(bomb_path);
+}
+
+TEST(FileInputTest, TheLimitIsOverriddenByOneVariableAndAPlainFileIsRefusedByItsSize) {
+  std::string path = TempPath("limit.txt");
+  testing::WriteRawFile(path, std::string(5000, 'x'));
+  {
+    ScopedEnv env(kInputLimitsEnv, "report=4K");
+    StatusOr<std::string> report = ReadWholeFile(path, InputLimit::kReport);
+    ASSERT_FALSE(report.ok());
+    EXPECT_EQ(report.status().message(),
+              path +
+                  ": content over the 4 KiB limit for a gpuwhy JSON report "
+                  "(GPUWHY_INPUT_LIMITS=report=SIZE raises it)");
+    EXPECT_TRUE(ReadWholeFile(path, InputLimit::kRankSummary).ok());
+  }
+  {
+    ScopedEnv env(kInputLimitsEnv, "5000");  // exactly the limit is accepted
+    EXPECT_TRUE(ReadWholeFile(path, InputLimit::kReport).ok());
+  }
+  {
+    ScopedEnv env(kInputLimitsEnv, "report=lots");
+    StatusOr<std::string> report = ReadWholeFile(path, InputLimit::kReport);
+    ASSERT_FALSE(report.ok());
+    EXPECT_TRUE(report.status().message().starts_with(path + ": GPUWHY_INPUT_LIMITS: "))
+        << report.status().message();
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

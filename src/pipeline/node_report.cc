@@ -48,7 +48,7 @@ void ReadBundle(const std::string& dir, SystemFacts& facts, Report& report,
 
 void ReadNodeLog(const PlannedInput& input, SystemFacts& facts, Report& report) {
   Status status = GuardedRead(input.path, [&] {
-    StatusOr<std::string> text = ReadWholeFile(input.path);
+    StatusOr<std::string> text = ReadWholeFile(input.path, InputLimit::kNodeLog);
     return text.ok() ? ParseSystemText(input.input.system_format, *text, input.path, facts)
                      : text.status();
   });

@@ -202,7 +202,7 @@ StatusOr<RankSummary> ParseRankSummaryJson(std::string_view json, const std::str
 }
 
 StatusOr<RankSummary> ReadRankSummaryFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, InputLimit::kRankSummary));
   return ParseRankSummaryJson(bytes, path);
 }
 

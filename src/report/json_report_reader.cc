@@ -271,7 +271,7 @@ StatusOr<RankSummary> ParseReportSummary(std::string_view json, const std::strin
 }
 
 StatusOr<RankSummary> ReadReportSummary(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, InputLimit::kReport));
   return ParseReportSummary(text, path);
 }
 

@@ -19,7 +19,7 @@ std::string_view Trimmed(std::string_view text) {
 }  // namespace
 
 StatusOr<std::string> ReadAuthTokenFile(const std::string& path) {
-  StatusOr<std::string> content = ReadWholeFile(path);
+  StatusOr<std::string> content = ReadWholeFile(path, InputLimit::kTokenFile);
   if (!content.ok()) return content.status();
   std::string_view token = Trimmed(*content);
   if (token.empty()) return InvalidArgument("{}: the token file is empty", path);

@@ -54,7 +54,7 @@ bool LooksLikeSupportBundle(const std::string& dir) {
     return true;
   }
   for (const fs::path& file : BundleFiles(dir)) {
-    StatusOr<std::string> text = ReadWholeFile(file.string());
+    StatusOr<std::string> text = ReadWholeFile(file.string(), InputLimit::kNodeLog);
     if (text.ok() && SniffSystemFormat(*text) != SystemFormat::kUnknown) return true;
   }
   return false;

@@ -118,7 +118,7 @@ Status ParseSystemText(SystemFormat format, std::string_view text, std::string_v
 }
 
 Status ReadSystemFile(const std::string& path, SystemFacts& facts) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, InputLimit::kNodeLog));
   return ParseSystemText(SniffSystemFormat(text), text, path, facts);
 }
 
