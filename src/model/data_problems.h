@@ -42,6 +42,8 @@ enum class ProblemSeverity : uint8_t { kInfo, kDataLoss, kError };
     "a top-level metadata value could not be parsed")                                             \
   X(kDuplicateCorrelation, "duplicate_correlation", kInfo,                                        \
     "two launch calls share one correlation id; the first is kept")                               \
+  X(kCorruptGzip, "corrupt_gzip", kDataLoss,                                                      \
+    "gzip CRC-32 or length check failed (zcat rejects the file): values read may be altered")     \
   /* Metric logs, recordings and samplers; unparsed_line also node logs. */                       \
   X(kUnparsedLine, "unparsed_line", kDataLoss, "a line could not be parsed and was skipped")      \
   X(kUnmappedMetric, "unmapped_metric", kInfo,                                                    \

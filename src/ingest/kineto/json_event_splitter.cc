@@ -6,7 +6,6 @@ namespace gpuwhy {
 namespace {
 
 constexpr size_t kNpos = static_cast<size_t>(-1);
-constexpr size_t kMaxElementBytes = size_t{1} << 30;  // one event larger than this is garbage
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool EndsScalar(char c) { return c == ',' || c == '}' || c == ']' || IsSpace(c); }
@@ -146,10 +145,7 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
           continue;
         }
         size_t close = ScanValue(begin_);
-        if (close == kNpos) {
-          if (end_ - begin_ > kMaxElementBytes) return Error(offset, "top-level value too large");
-          return false;
-        }
+        if (close == kNpos) return false;
         sink.OnTopLevelMember(pending_key_, std::string_view(data + begin_, close - begin_),
                               offset);
         begin_ = close;
@@ -188,16 +184,10 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
             begin_ += consumed;
             continue;
           }
-          if (fast == Sink::Consumed::kNeedMore && !eof_) {
-            if (end_ - begin_ > kMaxElementBytes) return Error(offset, "trace event too large");
-            return false;
-          }
+          if (fast == Sink::Consumed::kNeedMore && !eof_) return false;
         }
         size_t close = ScanValue(begin_);
-        if (close == kNpos) {
-          if (end_ - begin_ > kMaxElementBytes) return Error(offset, "trace event too large");
-          return false;
-        }
+        if (close == kNpos) return false;
         // A stray '}' is no element at all: reading it as an empty one would never advance.
         if (close == begin_) return Error(offset, "unexpected '}' in the traceEvents array");
         sink.OnEvent(std::string_view(data + begin_, close - begin_), offset);
@@ -210,9 +200,40 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
   }
 }
 
+Status JsonEventSplitter::CheckPieceSize() const {
+  // One piece (event, member name or value) waiting for its end holds the whole buffer: past
+  // the limit it is refused before more is read, however long the rest of it is.
+  if (max_piece_bytes_ == 0 || end_ - begin_ <= max_piece_bytes_) return Status();
+  return Error(base_offset_ + begin_,
+               fmt::format("one {} is {}", in_events_array_ ? "trace event" : "top-level value",
+                           DescribeInputLimit(InputLimit::kTraceEvent, max_piece_bytes_)));
+}
+
+void JsonEventSplitter::ReadPastTheEnd() {
+  // A gzip member's CRC-32 and length are checked when its trailer is read, after the last
+  // byte of the document: without reading it, a corrupt file would pass as a good one.
+  if (source_.compression() != Compression::kGzip) return;
+  char sink[16 << 10];
+  while (true) {
+    StatusOr<size_t> n = source_.Read(sink, sizeof(sink));
+    if (!n.ok()) {
+      result_.check_error = n.status().message();
+      return;
+    }
+    if (*n == 0) return;
+  }
+}
+
 StatusOr<JsonEventSplitter::Result> JsonEventSplitter::Run(Sink& sink) {
+  StatusOr<uint64_t> limit = MaxInputBytes(InputLimit::kTraceEvent);
+  if (!limit.ok()) return limit.status();
+  max_piece_bytes_ = *limit;
   while (mode_ != Mode::kDone) {
-    auto progressed = Step(sink);
+    StatusOr<bool> progressed = Step(sink);
+    if (progressed.ok() && !*progressed && mode_ != Mode::kDone) {
+      Status size = CheckPieceSize();
+      if (!size.ok()) progressed = size;
+    }
     if (!progressed.ok()) {
       if (result_.events == 0) return progressed.status();
       // Broken structure after real events: keep them, report where it broke.
@@ -228,6 +249,11 @@ StatusOr<JsonEventSplitter::Result> JsonEventSplitter::Run(Sink& sink) {
     if (!result_.saw_events_array) {
       return Error(base_offset_ + begin_,
                    "JSON object without a \"traceEvents\" array: not a Kineto trace");
+    }
+    if (!read_error_.ok()) {
+      result_.check_error = read_error_.message();
+    } else if (!eof_) {
+      ReadPastTheEnd();
     }
     return result_;
   }

@@ -1,8 +1,9 @@
 // Tokenizer for Chrome-trace JSON: cuts the byte stream into the elements of the
 // "traceEvents" array (or of a top-level array, as 2021-era traces are) and the other
 // top-level members, without parsing them. Works in bounded memory on any file size
-// (simdjson's 4 GiB document limit never applies: each element is parsed on its own)
-// and knows exactly where a truncated file stops.
+// (simdjson's 4 GiB document limit never applies: each element is parsed on its own; one
+// element over the trace_event input limit is refused before more of it is buffered) and knows
+// exactly where a truncated file stops.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "base/file_input.h"
+#include "base/input_limits.h"
 #include "base/status.h"
 #include "ingest/kineto/bracket_scanner.h"
 
@@ -47,6 +49,9 @@ class JsonEventSplitter {
     uint64_t bytes = 0;         // decompressed bytes read
     // Set when the structure is broken after some events were read (partial results).
     std::string structure_error;
+    // Set when reading past the end of a complete document failed: a gzip trailer whose CRC-32
+    // or length does not match (the message names the check and the compressed byte).
+    std::string check_error;
   };
 
   static constexpr size_t kPadding = 64;
@@ -60,6 +65,8 @@ class JsonEventSplitter {
   enum class Mode { kStart, kObjectKey, kObjectColon, kObjectValue, kObjectComma, kArray, kDone };
 
   bool Fill();  // appends more bytes; false at end of input
+  Status CheckPieceSize() const;
+  void ReadPastTheEnd();
   void Compact();
   Status Error(uint64_t offset, std::string_view what) const;
   // Scans one complete JSON value starting at pos_; returns its end or npos if incomplete.
@@ -82,6 +89,7 @@ class JsonEventSplitter {
   std::string pending_key_;
   uint64_t key_offset_ = 0;
   Result result_;
+  uint64_t max_piece_bytes_ = 0;  // InputLimit::kTraceEvent; 0: none
   BracketScanner brackets_;
 };
 

@@ -87,6 +87,8 @@ StatusOr<Trace> ImportFromSource(ByteSource& source, const std::string& name,
     if (!result->structure_error.empty()) detail += " (" + result->structure_error + ")";
     trace.problems.Add(DataProblem::kTruncated, std::move(detail));
   }
+  if (!result->check_error.empty())
+    trace.problems.Add(DataProblem::kCorruptGzip, result->check_error);
   sink.builder().Finish();
   return trace;
 }
