@@ -3,8 +3,10 @@
 // `GPU_I_ID` (the entity "gi N"). DCGM profiling fields (DCGM_FI_PROF_*) are ratios 0..1 and
 // become percentages. Several scrapes appended to one file are told apart by a key repeating:
 // without timestamps, scrape n is placed at n x 1 s.
+#include <cmath>
 #include <map>
 
+#include "base/number_cast.h"
 #include "base/text.h"
 #include "ingest/metrics/dcgm_fields.h"
 #include "ingest/metrics/metric_log.h"
@@ -66,7 +68,11 @@ std::optional<Sample> ParseSampleLine(std::string_view line) {
   if (!v) return std::nullopt;
   s.value = *v;
   if (values.size() > 1) {
-    if (auto ts = ParseNumber(values[1])) s.timestamp_ms = static_cast<int64_t>(*ts);
+    // Milliseconds that fit in int64 nanoseconds; others are no timestamp.
+    constexpr double kMaxMs = 9.2e12;
+    if (auto ts = ParseNumber(values[1]); ts && std::fabs(*ts) < kMaxMs) {
+      s.timestamp_ms = static_cast<int64_t>(*ts);
+    }
   }
   return s;
 }
@@ -109,14 +115,15 @@ StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string
       continue;
     }
     auto gpu = sample->labels.find("gpu");
-    std::optional<double> index =
+    std::optional<double> index_value =
         gpu == sample->labels.end() ? std::nullopt : ParseNumber(gpu->second);
+    std::optional<int32_t> index = index_value ? ToInteger<int32_t>(*index_value) : std::nullopt;
     if (!index) {
       set.problems.Add(DataProblem::kUnparsedLine,
                        fmt::format("line {}: no gpu=\"N\" label", n + 1));
       continue;
     }
-    const auto device = static_cast<int32_t>(*index);
+    const int32_t device = *index;
     std::string entity;
     if (auto gi = sample->labels.find("GPU_I_ID"); gi != sample->labels.end()) {
       entity = "gi " + gi->second;

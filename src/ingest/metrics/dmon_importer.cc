@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 
+#include "base/number_cast.h"
 #include "base/text.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
@@ -110,6 +111,13 @@ std::optional<Table> SniffTable(std::string_view head) {
   return std::nullopt;
 }
 
+// Field |index| of a row, "" when the row has no such field: pmon rows may be one field short
+// (a command name may be empty) and a header may lack a column, so no index is trusted.
+std::string_view Field(const std::vector<std::string_view>& f, int index) {
+  return index >= 0 && static_cast<size_t>(index) < f.size() ? f[static_cast<size_t>(index)]
+                                                             : std::string_view();
+}
+
 // Time of one row: from Date/Time columns, else the per-key sample count x 1 s.
 struct RowClock {
   std::map<std::string, int64_t> seen;  // key -> samples so far
@@ -117,8 +125,8 @@ struct RowClock {
 
   std::optional<TimeNs> TimeOf(const Header& h, const std::vector<std::string_view>& f,
                                const std::string& key) {
-    if (h.time >= 0 && h.date >= 0) return ParseDateTime(f[h.date], f[h.time]);
-    if (h.time >= 0) return ParseTimeOfDay(f[h.time]);
+    if (h.time >= 0 && h.date >= 0) return ParseDateTime(Field(f, h.date), Field(f, h.time));
+    if (h.time >= 0) return ParseTimeOfDay(Field(f, h.time));
     synthesized = true;
     return seen[key]++ * kNsPerSec;
   }
@@ -146,22 +154,22 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
     }
     // pmon's last column (the command name) may hold spaces: allow more fields, not fewer.
     bool short_row = f.size() < header->names.size() - (header->command >= 0 ? 1 : 0);
-    std::optional<double> gpu = short_row ? std::nullopt : ParseNumber(f[header->gpu]);
+    std::optional<double> gpu_value = short_row ? std::nullopt : ParseNumber(Field(f, header->gpu));
+    std::optional<int32_t> gpu = gpu_value ? ToInteger<int32_t>(*gpu_value) : std::nullopt;
     if (!gpu) {
       set.problems.Add(DataProblem::kUnparsedLine,
                        where + ": expected " + std::to_string(header->names.size()) + " columns");
       continue;
     }
-    const auto device = static_cast<int32_t>(*gpu);
+    const int32_t device = *gpu;
     std::string entity;
     std::string label;
     if (table == Table::kPmon) {
-      std::optional<double> pid = ParseNumber(f[header->pid]);
+      std::optional<double> pid_value = ParseNumber(Field(f, header->pid));
+      std::optional<int64_t> pid = pid_value ? ToInteger<int64_t>(*pid_value) : std::nullopt;
       if (!pid) continue;  // "-": no process on this GPU in this sample
-      entity = fmt::format("pid {}", static_cast<int64_t>(*pid));
-      if (header->command >= 0 && header->command < static_cast<int>(f.size())) {
-        label = std::string(f[header->command]);
-      }
+      entity = fmt::format("pid {}", *pid);
+      label = std::string(Field(f, header->command));
     }
     std::optional<TimeNs> t = clock.TimeOf(*header, f, std::to_string(device) + "/" + entity);
     if (!t) {
@@ -174,7 +182,7 @@ StatusOr<MetricSeriesSet> ParseTable(std::string_view text, std::string_view nam
       // compute context (type C or C+G), 0 for graphics only.
       MetricSeries& seen = set.GetOrCreate({"gpu.process_seen", device, entity}, "bool");
       seen.label = label;
-      const bool compute = header->type >= 0 && f[header->type].find('C') != std::string_view::npos;
+      const bool compute = Field(f, header->type).find('C') != std::string_view::npos;
       seen.Add(*t, compute ? 1 : 0);
     }
     for (size_t c = 0; c < header->names.size() && c < f.size(); ++c) {

@@ -1,7 +1,7 @@
 #include "ingest/metrics/metric_log.h"
 
+#include <algorithm>
 #include <cctype>
-#include <memory>
 #include <string>
 
 #include "base/file_input.h"
@@ -64,22 +64,41 @@ MetricLogFormat SniffMetricLog(std::string_view head) {
 
 MetricLogFormat SniffMetricLogFile(const std::string& path) {
   // Through the byte source: a recording is gzip-compressed.
-  StatusOr<std::unique_ptr<ByteSource>> source = OpenByteSource(path);
-  if (!source.ok()) return MetricLogFormat::kNone;
-  std::string head(kSniffBytes, '\0');
-  size_t filled = 0;
-  while (filled < head.size()) {
-    StatusOr<size_t> n = (*source)->Read(head.data() + filled, head.size() - filled);
-    if (!n.ok() || *n == 0) break;
-    filled += *n;
+  StatusOr<std::string> head = ReadFileHead(path, kSniffBytes);
+  return head.ok() ? SniffMetricLog(*head) : MetricLogFormat::kNone;
+}
+
+void OrderSamplesByTime(MetricSeriesSet& set) {
+  for (const auto& [key, series] : set.all()) {
+    if (std::is_sorted(series.time.begin(), series.time.end())) continue;
+    MetricSeries& s = set.GetOrCreate(key, series.unit);
+    std::vector<size_t> order(s.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return s.time[a] < s.time[b]; });
+    int64_t back = 0;
+    for (size_t i = 1; i < s.size(); ++i) back += s.time[i] < s.time[i - 1];
+    std::vector<TimeNs> time(order.size());
+    std::vector<double> value(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      time[i] = s.time[order[i]];
+      value[i] = s.value[order[i]];
+    }
+    s.time = std::move(time);
+    s.value = std::move(value);
+    set.problems.Add(DataProblem::kBadTimestamp,
+                     fmt::format("{}: {} of device {}: {} samples earlier than the one before them "
+                                 "(the log's clock went back); placed in time order",
+                                 set.path, key.metric, key.device, back),
+                     back);
   }
-  head.resize(filled);
-  return SniffMetricLog(head);
 }
 
 StatusOr<MetricSeriesSet> ParseMetricLogText(std::string_view text, std::string_view name) {
   if (const MetricLogFormatSpec* spec = FindFormat(SniffMetricLog(text.substr(0, kSniffBytes)))) {
-    return spec->parse(text, name);
+    StatusOr<MetricSeriesSet> set = spec->parse(text, name);
+    if (set.ok()) OrderSamplesByTime(*set);
+    return set;
   }
   std::string expected;
   for (const MetricLogFormatSpec& spec : kFormats) {
@@ -92,7 +111,7 @@ StatusOr<MetricSeriesSet> ImportMetricLog(const std::string& path) {
   // A recording cut short (gpuwhy killed while writing it) is a gzip stream without its end,
   // which its own reader reads up to the cut.
   if (SniffMetricLogFile(path) == MetricLogFormat::kRecording) return ReadRecordingFile(path);
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, InputLimit::kMetricLog));
   return ParseMetricLogText(text, path);
 }
 

@@ -34,6 +34,11 @@ MetricLogFormat SniffMetricLogFile(const std::string& path);
 StatusOr<MetricSeriesSet> ImportMetricLog(const std::string& path);
 StatusOr<MetricSeriesSet> ParseMetricLogText(std::string_view text, std::string_view name);
 
+// Puts every series' samples in time order (stable), counting the samples found earlier than
+// the one before them as bad_timestamp: a series' times never decrease (model/metric_series.h),
+// whatever the log's clock did. ParseMetricLogText calls it; the per-format parsers do not.
+void OrderSamplesByTime(MetricSeriesSet& set);
+
 // One per format (exposed for tests). |name| prefixes error messages.
 StatusOr<MetricSeriesSet> ParseDmonText(std::string_view text, std::string_view name);
 StatusOr<MetricSeriesSet> ParsePmonText(std::string_view text, std::string_view name);

@@ -150,3 +150,53 @@ TEST(MetricLogTest, TracesAndProseAreNotMetricLogs) {
 
 }  // namespace
 }  // namespace gpuwhy
+
+namespace gpuwhy {
+namespace {
+
+// Found by the fuzzer: a pmon header without a pid column indexed field -1, and one whose
+// command column is not last let a row one field short index past its end (a crash).
+TEST(PmonTest, AHeaderWithoutAColumnOrARowShortOfOneNeverReadsPastTheRow) {
+  StatusOr<MetricSeriesSet> no_pid =
+      ParsePmonText("# gpu   sm   mem   command\n    0    5     6   python\n", "pmon.txt");
+  ASSERT_TRUE(no_pid.ok()) << no_pid.status().message();
+  EXPECT_TRUE(no_pid->empty());  // no process to attribute the counters to
+  StatusOr<MetricSeriesSet> short_row =
+      ParsePmonText("# gpu   pid   sm   command   type\n    0   42   5   python\n", "pmon.txt");
+  ASSERT_TRUE(short_row.ok()) << short_row.status().message();
+  const MetricSeries* seen = short_row->Find("gpu.process_seen", 0, "pid 42");
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->value, std::vector<double>{0});  // no type field: not known as compute
+}
+
+// A GPU index or pid no integer holds (1e300, inf) is a bad line, not an undefined cast.
+TEST(DmonTest, AnIndexNoIntegerHoldsIsAnUnparsedLine) {
+  StatusOr<MetricSeriesSet> set =
+      ParseDmonText("# gpu    sm\n# Idx     %\n 1e300    5\n inf    5\n    0    7\n", "dmon.txt");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->problems.Get(DataProblem::kUnparsedLine), 2) << set->problems.Describe();
+  ASSERT_NE(set->Find("gpu.util_pct", 0), nullptr);
+}
+
+// Found by the fuzzer: a log whose clock goes back gave a series with decreasing times (the
+// model promises non-decreasing); the front door now orders them and counts the step back.
+TEST(MetricLogTest, SamplesOfALogWhoseClockWentBackArePutInTimeOrder) {
+  StatusOr<MetricSeriesSet> set = ParseMetricLogText(
+      "#Date       Time        gpu     sm\n"
+      "#YYYYMMDD   HH:MM:SS    Idx      %\n"
+      " 20230815   10:43:22      0     90\n"
+      " 20230815   10:43:21      0     10\n"
+      " 20230815   10:43:23      0     70\n",
+      "dmon.txt");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  const MetricSeries* sm = set->Find("gpu.util_pct", 0);
+  ASSERT_NE(sm, nullptr);
+  EXPECT_TRUE(std::is_sorted(sm->time.begin(), sm->time.end()));
+  EXPECT_EQ(sm->value, (std::vector<double>{10, 90, 70}));
+  EXPECT_EQ(set->problems.Get(DataProblem::kBadTimestamp), 1);
+  EXPECT_NE(set->problems.Detail(DataProblem::kBadTimestamp).find("clock went back"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwhy

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/number_cast.h"
 #include "base/text.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/metrics/metric_log_formats.h"
@@ -172,7 +173,7 @@ StatusOr<MetricSeriesSet> ParseQueryGpuCsv(std::string_view text, std::string_vi
     for (size_t c = 0; c < cells.size(); ++c) {
       switch (IdentityOf(fields[c])) {
         case Identity::kIndex:
-          if (auto v = ParseNumber(cells[c])) device = static_cast<int32_t>(*v);
+          if (auto v = ParseNumber(cells[c])) device = ToInteger<int32_t>(*v).value_or(-1);
           break;
         case Identity::kUuid: identity.uuid = cells[c]; break;
         case Identity::kBusId: identity.pci_bus_id = cells[c]; break;
