@@ -4,7 +4,8 @@
 #   scripts/test.sh               every test, preset dev (warnings are errors) in build/dev
 #   scripts/test.sh --asan        AddressSanitizer + UBSan (preset asan, build/asan) over the
 #                                 code that reads untrusted bytes: the tests of src/base,
-#                                 src/model and src/ingest (ctest label untrusted_input)
+#                                 src/model and src/ingest and the fuzzers of the JSON report
+#                                 and rank summary readers (ctest label untrusted_input)
 #   scripts/test.sh --asan --all  every test under the sanitizers (about three times longer)
 #
 # JOBS overrides the parallelism (default: nproc).
@@ -17,7 +18,7 @@ for arg in "$@"; do
   case "$arg" in
     --asan) preset=asan ;;
     --all) all=1 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -20,23 +20,7 @@ using nsys_test::WriteDatabase;
 
 int64_t Tid(int64_t pid, int64_t tid) { return EncodeNsysGlobalTid(0, 1, pid, tid); }
 
-// Kernel and runtime tables as schema 2.9 names them (a subset of the columns).
-std::string ActivitySchema() {
-  return R"sql(
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
-  deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
-  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL,
-  registersPerThread INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER,
-  blockY INTEGER, blockZ INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER);
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
-  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
-  returnValue INTEGER NOT NULL);
-CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
-  text TEXT, globalTid INTEGER, textId INTEGER, domainId INTEGER);
-INSERT INTO StringIds VALUES (1, 'void gemm_kernel<float>(int)'), (2, 'gemm_kernel'),
-  (3, 'cudaLaunchKernel_v7000'), (4, 'python3'), (5, 'pt_main_thread');
-)sql";
-}
+using nsys_test::ActivitySchema;
 
 // One process (pid 100): two kernels launched by two runtime calls, three NVTX steps.
 std::string OneProcess() {

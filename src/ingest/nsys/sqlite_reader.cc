@@ -12,6 +12,7 @@ namespace gpuwhy {
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
     : stmt_(std::exchange(other.stmt_, nullptr)),
       sql_(std::move(other.sql_)),
+      path_(std::move(other.path_)),
       status_(std::move(other.status_)) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
@@ -19,6 +20,7 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
     sqlite3_finalize(stmt_);
     stmt_ = std::exchange(other.stmt_, nullptr);
     sql_ = std::move(other.sql_);
+    path_ = std::move(other.path_);
     status_ = std::move(other.status_);
   }
   return *this;
@@ -31,8 +33,8 @@ bool SqliteStatement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc != SQLITE_DONE) {
-    status_ =
-        InvalidArgument("sqlite: {} (in: {})", sqlite3_errmsg(sqlite3_db_handle(stmt_)), sql_);
+    status_ = InvalidArgument("{}: sqlite: {} (in: {})", path_,
+                              sqlite3_errmsg(sqlite3_db_handle(stmt_)), sql_);
   }
   return false;
 }
@@ -163,7 +165,7 @@ Status SqliteReader::ReadSchema() {
     layout.root_page =
         scannable && root > 0 && root <= UINT32_MAX ? static_cast<uint32_t>(root) : 0;
   }
-  if (!tables.status().ok()) return tables.status().WithContext(path_);
+  if (!tables.status().ok()) return tables.status();
   for (const std::string& table : tables_) {
     // table_info takes an identifier: quote it, doubling embedded quotes.
     std::string quoted = "\"";
@@ -182,7 +184,7 @@ Status SqliteReader::ReadSchema() {
         primary_key_type = Upper(info.Text(2));
       }
     }
-    if (!info.status().ok()) return info.status().WithContext(path_);
+    if (!info.status().ok()) return info.status();
     // A lone INTEGER PRIMARY KEY is the rowid: its record field holds NULL.
     if (primary_key.size() == 1 && primary_key_type == "INTEGER")
       layout.rowid_alias = primary_key.front();
@@ -236,7 +238,7 @@ StatusOr<SqliteStatement> SqliteReader::Prepare(const std::string& sql) const {
     // A file that only starts like SQLite fails here ("file is not a database").
     return InvalidArgument("{}: sqlite: {}", path_, sqlite3_errmsg(db_));
   }
-  return SqliteStatement(stmt, sql);
+  return SqliteStatement(stmt, sql, path_);
 }
 
 StatusOr<int64_t> SqliteReader::CountRows(std::string_view table) const {

@@ -23,7 +23,9 @@ namespace gpuwhy {
 class SqliteStatement {
  public:
   SqliteStatement() = default;
-  SqliteStatement(sqlite3_stmt* stmt, std::string sql) : stmt_(stmt), sql_(std::move(sql)) {}
+  // |path| names the file in errors: SQLite meets a damaged page only when a row is read.
+  SqliteStatement(sqlite3_stmt* stmt, std::string sql, std::string path)
+      : stmt_(stmt), sql_(std::move(sql)), path_(std::move(path)) {}
   SqliteStatement(SqliteStatement&& other) noexcept;
   SqliteStatement& operator=(SqliteStatement&& other) noexcept;
   SqliteStatement(const SqliteStatement&) = delete;
@@ -49,6 +51,7 @@ class SqliteStatement {
  private:
   sqlite3_stmt* stmt_ = nullptr;
   std::string sql_;
+  std::string path_;
   Status status_;
 };
 

@@ -1,0 +1,19 @@
+// libFuzzer target for one metric-log parser, chosen at compile time by GPUWHY_FUZZ_FORMAT (a
+// MetricLogFuzzFormat value). Built only with clang and -DGPUWHY_BUILD_FUZZERS=ON, e.g.:
+//   CXX=clang++-14 CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
+//   cmake --build build/fuzz --target fuzz_metric_dmon
+//   build/fuzz/src/ingest/metrics/fuzz_metric_dmon -max_total_time=600 ../shared/data/logs/dmon
+#include <cstdint>
+#include <cstdlib>
+
+#include "ingest/metrics/metric_log_fuzz_body.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (!gpuwhy::FuzzMetricLogParser(static_cast<gpuwhy::MetricLogFuzzFormat>(GPUWHY_FUZZ_FORMAT),
+                                   text)
+           .empty()) {
+    std::abort();  // libFuzzer saves the input that broke the contract
+  }
+  return 0;
+}
