@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -234,8 +235,13 @@ StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind) {
   constexpr size_t kChunk = 1 << 20;
   while (true) {
     size_t old = content.size();
-    // Memory stays within the limit plus a chunk whatever the compression ratio.
+    // Memory stays within the limit plus a chunk whatever the compression ratio: the string
+    // grows by doubling, but never past that.
     if (*limit > 0 && old > *limit) return refuse();
+    if (content.capacity() < old + kChunk) {
+      size_t grown = std::max(2 * content.capacity(), old + kChunk);
+      content.reserve(*limit > 0 ? std::min<uint64_t>(grown, *limit + kChunk) : grown);
+    }
     content.resize(old + kChunk);
     auto n = source->Read(content.data() + old, kChunk);
     if (!n.ok()) return n.status().WithContext(path);

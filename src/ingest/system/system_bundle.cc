@@ -53,9 +53,11 @@ bool LooksLikeSupportBundle(const std::string& dir) {
   if (fs::is_directory(fs::path(dir) / "proc", ec) || fs::is_directory(fs::path(dir) / "sys", ec)) {
     return true;
   }
+  // The sniffer reads 64 KiB: a head is enough (and a gzip bomb is not inflated to its limit
+  // twice, once here and once when read).
   for (const fs::path& file : BundleFiles(dir)) {
-    StatusOr<std::string> text = ReadWholeFile(file.string(), InputLimit::kNodeLog);
-    if (text.ok() && SniffSystemFormat(*text) != SystemFormat::kUnknown) return true;
+    StatusOr<std::string> head = ReadFileHead(file.string(), 64 << 10);
+    if (head.ok() && SniffSystemFormat(*head) != SystemFormat::kUnknown) return true;
   }
   return false;
 }
