@@ -110,6 +110,8 @@ std::optional<TimeNs> ParseDateTime(std::string_view date, std::string_view time
   if (!of_day || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31) {
     return std::nullopt;
   }
+  // Epoch nanoseconds in int64 span the years 1678 to 2261: any other year would overflow.
+  if (tm.tm_year < 1678 - 1900 || tm.tm_year > 2261 - 1900) return std::nullopt;
   return static_cast<TimeNs>(timegm(&tm)) * kNsPerSec + *of_day;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "base/text.h"
@@ -60,16 +61,20 @@ std::optional<int64_t> ParseInteger(std::string_view cell) {
 }
 
 // Seconds below 1e11 (the year 5138), milliseconds below 1e14, else microseconds. Whole
-// numbers are scaled exactly: a double holds epoch nanoseconds only to ~256 ns.
+// numbers are scaled exactly: a double holds epoch nanoseconds only to ~256 ns. A time past
+// what int64 nanoseconds hold (the year 2262) is no time.
 std::optional<TimeNs> ParseUnixTime(std::string_view cell) {
   if (std::optional<int64_t> whole = ParseInteger(cell); whole && *whole >= 0) {
-    if (*whole < 100'000'000'000) return *whole * kNsPerSec;
-    if (*whole < 100'000'000'000'000) return *whole * kNsPerMs;
-    return *whole * 1000;
+    const int64_t scale = *whole < 100'000'000'000       ? kNsPerSec
+                          : *whole < 100'000'000'000'000 ? kNsPerMs
+                                                         : 1000;
+    if (*whole > std::numeric_limits<TimeNs>::max() / scale) return std::nullopt;
+    return *whole * scale;
   }
   std::optional<double> v = ParseNumber(cell);
   if (!v || *v < 0 || *v >= 1e17) return std::nullopt;
   const double scale = *v < 1e11 ? 1e9 : *v < 1e14 ? 1e6 : 1e3;
+  if (*v * scale >= 9.2e18) return std::nullopt;
   return static_cast<TimeNs>(std::llround(*v * scale));
 }
 

@@ -200,3 +200,29 @@ TEST(MetricLogTest, SamplesOfALogWhoseClockWentBackArePutInTimeOrder) {
 
 }  // namespace
 }  // namespace gpuwhy
+
+namespace gpuwhy {
+namespace {
+
+// Found by the metric-log fuzzer under UBSan: a date in the year 1 (dmon -o DT, --query-gpu)
+// and a DCGM TimeStamp of 9661796909 s overflowed int64 nanoseconds (undefined behaviour); a
+// time that int64 nanoseconds cannot hold is now no time.
+TEST(MetricLogTest, ATimeBeyondWhatNanosecondsHoldIsNoTime) {
+  StatusOr<MetricSeriesSet> dmon = ParseDmonText(
+      "#Date       Time        gpu     sm\n"
+      "#YYYYMMDD   HH:MM:SS    Idx      %\n"
+      " 00010101   10:43:22      0     90\n"
+      " 20230815   10:43:23      0     70\n",
+      "dmon.txt");
+  ASSERT_TRUE(dmon.ok()) << dmon.status().message();
+  EXPECT_EQ(dmon->problems.Get(DataProblem::kBadTimestamp), 1);
+  StatusOr<MetricSeriesSet> dcgm = ParseDcgmCsv(
+      "EntityId,GRACT,TimeStamp\n0,0.250,9661796909\n0,0.500,1661756604\n", "dcgm.csv");
+  ASSERT_TRUE(dcgm.ok()) << dcgm.status().message();
+  const MetricSeries* gr = dcgm->Find("gpu.gr_engine_active_pct", 0);
+  ASSERT_NE(gr, nullptr);
+  EXPECT_EQ(gr->size(), 1u);
+}
+
+}  // namespace
+}  // namespace gpuwhy
