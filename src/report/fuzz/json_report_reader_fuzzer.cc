@@ -2,7 +2,8 @@
 // -DGPUWHY_BUILD_FUZZERS=ON:
 //   CXX=clang++-14 CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
 //   cmake --build build/fuzz --target fuzz_json_report
-//   build/fuzz/src/report/fuzz_json_report -max_total_time=600 CORPUS_DIR
+//   build/fuzz/src/report/fuzz_json_report -max_total_time=600 SCRATCH_CORPUS_DIR
+// (libFuzzer writes new inputs into the first folder: never ../shared/data)
 #include <cstdint>
 #include <cstdlib>
 

@@ -1,7 +1,9 @@
 // libFuzzer target for the Kineto importer. Built only with clang and -DGPUWHY_BUILD_FUZZERS=ON:
 //   CXX=clang++-14 CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
 //   cmake --build build/fuzz --target fuzz_kineto
-//   build/fuzz/src/ingest/kineto/fuzz_kineto -max_total_time=600 -max_len=65536 CORPUS_DIR
+//   mkdir -p /tmp/corpus && build/fuzz/src/ingest/kineto/fuzz_kineto -max_total_time=600 \
+//     -max_len=65536 /tmp/corpus ../shared/data/kineto/hta
+// libFuzzer writes new inputs into the FIRST folder: a scratch one, never ../shared/data.
 #include <cstdint>
 #include <cstdlib>
 

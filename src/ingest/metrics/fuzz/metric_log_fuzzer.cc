@@ -2,7 +2,9 @@
 // MetricLogFuzzFormat value). Built only with clang and -DGPUWHY_BUILD_FUZZERS=ON, e.g.:
 //   CXX=clang++-14 CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
 //   cmake --build build/fuzz --target fuzz_metric_dmon
-//   build/fuzz/src/ingest/metrics/fuzz_metric_dmon -max_total_time=600 ../shared/data/logs/dmon
+//   mkdir -p /tmp/corpus && build/fuzz/src/ingest/metrics/fuzz_metric_dmon -max_total_time=600 \
+//     /tmp/corpus ../shared/data/logs/dmon
+// libFuzzer writes new inputs into the FIRST folder: a scratch one, never ../shared/data.
 #include <cstdint>
 #include <cstdlib>
 

@@ -2,8 +2,9 @@
 // written to a scratch file and imported. Built only with clang and -DGPUWHY_BUILD_FUZZERS=ON:
 //   CXX=clang++-14 CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
 //   cmake --build build/fuzz --target fuzz_nsys
-//   build/fuzz/src/ingest/nsys/fuzz_nsys -max_total_time=600 -max_len=1000000 CORPUS_DIR
-// (seed the corpus with small exports, e.g. ../shared/data/nsys_sqlite).
+//   mkdir -p /tmp/corpus && build/fuzz/src/ingest/nsys/fuzz_nsys -max_total_time=600 \
+//     -max_len=1000000 /tmp/corpus ../shared/data/nsys_sqlite
+// libFuzzer writes new inputs into the FIRST folder: a scratch one, never ../shared/data.
 #include <unistd.h>
 
 #include <cstdint>
