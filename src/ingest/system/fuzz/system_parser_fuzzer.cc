@@ -2,8 +2,10 @@
 // (a SystemFormat value). Built only with clang and -DGPUWHY_BUILD_FUZZERS=ON, e.g.:
 //   CXX=clang++ CC=clang cmake -S . -B build/fuzz -G Ninja -DGPUWHY_BUILD_FUZZERS=ON
 //   cmake --build build/fuzz --target fuzz_kernel_log
+// libFuzzer writes new inputs into the FIRST folder: a scratch one, never ../shared/data.
+//   mkdir -p /tmp/corpus_kernel_log
 //   build/fuzz/src/ingest/system/fuzz_kernel_log -max_total_time=180 \
-//     ../shared/data/logs/dmesg
+//     /tmp/corpus_kernel_log ../shared/data/logs/dmesg
 #include <cstdint>
 #include <cstdlib>
 
