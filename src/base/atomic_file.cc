@@ -38,13 +38,6 @@ int CreateTemporary(const std::string& target, std::string& temp) {
   return -1;
 }
 
-void SyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);  // best effort: the rename is already visible
-  ::close(fd);
-}
-
 Status WriteGzip(AtomicFile& file, std::string_view content, int level) {
   int fd = ::dup(file.fd());
   const std::string mode = "wb" + std::to_string(level);
@@ -118,14 +111,9 @@ Status AtomicFile::Commit() {
     if (rc != 0) return IoError("{}: write failed: {}", path_, std::strerror(errno));
     return Status::Ok();
   }
-  int rc = ::fsync(fd_);
-  int error = errno;
-  if (::close(fd_) != 0 && rc == 0) {
-    rc = -1;
-    error = errno;
-  }
+  const int error = SyncAndClose(fd_);
   fd_ = -1;
-  if (rc != 0) {
+  if (error != 0) {
     Status failed = IoError("{}: write failed: {}", path_, std::strerror(error));
     Discard();
     return failed;
@@ -136,8 +124,21 @@ Status AtomicFile::Commit() {
     return failed;
   }
   temp_.clear();
-  SyncDirectory(DirectoryOf(target_));
+  SyncDirectoryOf(target_);
   return Status::Ok();
+}
+
+int SyncAndClose(int fd, bool sync) {
+  int error = sync && ::fsync(fd) != 0 ? errno : 0;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  return error;
+}
+
+void SyncDirectoryOf(const std::string& path) {
+  int fd = ::open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);  // best effort: the rename is already visible
+  ::close(fd);
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view content, int gzip_level) {

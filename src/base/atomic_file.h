@@ -41,6 +41,13 @@ class AtomicFile {
   int fd_ = -1;
 };
 
+// The steps of committing a file, shared with writers that keep their own descriptor (the
+// recording's partial file): fsync (when |sync|) and close |fd|, returning 0 or the errno of
+// the first step that failed; and a best-effort fsync of the folder holding |path|, so that a
+// rename into it survives a crash.
+int SyncAndClose(int fd, bool sync = true);
+void SyncDirectoryOf(const std::string& path);
+
 // |content| to |path| through an AtomicFile: plain, or gzip at |gzip_level| (1 to 9) when it is
 // not 0.
 Status WriteFileAtomically(const std::string& path, std::string_view content, int gzip_level = 0);

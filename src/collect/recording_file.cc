@@ -10,6 +10,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/atomic_file.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -17,12 +19,6 @@ TimeNs MonotonicNs() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<TimeNs>(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
-}
-
-std::string DirectoryOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 }  // namespace
@@ -111,14 +107,9 @@ Status RecordingFile::Finish(const MetricSeriesSet& set) {
   RecordingEncoder::EncodeEnd(chunk_);
   failed_ = Deflate(chunk_, Z_FINISH);
   RETURN_IF_ERROR(failed_);
-  int rc = partial_ == target_ ? 0 : ::fsync(fd_);
-  int error = errno;
-  if (::close(fd_) != 0 && rc == 0) {
-    rc = -1;
-    error = errno;
-  }
+  const int error = SyncAndClose(fd_, /*sync=*/partial_ != target_);
   fd_ = -1;
-  if (rc != 0) {
+  if (error != 0) {
     failed_ = IoError("{}: write failed: {}", partial_, std::strerror(error));
     return failed_;
   }
@@ -127,11 +118,7 @@ Status RecordingFile::Finish(const MetricSeriesSet& set) {
     failed_ = IoError("{}: cannot replace with {}: {}", path_, partial_, std::strerror(errno));
     return failed_;
   }
-  int dir = ::open(DirectoryOf(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);  // best effort: the rename is already visible
-    ::close(dir);
-  }
+  SyncDirectoryOf(target_);
   return Status::Ok();
 }
 
