@@ -52,6 +52,27 @@ TEST_F(AnalyzeRanksTest, FolderOfRanksNamesTheStraggler) {
   EXPECT_NE(text.out.find("Clock alignment (reference rank 0)"), std::string::npos);
 }
 
+// The HTML page of a job holds the job's verdict (it showed only the late-arrival heat map), and
+// no rank says that stragglers need every rank's trace when every rank was given; with some
+// ranks missing, each says which ones the job view compares.
+TEST_F(AnalyzeRanksTest, HtmlShowsTheJobVerdictAndRanksKnowTheyAreComplete) {
+  Result html = RunGpuwhy({"analyze", Rank(0), Rank(1), Rank(2), Rank(3), "--format", "html"});
+  ASSERT_EQ(html.code, 0) << html.err;
+  EXPECT_NE(html.out.find("Job diagnosis: all ranks (4 ranks)"), std::string::npos);
+  EXPECT_NE(html.out.find("id=\"finding-job-1\""), std::string::npos);
+  size_t job = html.out.find("id=\"verdict-job\"");
+  size_t straggler = html.out.find("comm.straggler");
+  EXPECT_NE(job, std::string::npos);
+  EXPECT_LT(job, straggler);
+  EXPECT_LT(straggler, html.out.find("id=\"rank-0\""));
+  EXPECT_EQ(html.out.find("need every rank"), std::string::npos);
+  Result some = RunGpuwhy({"analyze", Rank(0), Rank(1)});
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_NE(some.out.find("2 of 4 ranks given: the job view compares these only"),
+            std::string::npos)
+      << some.out.substr(0, 3000);
+}
+
 TEST_F(AnalyzeRanksTest, SummariesMergeIntoTheSameVerdict) {
   std::vector<std::string> merge = {"analyze", "--format", "json"};
   for (int r = 0; r < 4; ++r) {
