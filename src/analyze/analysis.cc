@@ -2,8 +2,11 @@
 
 namespace gpuwhy {
 
-TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options) {
+TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested) {
+  AnalysisOptions options = requested;
+  options.drop_last_step |= options.hta_compat;  // HTA's loader drops the last step
   TraceAnalysis a;
+  a.hta_compat = options.hta_compat;
   a.timelines = BuildDeviceTimelines(trace);
   a.warmup = ComputeWarmup(trace);
   AnalysisInput input{trace, a.timelines, options, &a.warmup};

@@ -38,6 +38,7 @@ struct TraceAnalysis {
   DataQualityResult data_quality;
   TimeSeriesResult series;  // buckets over time for the HTML report
   MetricSet metrics;
+  bool hta_compat = false;  // computed with AnalysisOptions::hta_compat (renderers say so)
 };
 
 TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& options = {});

@@ -16,6 +16,12 @@ struct AnalysisOptions {
   int64_t full_queue_length = 1024;
   // HTA drops the last ProfilerStep by default (often cut short); golden tests set this.
   bool drop_last_step = false;
+  // `analyze --hta-compat`: the HTA-style tables (temporal breakdown, idle split by stream,
+  // kernel-type breakdown, communication overlap) follow HolisticTraceAnalysis' loader, so a
+  // user moving from HTA gets its numbers: the last step dropped (implies drop_last_step),
+  // timestamps rounded to µs as HTA rounds them, cuda_sync counted busy in the temporal
+  // breakdown. Off: gpuwhy's exact nanosecond view (docs/metrics/temporal.md).
+  bool hta_compat = false;
 };
 
 struct WarmupResult;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "analyze/collective_sizes.h"
+#include "analyze/hta_view.h"
 #include "analyze/runtime_calls.h"
 
 namespace gpuwhy {
@@ -20,16 +21,20 @@ std::map<int32_t, CommSets> BuildSets(const AnalysisInput& input, const std::vec
   const GpuOpTable& ops = input.trace.gpu_ops;
   std::map<int32_t, std::pair<std::vector<Interval>, std::vector<Interval>>> pending;
   std::map<int32_t, CommSets> sets;
+  // --hta-compat: HTA's get_comm_comp_overlap sees its loader's µs-rounded times.
+  const bool rounded = input.options.hta_compat && HtaRoundsTrace(input.trace);
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!kept[i]) continue;
     HtaKernelType type = input.timelines.hta_type[i];
     auto& [comp, comm] = pending[ops.device[i]];
     CommSets& s = sets[ops.device[i]];
-    if (type == HtaKernelType::kComputation) comp.push_back({ops.start[i], ops.end[i]});
+    Interval times =
+        rounded ? HtaRoundInterval(ops.start[i], ops.end[i]) : Interval{ops.start[i], ops.end[i]};
+    if (type == HtaKernelType::kComputation) comp.push_back(times);
     if (type != HtaKernelType::kCommunication) continue;
-    comm.push_back({ops.start[i], ops.end[i]});
+    comm.push_back(times);
     ++s.kernel_count;
-    s.kernel_time += ops.end[i] - ops.start[i];
+    s.kernel_time += times.length();
   }
   for (auto& [device, lists] : pending) {
     sets[device].computation = IntervalSet::FromUnsorted(std::move(lists.first));

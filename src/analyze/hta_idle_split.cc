@@ -73,9 +73,7 @@ std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops,
 
 HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& metrics) {
   HtaIdleSplitResult result;
-  HtaViewOptions view_options;
-  view_options.drop_last_step = input.options.drop_last_step;
-  HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
+  HtaView view = BuildHtaView(input.trace, input.timelines, ViewOptionsFor(input.options));
   if (view.ops.empty()) {
     result.not_applicable.push_back(
         "HTA idle split: the trace has no GPU kernels, memcpy or memset");

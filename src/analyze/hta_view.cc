@@ -6,7 +6,13 @@
 namespace gpuwhy {
 namespace {
 
-bool AnyFractionalMicrosecond(const Trace& trace) {
+TimeNs HtaRoundStart(TimeNs start) {
+  return static_cast<TimeNs>(std::ceil(NsToFloatUs(start))) * kNsPerUs;
+}
+
+}  // namespace
+
+bool HtaRoundsTrace(const Trace& trace) {
   auto fractional = [](TimeNs t) { return t % kNsPerUs != 0; };
   return std::any_of(trace.gpu_ops.start.begin(), trace.gpu_ops.start.end(), fractional) ||
          std::any_of(trace.cpu_slices.start.begin(), trace.cpu_slices.start.end(), fractional) ||
@@ -16,7 +22,7 @@ bool AnyFractionalMicrosecond(const Trace& trace) {
 
 // HTA: ts = ceil(ts), end = floor(ts + dur), both computed on float64 µs; the float64
 // spacing at epoch-µs magnitudes is 0.25 µs, which decides many of the roundings.
-Interval HtaRound(TimeNs start, TimeNs end) {
+Interval HtaRoundInterval(TimeNs start, TimeNs end) {
   double ts = NsToFloatUs(start);
   double dur = NsToFloatUs(end - start);
   auto s = static_cast<TimeNs>(std::ceil(ts));
@@ -24,11 +30,15 @@ Interval HtaRound(TimeNs start, TimeNs end) {
   return {s * kNsPerUs, e * kNsPerUs};
 }
 
-TimeNs HtaRoundStart(TimeNs start) {
-  return static_cast<TimeNs>(std::ceil(NsToFloatUs(start))) * kNsPerUs;
+HtaViewOptions ViewOptionsFor(const AnalysisOptions& options, SyncPolicy compat_syncs) {
+  HtaViewOptions view;
+  view.drop_last_step = options.drop_last_step || options.hta_compat;
+  if (options.hta_compat) {
+    view.syncs = compat_syncs;
+    view.resolution = TimeResolution::kHtaMicroseconds;
+  }
+  return view;
 }
-
-}  // namespace
 
 double NsToFloatUs(TimeNs ns) {
   // long double holds any int64 exactly on x86-64; one rounding to double follows.
@@ -43,8 +53,7 @@ std::optional<TimeNs> LastStepCutoff(const Trace& trace) {
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
                      const HtaViewOptions& options) {
   HtaView view;
-  view.rounded =
-      options.resolution == TimeResolution::kHtaMicroseconds && AnyFractionalMicrosecond(trace);
+  view.rounded = options.resolution == TimeResolution::kHtaMicroseconds && HtaRoundsTrace(trace);
   if (options.drop_last_step) view.cutoff = LastStepCutoff(trace);
   if (view.cutoff && view.rounded) view.cutoff = HtaRoundStart(*view.cutoff);
   auto launch_start = [&](int64_t correlation) {
@@ -59,7 +68,7 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
   };
   auto add = [&](ViewOp op) {
     if (view.rounded) {
-      Interval r = HtaRound(op.start, op.end);
+      Interval r = HtaRoundInterval(op.start, op.end);
       op.start = r.start;
       op.end = r.end;
     }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "analyze/analysis_input.h"
 #include "analyze/device_timeline.h"
 #include "model/trace.h"
 
@@ -53,6 +54,17 @@ struct HtaView {
 
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
                      const HtaViewOptions& options);
+
+// The view an analysis runs on under |options|: exact ns unless options.hta_compat, which
+// applies HTA's loader (last step dropped, µs rounding) and |compat_syncs| (the temporal
+// breakdown counts cuda_sync busy as HTA does; its idle split and kernel tables do not).
+HtaViewOptions ViewOptionsFor(const AnalysisOptions& options,
+                              SyncPolicy compat_syncs = SyncPolicy::kExclude);
+
+// HTA's rounding as BuildHtaView applies it: whether it applies to |trace| (any fractional
+// µs timestamp) and the rounded interval (ceil start, floor end, in float64 µs).
+bool HtaRoundsTrace(const Trace& trace);
+Interval HtaRoundInterval(TimeNs start, TimeNs end);
 
 // HTA drops the last step only when the trace names at least two ProfilerSteps; returns the
 // host start of that last step, or nullopt when nothing is dropped.

@@ -134,9 +134,7 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
 
 KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metrics) {
   KernelStatsResult r;
-  HtaViewOptions view_options;
-  view_options.drop_last_step = input.options.drop_last_step;
-  HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
+  HtaView view = BuildHtaView(input.trace, input.timelines, ViewOptionsFor(input.options));
   r.hta_types = ComputeHtaTypeBreakdown(view.ops);
   std::vector<ViewOp> kernels;
   for (const ViewOp& op : view.ops) {

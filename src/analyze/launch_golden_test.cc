@@ -133,30 +133,14 @@ bool HasFractionalTimes(const Trace& trace) {
   return false;
 }
 
-// comm/compute overlap recomputed on HTA-rounded µs intervals of the ops the exact
-// analysis kept: isolates the rounding residual from the definition.
+// comm/compute overlap as `analyze --hta-compat` computes it (HTA's loader: last step
+// dropped, µs rounding): the production path, checked against HTA's own output.
 double HtaRoundedOverlapPct(const Trace& trace, const DeviceTimelines& timelines) {
-  bool fractional = HasFractionalTimes(trace);
   AnalysisOptions options;
   options.drop_last_step = true;
-  AnalysisInput input{trace, timelines, options};
-  HtaFilter filter = MakeHtaFilter(input);
-  std::vector<Interval> comp, comm;
-  for (size_t i = 0; i < trace.gpu_ops.size(); ++i) {
-    if (!filter.GpuOpKept(trace, i)) continue;
-    HtaTimes t = HtaRound(trace.gpu_ops.start[i], trace.gpu_ops.end[i], fractional);
-    // Work in integer ns of the rounded µs values so IntervalSet can merge them.
-    Interval interval{static_cast<TimeNs>(std::llround(t.start * 1000)),
-                      static_cast<TimeNs>(std::llround(t.end * 1000))};
-    if (timelines.hta_type[i] == HtaKernelType::kComputation) comp.push_back(interval);
-    if (timelines.hta_type[i] == HtaKernelType::kCommunication) comm.push_back(interval);
-  }
-  IntervalSet comm_set = IntervalSet::FromUnsorted(std::move(comm));
-  IntervalSet comp_set = IntervalSet::FromUnsorted(std::move(comp));
-  DurationNs total = comm_set.TotalLength();
-  return total > 0 ? 100.0 * static_cast<double>(comm_set.Intersect(comp_set).TotalLength()) /
-                         static_cast<double>(total)
-                   : 0;
+  options.hta_compat = true;
+  MetricSet metrics;
+  return ComputeCommunication({trace, timelines, options}, metrics).rank.overlap_pct;
 }
 
 // Our records restricted to HTA's call names, in µs with HTA's rounding.

@@ -48,10 +48,10 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
 
 TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, MetricSet& metrics) {
   TemporalBreakdownResult result;
-  HtaViewOptions view_options;
-  view_options.drop_last_step = input.options.drop_last_step;
-  HtaView view = BuildHtaView(input.trace, input.timelines, view_options);
+  HtaView view = BuildHtaView(input.trace, input.timelines,
+                              ViewOptionsFor(input.options, SyncPolicy::kIncludeAsBusy));
   result.cutoff = view.cutoff;
+  result.rounded = view.rounded;
   if (view.ops.empty()) {
     result.not_applicable.push_back(
         "temporal breakdown: the trace has no GPU kernels, memcpy or memset");

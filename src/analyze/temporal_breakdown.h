@@ -33,6 +33,7 @@ struct TemporalBreakdownResult {
   std::vector<TemporalBreakdown> per_device;  // filled when the rank drove several devices
   std::vector<EvidenceRange> longest_idle;    // rank-wide idle intervals, longest first
   std::optional<TimeNs> cutoff;               // last-step start when options.drop_last_step
+  bool rounded = false;  // HTA's µs rounding applied (hta_compat on a fractional-µs trace)
   std::vector<std::string> not_applicable;
 };
 

@@ -75,6 +75,12 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
                    "Markdown of several ranks: compact (a row per rank and the top findings, "
                    "fits a GitHub comment) or full (every rank's report)")
       ->check(CLI::IsMember({"compact", "full"}));
+  command->add_flag(
+      "--hta-compat", options.hta_compat,
+      "Reproduce HolisticTraceAnalysis' numbers in the temporal breakdown, idle split by "
+      "stream, kernel-type breakdown and communication overlap: drop the last ProfilerStep, "
+      "round times to µs as HTA's loader does, count cuda_sync busy in the temporal breakdown "
+      "(the report says so; default: gpuwhy's exact ns view)");
   AddFailOnFlag(*command, options.fail_on);
   AddRuleFlags(*command, options.pipeline);
   AddRankOptions(*command, options);
@@ -94,6 +100,7 @@ int RunAnalyzeCommand(const AnalyzeOptions& options, const CliContext& context) 
     return kExitUnusable;
   }
   pipeline.analysis.top_n = static_cast<size_t>(options.top_n);
+  pipeline.analysis.hta_compat = options.hta_compat;
   pipeline.jobs = static_cast<size_t>(options.jobs);
   pipeline.drop_render_unused = true;
   pipeline.max_reports = options.summary ? 0 : kMaxRankReports;

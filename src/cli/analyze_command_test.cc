@@ -61,6 +61,36 @@ TEST_F(AnalyzeCommandTest, JsonToFileWithTopN) {
   EXPECT_GT(rank["metrics"].get_array().size(), 10u);
 }
 
+// --hta-compat: the report says which conventions it used, the last step is left out (so
+// fewer steps are analysed than without it) and the JSON carries the flag.
+TEST_F(AnalyzeCommandTest, HtaCompatSaysSoAndDropsTheLastStep) {
+  std::string trace = Synth("input-bound");
+  Result plain = RunGpuwhy({"analyze", "--format", "json", trace});
+  Result compat = RunGpuwhy({"analyze", "--hta-compat", "--format", "json", trace});
+  ASSERT_EQ(plain.code, kExitOk) << plain.err;
+  ASSERT_EQ(compat.code, kExitOk) << compat.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element a, b;
+  ASSERT_EQ(parser.parse(plain.out).get(a), simdjson::SUCCESS);
+  size_t plain_steps = a["ranks"].at(0)["steps"].get_array().size();
+  EXPECT_FALSE(bool(a["ranks"].at(0)["hta_compat"]));
+  simdjson::dom::parser parser2;
+  ASSERT_EQ(parser2.parse(compat.out).get(b), simdjson::SUCCESS);
+  EXPECT_TRUE(bool(b["ranks"].at(0)["hta_compat"]));
+  EXPECT_EQ(b["ranks"].at(0)["steps"].get_array().size() + 1, plain_steps);
+
+  Result text = RunGpuwhy({"analyze", "--hta-compat", trace});
+  EXPECT_NE(text.out.find("HolisticTraceAnalysis-compatible (--hta-compat): last ProfilerStep "
+                          "dropped"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("cuda_sync busy (as HTA)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("HTA kernel types (share of GPU-op time): COMPUTATION"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(RunGpuwhy({"analyze", trace}).out.find("--hta-compat"), std::string::npos);
+}
+
 TEST_F(AnalyzeCommandTest, BadOptionsAreUsageErrors) {
   EXPECT_EQ(RunGpuwhy({"analyze"}).code, kExitUnusable);
   EXPECT_EQ(RunGpuwhy({"analyze", "x.json", "--format", "xml"}).code, kExitUnusable);

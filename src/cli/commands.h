@@ -48,6 +48,7 @@ struct AnalyzeOptions {
   int top_n = 10;                   // rows in top-N lists
   std::string fail_on;              // empty, or a severity: exit 1 when a finding reaches it
   std::string detail = "compact";   // Markdown of several ranks: compact | full
+  bool hta_compat = false;          // HTA's conventions for the HTA-style tables
   PipelineFlags pipeline;           // --set, --config, --step-range
   // Multi-rank (cli/analyze_ranks.h, docs/cross-rank.md).
   bool summary = false;         // write the one rank's summary JSON instead of a report

@@ -67,4 +67,13 @@ std::string QuoteText(const SourceQuote& q) {
 
 std::string SpeedupText(double speedup) { return fmt::format("{:.2f}×", speedup); }
 
+std::string HtaCompatText(const TraceAnalysis& a) {
+  return fmt::format(
+      "HolisticTraceAnalysis-compatible (--hta-compat): last ProfilerStep dropped{}; {}; "
+      "cuda_sync counted busy in the temporal breakdown",
+      a.temporal.cutoff ? "" : " (none to drop: fewer than 2 steps)",
+      a.temporal.rounded ? "times rounded to µs as HTA's loader does (ceil start, floor end)"
+                         : "times already whole µs (no rounding needed)");
+}
+
 }  // namespace gpuwhy::report

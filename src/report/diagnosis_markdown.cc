@@ -122,6 +122,7 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
                            MsNs(d.idle_ns_per_step), Pct(100.0 * d.idle_ns_per_step / d.step_ns));
   }
   out += "**Verdict:** " + verdict + ".\n";
+  if (rank.analysis.hta_compat) out += "\n" + HtaCompatText(rank.analysis) + ".\n";
   for (const ReportDevice& dev : h.devices) {
     if (trace && !dev.active) continue;
     out += fmt::format(

@@ -23,6 +23,8 @@ std::string RangeText(const EvidenceRange& r, TimeNs origin);
 std::string QuoteText(const SourceQuote& q);
 // "2.65×".
 std::string SpeedupText(double speedup);
+// What `--hta-compat` changed, for the rank header of every format.
+std::string HtaCompatText(const TraceAnalysis& a);
 
 // The verdict: a summary line, the ranked findings, the notes and the checklist.
 void RenderDiagnosisText(std::string& out, const Section& s, const Diagnosis& d);

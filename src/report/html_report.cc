@@ -488,6 +488,8 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
   for (const RankReport& r : ranks) {
     out += fmt::format("<div class=\"rank\" id=\"rank-{}\">", RankNumber(r.header));
     RenderHeaderSection(out, r.header);
+    if (r.analysis.hta_compat)
+      Element(out, "p", report::HtaCompatText(r.analysis), "class=\"meta\"");
     RenderVerdict(out, r.header, r.diagnosis);
     RenderStepsHtml(out, r.analysis.steps);
     RenderUtilizationHtml(out, r.header, r.analysis);

@@ -192,6 +192,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   WriteTopKernels(w, a.kernels, top_n);
   WriteIdleGaps(w, a.idle_gaps, top_n);
   WriteSteps(w, a.steps);
+  w.Field("hta_compat", a.hta_compat);
   WriteQuality(w, a.data_quality);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");

@@ -284,6 +284,10 @@ std::vector<std::string> UnitWords(std::string_view text) {
 }  // namespace
 
 void Wrapped(std::string& out, std::string_view text, size_t indent) {
+  Wrapped(out, text, indent, indent + 2);
+}
+
+void Wrapped(std::string& out, std::string_view text, size_t indent, size_t hanging) {
   std::string line(indent, ' ');
   size_t line_width = indent;
   bool line_empty = true;
@@ -292,8 +296,8 @@ void Wrapped(std::string& out, std::string_view text, size_t indent) {
     size_t word_width = DisplayWidth(word);
     if (!line_empty && line_width + 1 + word_width > kReportWidth) {
       Line(out, line);
-      line = std::string(indent + 2, ' ');
-      line_width = indent + 2;
+      line = std::string(hanging, ' ');
+      line_width = hanging;
       line_empty = true;
     }
     if (!line_empty) {

@@ -67,7 +67,8 @@ class TextTable {
 // Appends |text| as one line cut to the report width.
 void Line(std::string& out, std::string_view text);
 // Appends |text| wrapped at spaces into lines of the report width, the continuation lines
-// indented by |indent| + 2.
+// indented by |indent| + 2, or by |hanging| when given (a labelled field's value column).
 void Wrapped(std::string& out, std::string_view text, size_t indent);
+void Wrapped(std::string& out, std::string_view text, size_t indent, size_t hanging);
 
 }  // namespace gpuwhy::report

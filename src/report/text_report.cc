@@ -30,6 +30,13 @@ void Field(std::string& out, std::string_view label, std::string_view value) {
   Line(out, fmt::format("  {:<10}{}", label, value));
 }
 
+// A field whose value wraps, continuation lines in the value column.
+void WrappedField(std::string& out, std::string_view label, std::string_view value) {
+  size_t at = out.size();
+  Wrapped(out, value, 12, 12);
+  out.replace(at, 12, fmt::format("  {:<10}", label));
+}
+
 std::string RankText(const RankHeader& h) {
   if (h.rank == kNoValue) return "unknown (single process, or no distributedInfo)";
   if (h.world_size == kNoValue) return fmt::format("{}", h.rank);
@@ -102,6 +109,7 @@ void RenderHeader(std::string& out, const Section& s) {
                       Offset(window.end, h.span.start), MsNs(window.length()),
                       u.window_from_steps || !u.valid ? "the analysed steps" : "the trace span"));
   }
+  if (s.analysis.hta_compat) WrappedField(out, "numbers", HtaCompatText(s.analysis));
   Field(out, "steps", StepsText(s.analysis.steps));
   // Two step times exist; both are named (the host range is what `gpuwhy info` shows).
   const StepBreakdownResult& steps = s.analysis.steps;
@@ -162,7 +170,9 @@ void RenderUtilization(std::string& out, const Section& s) {
 void RenderTemporal(std::string& out, const Section& s) {
   const TemporalBreakdownResult& r = s.analysis.temporal;
   Heading(out, s, "Temporal breakdown",
-          "HTA get_temporal_breakdown, span = first to last GPU op; cuda_sync not busy");
+          s.analysis.hta_compat
+              ? "HTA get_temporal_breakdown, span = first to last GPU op; cuda_sync busy (as HTA)"
+              : "HTA get_temporal_breakdown, span = first to last GPU op; cuda_sync not busy");
   if (!r.valid) {
     NotApplicableLines(out, r.not_applicable);
     return;

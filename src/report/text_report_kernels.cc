@@ -34,6 +34,13 @@ void RenderKernelSummary(std::string& out, const KernelStatsResult& r) {
   }
   if (!classes.empty())
     Wrapped(out, fmt::format("classes by time: {}", fmt::join(classes, ", ")), 2);
+  // HTA's get_gpu_kernel_breakdown kernel types: shares of the union of GPU-op time.
+  std::vector<std::string> types;
+  for (const HtaTypeShare& t : r.hta_types)
+    types.push_back(fmt::format("{} {}", t.kernel_type, Pct(t.pct)));
+  if (!types.empty())
+    Wrapped(out, fmt::format("HTA kernel types (share of GPU-op time): {}", fmt::join(types, ", ")),
+            2);
 }
 
 void RenderQueues(std::string& out, const Section& s) {
