@@ -48,6 +48,10 @@ TEST(KernelClassTest, Classes) {
   EXPECT_FALSE(UsesTensorCores("volta_sgemm_128x64_nn"));
   EXPECT_TRUE(UsesTensorCores("volta_h884gemm_64x64_ldg8_nn"));
   EXPECT_TRUE(UsesTensorCores("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"));
+  // cuBLAS's CUDA-core fp32 kernels inside the xmma family name the FFMA they run.
+  EXPECT_FALSE(UsesTensorCores(
+      "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4"));
+  EXPECT_TRUE(UsesTensorCores("sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_ffma"));
 }
 
 TEST(AnalyzeTraceTest, RunsOnAnEmptyTrace) {

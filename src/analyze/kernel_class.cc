@@ -70,6 +70,12 @@ KernelClass ClassifyKernel(GpuOpKind kind, std::string_view name) {
 }
 
 bool UsesTensorCores(std::string_view name) {
+  // cuBLAS names its CUDA-core fp32 kernels by the FFMA instruction they run, also inside the
+  // xmma/sm90 families ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_..._ffma_..."): no tensor cores
+  // unless the name also says a tensor-core type.
+  static constexpr std::array<std::string_view, 6> kTensorTypes = {"hmma", "tf32", "bf16",
+                                                                   "fp16", "f16",  "tensorop"};
+  if (ContainsNoCase(name, "ffma") && !ContainsAnyNoCase(name, kTensorTypes)) return false;
   static constexpr std::array<std::string_view, 14> kPatterns = {
       "hmma", "xmma",   "wgmma", "mma_", "tensorop", "_tf32", "bf16",
       "fp16", "f16f16", "884",   "1688", "16816",    "sm90_", "nvjet"};
@@ -81,6 +87,31 @@ bool UsesTensorCores(std::string_view name) {
 
 bool IsTensorCoreEligible(KernelClass c) {
   return c == KernelClass::kGemm || c == KernelClass::kConvolution || c == KernelClass::kAttention;
+}
+
+LowPrecisionSupport LowPrecisionOfDevice(std::string_view name) {
+  // Volta (V100, TITAN V) and Turing (T4, RTX 20xx, Quadro RTX, TITAN RTX): fp16 only.
+  static constexpr std::array<std::string_view, 6> kFp16Only = {
+      "V100", "TITAN V", "T4", "RTX 20", "Quadro RTX", "TITAN RTX"};
+  static constexpr std::array<std::string_view, 14> kBf16 = {
+      "A100",   "A800",  "A10", "A30",  "A40",  "RTX 30", "RTX 40",
+      "RTX 50", "RTX A", "L4",  "H100", "H200", "H800",   "B200"};
+  for (std::string_view n : kFp16Only) {
+    if (ContainsNoCase(name, n)) return LowPrecisionSupport::kFp16Only;
+  }
+  for (std::string_view n : kBf16) {
+    if (ContainsNoCase(name, n)) return LowPrecisionSupport::kBf16AndTf32;
+  }
+  if (ContainsNoCase(name, "GH200") || ContainsNoCase(name, "GB200"))
+    return LowPrecisionSupport::kBf16AndTf32;
+  return LowPrecisionSupport::kUnknown;
+}
+
+LowPrecisionSupport LowPrecisionOfKernel(std::string_view name) {
+  static constexpr std::array<std::string_view, 8> kAmpereOrLater = {
+      "sm80_", "sm86_", "sm89_", "sm90_", "sm100_", "ampere_", "hopper_", "nvjet"};
+  return ContainsAnyNoCase(name, kAmpereOrLater) ? LowPrecisionSupport::kBf16AndTf32
+                                                 : LowPrecisionSupport::kUnknown;
 }
 
 std::string_view KernelClassName(KernelClass c) {

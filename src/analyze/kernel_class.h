@@ -31,4 +31,13 @@ bool UsesTensorCores(std::string_view name);
 // GEMMs and convolutions could use tensor cores on Volta and later.
 bool IsTensorCoreEligible(KernelClass c);
 
+// Which low-precision tensor-core math the GPU has, for fixes that fit the hardware: Volta and
+// Turing run fp16 (with loss scaling) but no bf16 or TF32; Ampere and later run bf16 and TF32.
+enum class LowPrecisionSupport { kUnknown, kFp16Only, kBf16AndTf32 };
+// From a device name ("Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB", "GeForce RTX 2070").
+LowPrecisionSupport LowPrecisionOfDevice(std::string_view device_name);
+// From a kernel name compiled for one architecture ("sm80_xmma_…", "ampere_sgemm_…": Ampere or
+// later); kUnknown for names that run on several ("volta_sgemm" also runs on Turing).
+LowPrecisionSupport LowPrecisionOfKernel(std::string_view kernel_name);
+
 }  // namespace gpuwhy

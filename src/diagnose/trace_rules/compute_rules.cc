@@ -14,8 +14,6 @@ constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kElementwise = "compute.memory_bound_elementwise";
 constexpr const char* kAttention = "compute.unfused_attention";
 
-constexpr ParamRef kNoTensorCoresMinSharePct{kNoTensorCores, "min_share_pct"};
-constexpr ParamRef kNoTensorCoresExpectedSpeedup{kNoTensorCores, "expected_speedup"};
 constexpr ParamRef kElementwiseMinSharePct{kElementwise, "min_share_pct"};
 constexpr ParamRef kElementwiseFusionSpeedup{kElementwise, "fusion_speedup"};
 constexpr ParamRef kAttentionMinSharePct{kAttention, "min_share_pct"};
@@ -28,6 +26,21 @@ double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 
 
 double ShareOfKernels(const RuleContext& ctx, DurationNs ns) {
   return ctx.busy.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / ctx.busy.kernel_ns : 0;
+}
+
+// The GPU's low-precision math: its device name, else a kernel compiled for Ampere or later.
+LowPrecisionSupport TraceLowPrecision(const Trace& trace) {
+  for (const DeviceTable::Row& d : trace.devices.rows) {
+    LowPrecisionSupport s = LowPrecisionOfDevice(trace.Str(d.name));
+    if (s != LowPrecisionSupport::kUnknown) return s;
+  }
+  const GpuOpTable& ops = trace.gpu_ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.kind[i] != GpuOpKind::kKernel) continue;
+    if (LowPrecisionOfKernel(trace.Str(ops.name[i])) != LowPrecisionSupport::kUnknown)
+      return LowPrecisionSupport::kBf16AndTf32;
+  }
+  return LowPrecisionSupport::kUnknown;
 }
 
 void NoTensorCores(RuleContext& ctx) {
@@ -57,6 +70,7 @@ void NoTensorCores(RuleContext& ctx) {
   ctx.AddMetricEvidence(f, "kernels.tensor_core_time_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.tc_eligible_without_tc_pct", ">", 0, nullptr);
   f.top_events = ctx.busy.top_fp32_names;
+  f.fixes = TensorCoreFixes(TraceLowPrecision(ctx.trace));
   ctx.Emit(std::move(f), {{"share", share}});
 }
 

@@ -37,7 +37,11 @@ std::span<const ParamRef* const> MemoryRuleParams();
 std::vector<RuleSpec> HostRuleSpecs();
 void EvaluateHostRules(RuleContext& ctx);
 std::span<const ParamRef* const> HostRuleParams();
-// compute_rules.cc: busy-time estimates over disjoint kernel sets.
+// compute_rules.cc: busy-time estimates over disjoint kernel sets. The tensor-core rule's
+// parameters are shared with the profile-summary rules (summary_rules/).
+inline constexpr ParamRef kNoTensorCoresMinSharePct{"compute.no_tensor_cores", "min_share_pct"};
+inline constexpr ParamRef kNoTensorCoresExpectedSpeedup{"compute.no_tensor_cores",
+                                                        "expected_speedup"};
 std::vector<RuleSpec> ComputeRuleSpecs();
 void EvaluateComputeRules(RuleContext& ctx);
 std::span<const ParamRef* const> ComputeRuleParams();
