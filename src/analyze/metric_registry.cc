@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "analyze/profile_summary_analysis.h"
 #include "analyze/signals.h"
 
 namespace gpuwhy {
@@ -24,6 +25,7 @@ std::vector<const MetricDecl*> Collect() {
            std::span<const MetricDecl* const>(metric::kMemoryUsageMetrics),
            std::span<const MetricDecl* const>(metric::kDataQualityMetrics),
            std::span<const MetricDecl* const>(metric::kSignalMetrics),
+           std::span<const MetricDecl* const>(metric::kProfileSummaryMetrics),
        }) {
     all.insert(all.end(), list.begin(), list.end());
   }

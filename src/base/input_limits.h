@@ -17,13 +17,14 @@
 namespace gpuwhy {
 
 // X-macro: enum name, id (in GPUWHY_INPUT_LIMITS and messages), what it is, default bytes.
-#define GPUWHY_INPUT_LIMITS(X)                                                        \
-  X(kMetricLog, "metric_log", "metric log or recording", uint64_t{1} << 30)           \
-  X(kNodeLog, "node_log", "node log or command output", uint64_t{256} << 20)          \
-  X(kReport, "report", "gpuwhy JSON report", uint64_t{256} << 20)                     \
-  X(kRankSummary, "rank_summary", "rank summary", uint64_t{256} << 20)                \
-  X(kTraceEvent, "trace_event", "trace event or top-level value", uint64_t{64} << 20) \
-  X(kTokenFile, "token_file", "token file", uint64_t{64} << 10)                       \
+#define GPUWHY_INPUT_LIMITS(X)                                                         \
+  X(kMetricLog, "metric_log", "metric log or recording", uint64_t{1} << 30)            \
+  X(kNodeLog, "node_log", "node log or command output", uint64_t{256} << 20)           \
+  X(kReport, "report", "gpuwhy JSON report", uint64_t{256} << 20)                      \
+  X(kRankSummary, "rank_summary", "rank summary", uint64_t{256} << 20)                 \
+  X(kTraceEvent, "trace_event", "trace event or top-level value", uint64_t{64} << 20)  \
+  X(kTokenFile, "token_file", "token file", uint64_t{64} << 10)                        \
+  X(kProfileSummary, "profile_summary", "profiler summary report", uint64_t{64} << 20) \
   X(kOther, "other", "file", uint64_t{1} << 30)
 
 enum class InputLimit : uint8_t {

@@ -53,9 +53,11 @@ struct RuleOutcome {
 struct Diagnosis {
   int64_t rank = -1;
   int64_t step_count = 0;
-  DurationNs step_ns = 0;                // the per-step reference time (mean analysed step)
-  DurationNs idle_ns_per_step = 0;       // GPU idle per step (mean over devices)
-  bool steps_synthesized = false;        // no ProfilerStep: "step" is the whole trace
+  DurationNs step_ns = 0;           // the per-step reference time (mean analysed step)
+  DurationNs idle_ns_per_step = 0;  // GPU idle per step (mean over devices)
+  bool steps_synthesized = false;   // no ProfilerStep: "step" is the whole trace
+  // A profiler's summary report: step_ns is its total kernel time and idle is unknown.
+  bool kernel_total_only = false;
   std::vector<Finding> findings;         // ranked by RankingKey (expected recoverable time)
   std::vector<RuleOutcome> outcomes;     // one per catalog rule, in catalog order
   std::vector<ChecklistItem> checklist;  // in ChecklistSection order

@@ -83,6 +83,7 @@ std::string_view ReaderOf(InputKind kind) {
     case InputKind::kMetricLog: return "gpuwhy analyze reads it as GPU metrics";
     case InputKind::kSystemLog: return "gpuwhy analyze and gpuwhy doctor --from read it";
     case InputKind::kRankSummary: return "gpuwhy analyze merges it with the other ranks";
+    case InputKind::kProfileSummary: return "gpuwhy analyze reads its kernel totals";
     case InputKind::kGpuwhyReport: return "gpuwhy diff compares it";
     default: return "gpuwhy reads traces as Kineto JSON or Nsight Systems SQLite";
   }
@@ -158,6 +159,7 @@ Status NotATrace(const std::string& path, const InputClass& input) {
       return InvalidArgument("{}: {}: not a format gpuwhy reads", path, DescribeInput(input));
     case InputKind::kMetricLog:
     case InputKind::kSystemLog:
+    case InputKind::kProfileSummary:
     case InputKind::kRankSummary:
     case InputKind::kGpuwhyReport:
     case InputKind::kKinetoJson:

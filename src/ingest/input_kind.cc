@@ -89,6 +89,7 @@ std::string_view InputKindName(InputKind kind) {
     case InputKind::kGpuwhyReport: return "a gpuwhy JSON report";
     case InputKind::kPythonPickle: return "a Python pickle";
     case InputKind::kMemorySummary: return "a torch.cuda.memory_summary() text";
+    case InputKind::kProfileSummary: return "a profiler summary report";
     case InputKind::kUnknown: return "a file of no format gpuwhy knows";
   }
   return "a file of no format gpuwhy knows";
@@ -100,6 +101,8 @@ std::string DescribeInput(const InputClass& input) {
       return fmt::format("a metric log ({})", MetricLogFormatName(input.metric_format));
     case InputKind::kSystemLog:
       return fmt::format("a node log ({})", SystemFormatName(input.system_format));
+    case InputKind::kProfileSummary:
+      return fmt::format("a profiler summary report ({})", SummaryToolName(input.summary_tool));
     default: return std::string(InputKindName(input.kind));
   }
 }
@@ -145,6 +148,11 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
   }
   // A gzip file is a compressed trace unless its text says otherwise (a recording is caught
   // above; the Kineto importer names what is wrong with anything else).
+  if (std::optional<SummaryTool> tool = SniffProfileSummary(head)) {
+    out.kind = InputKind::kProfileSummary;
+    out.summary_tool = *tool;
+    return out;
+  }
   out.system_format = SniffSystemFormat(head);
   out.metric_format = SniffMetricLog(head.substr(0, kMetricHeadBytes));
   if (out.metric_format != MetricLogFormat::kNone) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ingest/metrics/metric_log.h"
+#include "ingest/summaries/profile_summary_reader.h"
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
@@ -23,10 +24,11 @@ enum class InputKind {
   kNsysReport,  // .nsys-rep / .qdrep: must be exported first
   kMetricLog,   // dmon, pmon, --query-gpu CSV, dcgm-exporter, gpuwhy recording (metric_format)
   kSystemLog,   // kernel log, lspci, topology, NCCL, nvidia-smi -q, ... (system_format)
-  kRankSummary,    // gpuwhy analyze --summary
-  kGpuwhyReport,   // gpuwhy analyze --format json
-  kPythonPickle,   // torch.cuda.memory._dump_snapshot() and other pickles
-  kMemorySummary,  // torch.cuda.memory_summary() text
+  kRankSummary,     // gpuwhy analyze --summary
+  kGpuwhyReport,    // gpuwhy analyze --format json
+  kPythonPickle,    // torch.cuda.memory._dump_snapshot() and other pickles
+  kMemorySummary,   // torch.cuda.memory_summary() text
+  kProfileSummary,  // nsys stats kernel summary, DLProf summary/kernel CSV (summary_tool)
   kUnknown,
 };
 
@@ -39,6 +41,7 @@ struct InputClass {
   // The node-log reading of the same bytes (kSystemLog, and a --query-gpu CSV, which is both a
   // metric log and an nvidia-smi output gpuwhy doctor reads).
   SystemFormat system_format = SystemFormat::kUnknown;
+  SummaryTool summary_tool = SummaryTool::kNsysKernelSummary;  // kProfileSummary
   uint64_t offset = 0;  // of the first meaningful byte (kEmpty, kUnknown), for messages
   bool gzip = false;    // the file is gzip-compressed
   std::string error;    // kMissing / kUnreadable: "PATH: why"

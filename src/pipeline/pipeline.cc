@@ -7,9 +7,11 @@
 #include "base/thread_pool.h"
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose_signals.h"
+#include "diagnose/diagnose_summary.h"
 #include "diagnose/merge.h"
 #include "ingest/importer.h"
 #include "ingest/metrics/metric_log.h"
+#include "ingest/summaries/profile_summary_reader.h"
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
 #include "ranks/summary_json.h"
@@ -82,6 +84,21 @@ void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
   slot.reports.push_back(ReportSeries(*set, options));
 }
 
+void ReadProfileSummarySlot(Slot& slot, const PipelineOptions& options) {
+  StatusOr<ProfileSummary> summary = ReadProfileSummary(slot.input->path);
+  if (!summary.ok()) {
+    slot.error = summary.status().message();
+    return;
+  }
+  NoteDataLoss(slot, summary->problems);
+  ProfileSummaryAnalysis analysis = AnalyzeProfileSummary(*summary, options.analysis.top_n);
+  RankReport report;
+  report.header = SummarizeProfileSummaryHeader(*summary);
+  report.diagnosis = DiagnoseProfileSummary(*summary, analysis, options.diagnose);
+  report.summary_metrics = std::move(analysis.metrics);
+  slot.reports.push_back(std::move(report));
+}
+
 // Runs on a pool thread, where an escaping exception would end the process: whatever one
 // input throws (its importer, or an analysis of what it held) fails that input alone.
 void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
@@ -90,6 +107,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
       case InputRole::kTrace: AnalyzeTraces(slot, options, keep_reports); break;
       case InputRole::kRankSummary: ReadSummary(slot); break;
       case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); break;
+      case InputRole::kProfileSummary: ReadProfileSummarySlot(slot, options); break;
       default: break;
     }
     return Status::Ok();
@@ -103,7 +121,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
 
 bool RunsInPool(InputRole role) {
   return role == InputRole::kTrace || role == InputRole::kRankSummary ||
-         role == InputRole::kMetricLog;
+         role == InputRole::kMetricLog || role == InputRole::kProfileSummary;
 }
 
 // Traces (and the inputs that were refused in their place) count towards the memory bound.
@@ -209,7 +227,9 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   std::vector<RankReport> metric_reports;
   std::vector<ReportFailure> metric_failures;
   for (auto& slot : slots) {
-    const bool metric = slot->input->role == InputRole::kMetricLog;
+    // Metric logs and profiler summaries are reported after the traces.
+    const bool metric = slot->input->role == InputRole::kMetricLog ||
+                        slot->input->role == InputRole::kProfileSummary;
     if (slot->input->role == InputRole::kBundle || slot->input->role == InputRole::kNodeLog ||
         slot->input->role == InputRole::kSkipped) {
       continue;

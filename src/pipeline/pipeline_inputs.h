@@ -11,13 +11,14 @@
 namespace gpuwhy {
 
 enum class InputRole {
-  kTrace,        // Kineto JSON or Nsight Systems SQLite: import, analyze, diagnose
-  kRankSummary,  // a --summary file: merged as a rank
-  kMetricLog,    // metric series: the signal diagnosis
-  kNodeLog,      // one node log: read into the platform facts
-  kBundle,       // a support-bundle folder: every node log in it (and proc/, sys/ trees)
-  kSkipped,      // not read, with a note (a command that reads node logs only was given a trace)
-  kFailed,       // not read: |error| says why, naming what the input is
+  kTrace,           // Kineto JSON or Nsight Systems SQLite: import, analyze, diagnose
+  kRankSummary,     // a --summary file: merged as a rank
+  kMetricLog,       // metric series: the signal diagnosis
+  kProfileSummary,  // a profiler's summary report (nsys stats, DLProf): its totals' diagnosis
+  kNodeLog,         // one node log: read into the platform facts
+  kBundle,          // a support-bundle folder: every node log in it (and proc/, sys/ trees)
+  kSkipped,         // not read, with a note (a command that reads node logs only was given a trace)
+  kFailed,          // not read: |error| says why, naming what the input is
 };
 
 struct PlannedInput {

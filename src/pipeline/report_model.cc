@@ -46,6 +46,15 @@ RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set) {
   return h;
 }
 
+RankHeader SummarizeProfileSummaryHeader(const ProfileSummary& summary) {
+  RankHeader h;
+  h.path = summary.path;
+  if (summary.dlprof && !summary.dlprof->gpu_name.empty())
+    h.devices.push_back({0, summary.dlprof->gpu_name, kNoValue, true});
+  h.problems = summary.problems;
+  return h;
+}
+
 bool HasTraceAnalysis(const RankReport& rank) {
   return rank.header.span.length() > 0 || !rank.analysis.metrics.all().empty() ||
          !rank.header.problems.empty();

@@ -12,6 +12,7 @@
 #include "base/interval_set.h"
 #include "diagnose/diagnose.h"
 #include "model/metric_series.h"
+#include "model/profile_summary.h"
 #include "model/trace.h"
 #include "ranks/cross_rank.h"
 #include "ranks/rank_summary.h"
@@ -39,11 +40,15 @@ struct RankHeader {
 RankHeader SummarizeTraceHeader(const Trace& trace);
 // The header a report shows for metric series: the devices they name and the importer's issues.
 RankHeader SummarizeSeriesHeader(const MetricSeriesSet& set);
+// The header of a profiler's summary report: its path, the GPU it names, its unread rows.
+RankHeader SummarizeProfileSummaryHeader(const ProfileSummary& summary);
 
 struct RankReport {
   RankHeader header;
   TraceAnalysis analysis;
   Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
+  // A profiler summary report's metrics (summary.*), in the JSON report; empty otherwise.
+  MetricSet summary_metrics;
 };
 
 // False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its

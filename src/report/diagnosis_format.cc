@@ -67,6 +67,19 @@ std::string QuoteText(const SourceQuote& q) {
 
 std::string SpeedupText(double speedup) { return fmt::format("{:.2f}×", speedup); }
 
+std::string StepAndIdleText(const Diagnosis& d) {
+  if (d.step_ns <= 0) return "";
+  if (d.kernel_total_only) {
+    return fmt::format("kernel time {} (the report's total; no timeline, so GPU idle is unknown)",
+                       MsNs(d.step_ns));
+  }
+  return fmt::format(
+      "step {}{}; GPU idle {}/step ({})", MsNs(d.step_ns),
+      d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count),
+      MsNs(d.idle_ns_per_step),
+      Pct(100.0 * static_cast<double>(d.idle_ns_per_step) / static_cast<double>(d.step_ns)));
+}
+
 std::string HtaCompatText(const TraceAnalysis& a) {
   return fmt::format(
       "HolisticTraceAnalysis-compatible (--hta-compat): last ProfilerStep dropped{}; {}; "

@@ -115,7 +115,9 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
           ? std::string("no finding")
           : fmt::format("{} finding{}, worst **{}**", d.findings.size(),
                         d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
-  if (d.step_ns > 0) {
+  if (d.kernel_total_only && d.step_ns > 0) {
+    verdict += ". " + StepAndIdleText(d);
+  } else if (d.step_ns > 0) {
     verdict += fmt::format(". Step {} ({}); GPU idle {} per step ({})", MsNs(d.step_ns),
                            d.steps_synthesized ? "no ProfilerStep: the whole trace"
                                                : fmt::format("mean of {} steps", d.step_count),

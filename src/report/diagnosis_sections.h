@@ -23,6 +23,9 @@ std::string RangeText(const EvidenceRange& r, TimeNs origin);
 std::string QuoteText(const SourceQuote& q);
 // "2.65×".
 std::string SpeedupText(double speedup);
+// "step 12.3 ms (mean of 5); GPU idle 4.5 ms/step (36.6 %)", or for a profiler summary its
+// kernel time and that idle is unknown. "" when the diagnosis has no reference time.
+std::string StepAndIdleText(const Diagnosis& d);
 // What `--hta-compat` changed, for the rank header of every format.
 std::string HtaCompatText(const TraceAnalysis& a);
 

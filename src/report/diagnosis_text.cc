@@ -202,13 +202,7 @@ void RenderDiagnosisText(std::string& out, const Section& s, const Diagnosis& d)
           ? std::string("no finding")
           : fmt::format("{} finding{} (worst: {})", d.findings.size(),
                         d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
-  if (d.step_ns > 0) {
-    summary += fmt::format(
-        "; step {}{}", MsNs(d.step_ns),
-        d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count));
-    summary += fmt::format("; GPU idle {}/step ({})", MsNs(d.idle_ns_per_step),
-                           Pct(100.0 * d.idle_ns_per_step / d.step_ns));
-  }
+  if (d.step_ns > 0) summary += "; " + StepAndIdleText(d);
   Heading(out, s, "Diagnosis", summary);
   if (d.findings.empty()) {
     Wrapped(out,

@@ -85,14 +85,7 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
           ? std::string("no finding")
           : fmt::format("{} finding{} (worst: {})", d.findings.size(),
                         d.findings.size() == 1 ? "" : "s", SeverityName(d.MaxSeverity()));
-  if (d.step_ns > 0) {
-    summary += fmt::format(
-        "; step {}{}", MsNs(d.step_ns),
-        d.steps_synthesized ? " (whole trace)" : fmt::format(" (mean of {})", d.step_count));
-    summary += fmt::format(
-        "; GPU idle {}/step ({})", MsNs(d.idle_ns_per_step),
-        Pct(100.0 * static_cast<double>(d.idle_ns_per_step) / static_cast<double>(d.step_ns)));
-  }
+  if (d.step_ns > 0) summary += "; " + StepAndIdleText(d);
   OpenSection(out, fmt::format("verdict-{}", header.rank == kNoValue ? 0 : header.rank),
               "Diagnosis", summary);
   if (d.findings.empty()) {

@@ -188,7 +188,8 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   w.BeginObject();
   WriteHeader(w, rank.header);
   report::WriteDiagnosisJson(w, rank.diagnosis);
-  WriteMetrics(w, a.metrics);
+  // A profiler summary's rank has no trace analysis: its own summary.* metrics stand in.
+  WriteMetrics(w, a.metrics.all().empty() ? rank.summary_metrics : a.metrics);
   WriteTopKernels(w, a.kernels, top_n);
   WriteIdleGaps(w, a.idle_gaps, top_n);
   WriteSteps(w, a.steps);
