@@ -1,17 +1,20 @@
-// Analysis speed against ingest speed on a synthetic trace (issue 3: all analyses together
-// must take less time than the ingest of the same trace).
+// Analysis speed against ingest speed on a synthetic trace (issue 20: all analyses, the
+// diagnosis and the rank summary together take at most half the ingest time).
 //
 //   analyze_bench [--size-mb 1024] [--runs 3] [--scenario healthy] [--trace FILE]
 //
-// Imports the trace once (timed), then runs AnalyzeTrace --runs times and prints the
-// median and the ratio analysis / ingest (target < 1; exit 1 when missed), followed by a
+// Imports and analyses the trace --runs times, interleaved, and prints the medians and the
+// median ratio analysis / ingest (target <= 0.5; exit 1 when missed), followed by a
 // per-analysis split.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,9 @@
 #include "analyze/analysis.h"
 #include "base/huge_pages.h"
 #include "child_run.h"
+#include "diagnose/diagnose.h"
 #include "ingest/importer.h"
+#include "ranks/rank_summary.h"
 #include "synth/synth.h"
 
 namespace {
@@ -29,6 +34,14 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU seconds of this process: on a loaded machine they say what the work cost when wall
+// time says how long it waited for a core.
+double CpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
 using gpuwhy::bench::Median;
@@ -120,24 +133,48 @@ int main(int argc, char** argv) {
       }
     }
   }
-  auto start = Clock::now();
-  auto trace = gpuwhy::ImportTraceFile(trace_path);
-  double ingest = SecondsSince(start);
-  if (!trace.ok()) {
-    fmt::print(stderr, "{}\n", trace.status().message());
-    return 2;
-  }
+  // Interleaved: each run imports the trace afresh, then analyses it (every analysis, the
+  // diagnosis and the rank summary: what `gpuwhy analyze` does after the import), so load
+  // changes on this shared machine fall on both alike.
+  std::vector<double> ingests, analyses, ratios, cpu_ingests, cpu_analyses, cpu_ratios;
   size_t metrics = 0;
-  double analysis =
-      TimeMedian(runs, [&] { metrics = gpuwhy::AnalyzeTrace(*trace).metrics.all().size(); });
+  std::optional<gpuwhy::Trace> trace;
+  for (int run = 0; run < runs; ++run) {
+    trace.reset();  // the last run's trace goes before the next import
+    auto start = Clock::now();
+    double cpu = CpuSeconds();
+    gpuwhy::StatusOr<gpuwhy::Trace> imported = gpuwhy::ImportTraceFile(trace_path);
+    ingests.push_back(SecondsSince(start));
+    cpu_ingests.push_back(CpuSeconds() - cpu);
+    if (!imported.ok()) {
+      fmt::print(stderr, "{}\n", imported.status().message());
+      return 2;
+    }
+    trace = std::move(*imported);
+    start = Clock::now();
+    cpu = CpuSeconds();
+    gpuwhy::TraceAnalysis analysis = gpuwhy::AnalyzeTrace(*trace);
+    gpuwhy::Diagnosis diagnosis = gpuwhy::Diagnose(*trace, analysis);
+    gpuwhy::RankSummary summary = gpuwhy::SummarizeRank(*trace, analysis);
+    analyses.push_back(SecondsSince(start));
+    cpu_analyses.push_back(CpuSeconds() - cpu);
+    ratios.push_back(analyses.back() / ingests.back());
+    cpu_ratios.push_back(cpu_analyses.back() / cpu_ingests.back());
+    metrics = analysis.metrics.all().size() + diagnosis.findings.size() + summary.steps.size();
+  }
+  double analysis = Median(analyses);
+  double ratio = Median(ratios);
+  double cpu_ratio = Median(cpu_ratios);
   fmt::print("trace: {} ({:.1f} MB JSON, {} GPU ops, {} CPU slices, {} steps)\n", trace_path,
              trace->metadata.content_bytes / 1e6, trace->gpu_ops.size(), trace->cpu_slices.size(),
              trace->steps.size());
   fmt::print(
-      "ingest {:.3f} s; AnalyzeTrace median of {} runs {:.3f} s ({} metrics); "
-      "ratio analysis / ingest = {:.3f} (target < 1)\n",
-      ingest, runs, analysis, metrics, analysis / ingest);
-  fmt::print("per analysis (median of {} runs, % of the AnalyzeTrace median):\n", runs);
+      "median of {} interleaved runs: ingest {:.3f} s ({:.3f} CPU s), analysis + diagnosis + "
+      "summary {:.3f} s ({:.3f} CPU s, {} outputs); ratio analysis / ingest (median of pairs) "
+      "= {:.3f} wall, {:.3f} CPU (target <= 0.5)\n",
+      runs, Median(ingests), Median(cpu_ingests), analysis, Median(cpu_analyses), metrics, ratio,
+      cpu_ratio);
+  fmt::print("per analysis (median of {} runs, % of the analysis median):\n", runs);
   PrintSplit(*trace, runs, analysis);
-  return analysis < ingest ? 0 : 1;
+  return cpu_ratio <= 0.5 ? 0 : 1;
 }

@@ -91,9 +91,12 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
            kSyncRow});
     }
   }
-  std::stable_sort(view.ops.begin(), view.ops.end(), [](const ViewOp& a, const ViewOp& b) {
+  auto by_time = [](const ViewOp& a, const ViewOp& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
+  };
+  // GPU ops are stored in start order, so without syncs this is mostly a pass, not a sort.
+  if (!std::is_sorted(view.ops.begin(), view.ops.end(), by_time))
+    std::stable_sort(view.ops.begin(), view.ops.end(), by_time);
   return view;
 }
 

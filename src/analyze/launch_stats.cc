@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 #include "analyze/runtime_calls.h"
@@ -9,7 +10,8 @@
 namespace gpuwhy {
 namespace {
 
-LaunchRecord MakeRecord(const Trace& trace, size_t call, bool graph) {
+LaunchRecord MakeRecord(const Trace& trace, size_t call, bool graph,
+                        std::span<const CorrelatedGpuOp> launched) {
   const CpuSliceTable& s = trace.cpu_slices;
   const GpuOpTable& ops = trace.gpu_ops;
   LaunchRecord r;
@@ -17,7 +19,7 @@ LaunchRecord MakeRecord(const Trace& trace, size_t call, bool graph) {
   r.call = CpuSliceId(static_cast<uint32_t>(call));
   r.graph = graph;
   r.cpu_duration = s.end[call] - s.start[call];
-  for (const CorrelatedGpuOp& op : trace.FindGpuOps(r.correlation)) {
+  for (const CorrelatedGpuOp& op : launched) {
     size_t o = op.op.value;
     if (!r.first_op.valid() || ops.start[o] < ops.start[r.first_op.value]) r.first_op = op.op;
     r.gpu_duration += ops.end[o] - ops.start[o];
@@ -178,15 +180,18 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
     if (kinds[i] == RuntimeCallKind::kOther || !IsQueuedLaunch(kinds[i], trace.Str(s.name[i])))
       continue;
     if (s.correlation[i] == kNoValue || !filter.HostKept(s.start[i])) continue;
-    if (trace.FindGpuOps(s.correlation[i]).empty()) continue;
-    r.launches.push_back(MakeRecord(trace, i, graph));
+    std::span<const CorrelatedGpuOp> launched = trace.FindGpuOps(s.correlation[i]);
+    if (launched.empty()) continue;
+    r.launches.push_back(MakeRecord(trace, i, graph, launched));
   }
-  std::sort(r.launches.begin(), r.launches.end(),
-            [&s](const LaunchRecord& a, const LaunchRecord& b) {
-              if (s.start[a.call.value] != s.start[b.call.value])
-                return s.start[a.call.value] < s.start[b.call.value];
-              return a.call.value < b.call.value;
-            });
+  auto by_call_start = [&s](const LaunchRecord& a, const LaunchRecord& b) {
+    if (s.start[a.call.value] != s.start[b.call.value])
+      return s.start[a.call.value] < s.start[b.call.value];
+    return a.call.value < b.call.value;
+  };
+  // Slices are mostly stored in start order already: a pass instead of a sort then.
+  if (!std::is_sorted(r.launches.begin(), r.launches.end(), by_call_start))
+    std::sort(r.launches.begin(), r.launches.end(), by_call_start);
   if (r.launches.empty()) {
     r.not_applicable.push_back(
         "launch: no launch call is joined to a GPU op by correlation (the trace has no "

@@ -6,8 +6,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "base/atomic_file.h"
@@ -169,6 +173,115 @@ class GzipSource : public ByteSource {
   uint64_t offset_ = 0;
 };
 
+// Inflates on a second thread into a bounded ring of chunks while the caller parses the
+// bytes before them: a gzip trace then costs about max(inflate, parse) instead of their sum,
+// in the memory of the ring. The first kDirectBytes are read on the caller's thread, so
+// reading a file's head (the input classifier) never starts a thread. The bytes, their
+// order and the error after the last good byte are the inner source's.
+class PrefetchSource : public ByteSource {
+ public:
+  explicit PrefetchSource(std::unique_ptr<ByteSource> inner)
+      : inner_(std::move(inner)), compression_(inner_->compression()) {
+    file_size_ = inner_->file_size();
+  }
+  ~PrefetchSource() override {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
+  StatusOr<size_t> Read(char* dst, size_t capacity) override {
+    if (!worker_.joinable()) {
+      if (direct_bytes_ < kDirectBytes || capacity == 0) {
+        StatusOr<size_t> n = inner_->Read(dst, capacity);
+        if (n.ok()) direct_bytes_ += *n;
+        offset_ = inner_->file_offset();
+        return n;
+      }
+      worker_ = std::thread([this] { Fill(); });
+    }
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return filled_ > 0; });
+    Chunk& c = ring_[head_];
+    lock.unlock();
+    if (c.kind == Chunk::kError) {
+      c.kind = Chunk::kEnd;  // the error is told once; reads after it see the end
+      return c.error;
+    }
+    if (c.kind == Chunk::kEnd) return size_t{0};
+    size_t n = std::min(capacity, c.size - c.pos);
+    std::memcpy(dst, c.data.data() + c.pos, n);
+    c.pos += n;
+    offset_ = c.offset_after;
+    if (c.pos == c.size) {
+      lock.lock();
+      head_ = (head_ + 1) % kChunks;
+      --filled_;
+      lock.unlock();
+      changed_.notify_all();
+    }
+    return n;
+  }
+  Compression compression() const override { return compression_; }
+  uint64_t file_offset() const override { return offset_; }
+
+ private:
+  static constexpr size_t kChunks = 4;
+  static constexpr size_t kChunkBytes = 1 << 20;
+  static constexpr uint64_t kDirectBytes = 4 << 20;
+
+  struct Chunk {
+    enum Kind { kData, kEnd, kError } kind = kData;
+    std::vector<char> data;
+    size_t size = 0;
+    size_t pos = 0;
+    uint64_t offset_after = 0;  // the inner source's file offset once this chunk was read
+    Status error;
+  };
+
+  // The worker: fills free slots in order until the end, an error or the destructor.
+  void Fill() {
+    size_t tail = head_;
+    while (true) {
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return stop_ || filled_ < kChunks; });
+        if (stop_) return;
+      }
+      Chunk& c = ring_[tail];  // free: the reader touches only filled slots
+      c.data.resize(kChunkBytes);
+      c.pos = 0;
+      StatusOr<size_t> n = inner_->Read(c.data.data(), c.data.size());
+      c.offset_after = inner_->file_offset();
+      c.size = n.ok() ? *n : 0;
+      c.kind = !n.ok() ? Chunk::kError : *n == 0 ? Chunk::kEnd : Chunk::kData;
+      if (!n.ok()) c.error = n.status();
+      {
+        std::lock_guard lock(mutex_);
+        ++filled_;
+      }
+      changed_.notify_all();
+      if (c.kind != Chunk::kData) return;
+      tail = (tail + 1) % kChunks;
+    }
+  }
+
+  std::unique_ptr<ByteSource> inner_;  // the worker's alone once it runs
+  const Compression compression_;
+  uint64_t direct_bytes_ = 0;
+  uint64_t offset_ = 0;
+  std::array<Chunk, kChunks> ring_;
+  size_t head_ = 0;    // the reader's slot
+  size_t filled_ = 0;  // slots holding a result, from head_ on
+  bool stop_ = false;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::thread worker_;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
@@ -202,7 +315,8 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
   auto size = static_cast<uint64_t>(st.st_size);
   if (have == 2 && static_cast<unsigned char>(prefix[0]) == 0x1f &&
       static_cast<unsigned char>(prefix[1]) == 0x8b) {
-    return std::unique_ptr<ByteSource>(new GzipSource(std::move(fd), size, prefix));
+    return std::unique_ptr<ByteSource>(
+        new PrefetchSource(std::make_unique<GzipSource>(std::move(fd), size, prefix)));
   }
   return std::unique_ptr<ByteSource>(new PlainSource(std::move(fd), size, prefix));
 }

@@ -111,6 +111,64 @@ TEST(FileInputTest, TruncatedGzipYieldsPrefixThenDataLoss) {
   EXPECT_EQ(got, content.substr(0, got.size()));
 }
 
+// Past its first 4 MiB a gzip stream is inflated on a second thread: the same bytes in the
+// same order, then the same verdict (a cut stream, a flipped CRC) after the last good byte,
+// and a source dropped half-read stops its thread.
+TEST(FileInputTest, GzipPastTheFirstMegabytesIsInflatedAheadWithTheSameBytesAndVerdict) {
+  std::string content;
+  for (int i = 0; content.size() < (13u << 20); ++i) {
+    content += "{\"ph\": \"X\", \"ts\": " + std::to_string(i * 7919 % 1000003) + "},\n";
+  }
+  std::string gz = TempPath("ahead.json.gz");
+  ASSERT_TRUE(WriteWholeFile(gz, content).ok());
+  const std::string packed = ReadRaw(gz);
+  auto read_with = [](const std::string& path, size_t capacity, Status* status) {
+    auto source = OpenByteSource(path);
+    EXPECT_TRUE(source.ok());
+    std::string out;
+    std::string buffer(capacity, '\0');
+    while (true) {
+      auto n = (*source)->Read(buffer.data(), buffer.size());
+      if (!n.ok()) {
+        *status = n.status();
+        EXPECT_EQ(*(*source)->Read(buffer.data(), buffer.size()), 0u);  // told once, then the end
+        return out;
+      }
+      if (*n == 0) return out;
+      out.append(buffer.data(), *n);
+    }
+  };
+  for (size_t capacity : {size_t{4093}, size_t{1} << 16, size_t{3} << 20}) {
+    Status status;
+    EXPECT_EQ(read_with(gz, capacity, &status), content) << capacity;
+    EXPECT_TRUE(status.ok()) << status.message();
+  }
+  // Cut in the middle: every byte before the cut, then data loss.
+  testing::WriteRawFile(gz, packed.substr(0, packed.size() * 3 / 4));
+  Status cut;
+  std::string got = read_with(gz, 1 << 16, &cut);
+  EXPECT_EQ(cut.code(), StatusCode::kDataLoss) << cut.message();
+  EXPECT_GT(got.size(), 5u << 20);
+  EXPECT_EQ(got, content.substr(0, got.size()));
+  // A flipped CRC: every byte, then the check's verdict.
+  std::string bad = packed;
+  bad[bad.size() - 8] = static_cast<char>(bad[bad.size() - 8] ^ 0x01);
+  testing::WriteRawFile(gz, bad);
+  Status crc;
+  EXPECT_EQ(read_with(gz, 1 << 16, &crc), content);
+  EXPECT_NE(crc.message().find("CRC-32 mismatch"), std::string::npos) << crc.message();
+  // Dropped after 6 MiB, with the ring full: the destructor stops and joins the thread.
+  testing::WriteRawFile(gz, packed);
+  for (int i = 0; i < 3; ++i) {
+    auto source = OpenByteSource(gz);
+    ASSERT_TRUE(source.ok());
+    std::string buffer(1 << 20, '\0');
+    for (int k = 0; k < 6; ++k) ASSERT_TRUE((*source)->Read(buffer.data(), buffer.size()).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * i));
+  }
+  std::filesystem::remove(gz);
+}
+
 TEST(FileInputTest, MissingFileAndDirectoryAreErrors) {
   auto missing = OpenByteSource("/nonexistent/gpuwhy/trace.json");
   EXPECT_FALSE(missing.ok());

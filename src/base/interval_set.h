@@ -1,5 +1,6 @@
 // Sets of half-open [start, end) nanosecond intervals: union, intersection, subtraction,
-// all as linear sweeps over sorted, disjoint intervals.
+// all as linear sweeps over sorted, disjoint intervals. Each set keeps the running total of
+// its lengths, so the covered length inside any window is two binary searches.
 #pragma once
 
 #include <vector>
@@ -23,20 +24,25 @@ class IntervalSet {
 
   const std::vector<Interval>& intervals() const { return intervals_; }
   bool empty() const { return intervals_.empty(); }
-  DurationNs TotalLength() const;
+  DurationNs TotalLength() const { return covered_before_.empty() ? 0 : covered_before_.back(); }
 
   IntervalSet Union(const IntervalSet& other) const;
   IntervalSet Intersect(const IntervalSet& other) const;
   IntervalSet Subtract(const IntervalSet& other) const;
-  // Keeps only the parts inside [window.start, window.end).
+  // Keeps only the parts inside [window.start, window.end), in O(log n + k).
   IntervalSet Clip(Interval window) const;
   // The gaps between members inside |window|.
   IntervalSet Complement(Interval window) const;
-  // Total covered length inside |window|, in O(log n + k).
+  // Total covered length inside |window|, in O(log n).
   DurationNs CoveredLength(Interval window) const;
 
  private:
+  // Every producer ends here: fills covered_before_ from intervals_.
+  void Seal();
+
   std::vector<Interval> intervals_;  // sorted, disjoint, non-empty
+  // covered_before_[i]: total length of intervals_[0, i); size n + 1, empty when n is 0.
+  std::vector<DurationNs> covered_before_;
 };
 
 }  // namespace gpuwhy

@@ -12,20 +12,14 @@ constexpr std::array<std::string_view, 10> kCollectiveKinds = {
     "AllReduce", "ReduceScatter", "AllGather", "AllToAll", "SendRecv",
     "Broadcast", "Reduce",        "Gather",    "Send",     "Recv"};
 
-// The step whose analysed extent holds `t`; extents are sorted and disjoint.
-int64_t StepAt(const StepExtents& extents, TimeNs t) {
+// The step whose analysed extent holds `t`, or nullptr; extents are sorted and disjoint.
+// Found by position, never by number: concatenated captures repeat step numbers.
+const StepExtent* StepHolding(const StepExtents& extents, TimeNs t) {
   auto it = std::upper_bound(extents.steps.begin(), extents.steps.end(), t,
                              [](TimeNs v, const StepExtent& s) { return v < s.window.start; });
-  if (it == extents.steps.begin()) return kNoValue;
+  if (it == extents.steps.begin()) return nullptr;
   --it;
-  return t < it->window.end ? it->number : kNoValue;
-}
-
-const StepExtent* FindStep(const StepExtents& extents, int64_t number) {
-  for (const StepExtent& s : extents.steps) {
-    if (s.number == number) return &s;
-  }
-  return nullptr;
+  return t < it->window.end ? &*it : nullptr;
 }
 
 const IntervalSet* InputWaitSet(const IdleGapsResult& idle, int32_t device) {
@@ -79,7 +73,8 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
     c.device = ops.device[i];
     c.start = ops.start[i];
     c.end = ops.end[i];
-    c.step = StepAt(analysis.steps.extents, c.start);
+    const StepExtent* step = StepHolding(analysis.steps.extents, c.start);
+    c.step = step != nullptr ? step->number : kNoValue;
     if (auto it = records.find(static_cast<uint32_t>(i)); it != records.end()) {
       c.bytes = it->second->bytes;
       c.group_size = it->second->group_size;
@@ -87,7 +82,7 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
     if (auto it = groups.find(static_cast<uint32_t>(i)); it != groups.end()) {
       c.process_group = std::string(trace.Str(it->second));
     }
-    if (const StepExtent* step = FindStep(analysis.steps.extents, c.step)) {
+    if (step != nullptr) {
       Interval before{step->window.start, c.start};
       if (auto it = analysis.timelines.by_device.find(c.device);
           it != analysis.timelines.by_device.end()) {

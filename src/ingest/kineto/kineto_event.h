@@ -63,20 +63,31 @@ struct KinetoEvent {
   KinetoId tid;
   std::string_view ts;   // exact decimal text, microseconds
   std::string_view dur;  // exact decimal text, microseconds
+  // The fast reader converts plain decimals ("1234.567") to ns as it scans them; when these
+  // are set they equal ParseMicrosecondsToNs(ts / dur) and the text is not parsed again.
+  bool ts_ns_known = false;
+  bool dur_ns_known = false;
+  TimeNs ts_ns = 0;
+  DurationNs dur_ns = 0;
   int64_t flow_id = kNoValue;
   bool has_args = false;
   KinetoArgs args;
 
+  // Clears what the last event set. Both readers set has_args before they write any of
+  // args, so an event without "args" (flows, most instants) leaves them as they were.
   void Reset() {
     ph = 0;
     cat = name = ts = dur = {};
+    ts_ns_known = dur_ns_known = false;
     pid = tid = {};
     flow_id = kNoValue;
+    if (has_args) {
+      args.counter_values.clear();  // keeps its capacity for the next counter event
+      auto counters = std::move(args.counter_values);
+      args = KinetoArgs();
+      args.counter_values = std::move(counters);
+    }
     has_args = false;
-    args.counter_values.clear();
-    auto counters = std::move(args.counter_values);
-    args = KinetoArgs();
-    args.counter_values = std::move(counters);
   }
 };
 

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <simdjson.h>
 
 #include "base/file_input.h"
+#include "base/time.h"
 #include "ingest/kineto/json_event_splitter.h"
 #include "ingest/kineto/kineto_event_parser.h"
 #include "ingest/kineto/kineto_test_util.h"
@@ -24,6 +26,16 @@ struct ElementCollector : JsonEventSplitter::Sink {
   void OnEvent(std::string_view e, uint64_t) override { elements.emplace_back(e); }
   void OnTopLevelMember(std::string_view, std::string_view, uint64_t) override {}
 };
+
+// The ns the fast reader computed while scanning equal the exact parser's on its text.
+void ExpectTimesAsTheExactParser(const KinetoEvent& e, const std::string& element) {
+  if (e.ts_ns_known) {
+    EXPECT_EQ(std::optional<TimeNs>(e.ts_ns), ParseMicrosecondsToNs(e.ts)) << element;
+  }
+  if (e.dur_ns_known) {
+    EXPECT_EQ(std::optional<TimeNs>(e.dur_ns), ParseMicrosecondsToNs(e.dur)) << element;
+  }
+}
 
 // Compares both readers on every element; returns how many the fast reader took.
 size_t CompareOn(const std::vector<std::string>& elements, const std::string& where) {
@@ -46,6 +58,7 @@ size_t CompareOn(const std::vector<std::string>& elements, const std::string& wh
     } else {
       EXPECT_EQ(Describe(fast), Describe(reference)) << where << ": " << element;
     }
+    ExpectTimesAsTheExactParser(fast, element);
   }
   return fast_count;
 }
@@ -66,6 +79,40 @@ TEST(KinetoFastReaderTest, DeclinesEscapesAndReportsIncomplete) {
   }
   std::string broken = R"({"ph": "X", "dur": , "ts": 1})";
   EXPECT_EQ(ReadEventFast(broken.data(), broken.size(), e, &consumed), FastReadResult::kDeclined);
+}
+
+TEST(KinetoFastReaderTest, TimesReadStraightToNsEqualTheExactParser) {
+  const std::vector<std::string> texts = {"0",
+                                          "7",
+                                          "-4",
+                                          "1.5",
+                                          "1234.567",
+                                          "1234.5678999",
+                                          "0.0001",
+                                          "-2.25",
+                                          "1.",
+                                          "1e3",
+                                          "1.5E-2",
+                                          "\"12.5\"",
+                                          "-",
+                                          ".5",
+                                          "1606910596297023.125",
+                                          "9223372036854775",
+                                          "99999999999999999",
+                                          "9223372036854.775807",
+                                          "00012.000"};
+  size_t straight = 0;
+  for (const std::string& text : texts) {
+    std::string json = "{\"ph\": \"X\", \"ts\": " + text + ", \"dur\": " + text + "}";
+    KinetoEvent e;
+    size_t consumed = 0;
+    if (ReadEventFast(json.data(), json.size(), e, &consumed) != FastReadResult::kOk) continue;
+    ExpectTimesAsTheExactParser(e, json);
+    straight += e.ts_ns_known ? 1 : 0;
+    // Plain shapes are converted while scanning; every other shape keeps its text.
+    EXPECT_TRUE(e.ts_ns_known || !e.ts.empty()) << json;
+  }
+  EXPECT_GE(straight, 10u);
 }
 
 TEST(KinetoFastReaderTest, AgreesWithSimdjsonOnEveryRealEvent) {

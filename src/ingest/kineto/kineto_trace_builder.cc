@@ -77,8 +77,13 @@ bool KinetoTraceBuilder::ReadTimes(const KinetoEvent& event, bool need_duration,
     trace_.problems.Increment(DataProblem::kMissingField);
     return false;
   }
-  auto ts = ParseMicrosecondsToNs(event.ts);
-  std::optional<TimeNs> dur = need_duration ? ParseMicrosecondsToNs(event.dur) : TimeNs{0};
+  std::optional<TimeNs> ts =
+      event.ts_ns_known ? std::optional<TimeNs>(event.ts_ns) : ParseMicrosecondsToNs(event.ts);
+  std::optional<TimeNs> dur = TimeNs{0};
+  if (need_duration) {
+    dur =
+        event.dur_ns_known ? std::optional<TimeNs>(event.dur_ns) : ParseMicrosecondsToNs(event.dur);
+  }
   if (!ts || !dur) {
     trace_.problems.Increment(DataProblem::kBadTimestamp);
     return false;
