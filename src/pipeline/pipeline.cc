@@ -8,7 +8,9 @@
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose_signals.h"
 #include "diagnose/merge.h"
+#include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "ingest/importer.h"
+#include "ingest/memory/snapshot_importer.h"
 #include "ingest/metrics/metric_log.h"
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
@@ -82,6 +84,16 @@ void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
   slot.reports.push_back(ReportSeries(*set, options));
 }
 
+void ReadMemorySnapshot(Slot& slot, const DiagnoseOptions& options) {
+  StatusOr<MemorySnapshot> snapshot = ImportMemorySnapshot(slot.input->path);
+  if (!snapshot.ok()) {
+    slot.error = snapshot.status().message();
+    return;
+  }
+  NoteDataLoss(slot, snapshot->problems);
+  slot.reports.push_back(ReportMemorySnapshot(*snapshot, options));
+}
+
 // Runs on a pool thread, where an escaping exception would end the process: whatever one
 // input throws (its importer, or an analysis of what it held) fails that input alone.
 void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
@@ -90,6 +102,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
       case InputRole::kTrace: AnalyzeTraces(slot, options, keep_reports); break;
       case InputRole::kRankSummary: ReadSummary(slot); break;
       case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); break;
+      case InputRole::kMemorySnapshot: ReadMemorySnapshot(slot, options.diagnose); break;
       default: break;
     }
     return Status::Ok();
@@ -103,7 +116,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
 
 bool RunsInPool(InputRole role) {
   return role == InputRole::kTrace || role == InputRole::kRankSummary ||
-         role == InputRole::kMetricLog;
+         role == InputRole::kMetricLog || role == InputRole::kMemorySnapshot;
 }
 
 // Traces (and the inputs that were refused in their place) count towards the memory bound.
@@ -176,6 +189,28 @@ RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& optio
   return report;
 }
 
+RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOptions& options) {
+  RankReport report;
+  report.header.path = snapshot.path;
+  for (int32_t device : snapshot.Devices())
+    report.header.devices.push_back({device, "", kNoValue, true});
+  const AllocatorState state = AnalyzeAllocatorState(snapshot);
+  report.diagnosis = DiagnoseAllocatorState(state, options);
+  std::string sites;
+  for (size_t i = 0; i < state.top_sites.size() && i < 3; ++i) {
+    const AllocationSite& site = state.top_sites[i];
+    sites += fmt::format("{}{} ({:.1f} MiB live in {} blocks)", i ? "; " : "", site.frame,
+                         site.live_bytes / 1048576.0, site.live_blocks);
+  }
+  report.diagnosis.notes.push_back(fmt::format(
+      "allocator snapshot: {:.2f} GiB reserved, {:.2f} GiB allocated in {} segments; {} trace "
+      "entries (gpuwhy info shows every count)",
+      state.reserved / 1073741824.0, state.allocated / 1073741824.0, state.segments,
+      snapshot.trace.size()));
+  if (!sites.empty()) report.diagnosis.notes.push_back("top allocation sites: " + sites);
+  return report;
+}
+
 Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions& options) {
   Report report;
   const std::vector<PlannedInput> plan = PlanInputs(inputs, options.accept);
@@ -205,11 +240,12 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
     }
     pool.Wait();
   }
-  // Traces and summaries first, then metric logs, each in input order.
+  // Traces and summaries first, then metric logs and memory snapshots, each in input order.
   std::vector<RankReport> metric_reports;
   std::vector<ReportFailure> metric_failures;
   for (auto& slot : slots) {
-    const bool metric = slot->input->role == InputRole::kMetricLog;
+    const bool metric = slot->input->role == InputRole::kMetricLog ||
+                        slot->input->role == InputRole::kMemorySnapshot;
     if (slot->input->role == InputRole::kBundle || slot->input->role == InputRole::kNodeLog ||
         slot->input->role == InputRole::kSkipped) {
       continue;

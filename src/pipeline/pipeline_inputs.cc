@@ -26,6 +26,10 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
     out.role = InputRole::kTrace;
     return out;
   }
+  if (input.kind == InputKind::kPythonPickle && policy.traces && policy.memory_snapshots) {
+    out.role = InputRole::kMemorySnapshot;
+    return out;
+  }
   if (input.kind == InputKind::kRankSummary && policy.rank_summaries) {
     out.role = InputRole::kRankSummary;
     return out;
