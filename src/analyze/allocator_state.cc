@@ -79,6 +79,36 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
                                                            kPeakFillsReservation * out.reserved;
 }
 
+int64_t Known(int64_t v) { return v == kNoValue ? 0 : v; }
+
+// memory_summary() counters: the last table of each device (a log prints one per epoch).
+void AddStats(const MemorySnapshot& s, AllocatorState& out) {
+  std::vector<const AllocatorStats*> last;
+  for (const AllocatorStats& st : s.stats) {
+    auto it = std::find_if(last.begin(), last.end(),
+                           [&](const AllocatorStats* x) { return x->device == st.device; });
+    if (it == last.end()) {
+      last.push_back(&st);
+    } else {
+      *it = &st;
+    }
+  }
+  out.has_stats = !last.empty();
+  for (const AllocatorStats* st : last) {
+    const size_t all = static_cast<size_t>(StatPool::kAll);
+    out.reserved += Known(st->reserved_bytes[all].current);
+    out.allocated += Known(st->allocated_bytes[all].current);
+    out.requested += Known(st->requested_bytes[all].current);
+    out.cached_free += Known(st->non_releasable_bytes[all].current);
+    out.segments += Known(st->segments[all].current);
+    out.ooms += Known(st->num_ooms);
+    out.alloc_retries += Known(st->num_alloc_retries);
+    out.peak_allocated = std::max(out.peak_allocated, st->allocated_bytes[all].peak);
+    out.peak_reserved = std::max(out.peak_reserved, st->reserved_bytes[all].peak);
+  }
+  out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
+}
+
 }  // namespace
 
 std::string AllocationSiteOf(const MemorySnapshot& s, StackId stack) {
@@ -122,6 +152,7 @@ AllocatorState AnalyzeAllocatorState(const MemorySnapshot& s) {
   out.cached_free = out.reserved - out.allocated;
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
   AddTrace(s, out, sites);
+  if (s.segments.empty() && !s.stats.empty()) AddStats(s, out);
   for (auto& [frame, site] : sites.sites()) {
     if (frame.empty()) continue;
     site.frame = frame;

@@ -45,6 +45,11 @@ struct AllocatorState {
   int64_t segment_free_bytes = 0;
   int64_t ooms = 0;
   int64_t largest_oom_request = 0;
+  int64_t alloc_retries = 0;  // memory_summary's "cudaMalloc retries"
+  // From memory_summary()/memory_stats() counters instead of segments: cached_free is then the
+  // non-releasable (inactive split) bytes, the part of the cache that cannot be released.
+  bool has_stats = false;
+  int64_t peak_reserved = kNoValue;
   // Allocated bytes at the trace's peak, replayed from alloc/free_completed and anchored at the
   // snapshot's allocated total; kNoValue without a trace.
   int64_t peak_allocated = kNoValue;

@@ -57,6 +57,13 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
     }
   };
   for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
+    if (input.role == InputRole::kMemorySnapshot && input.input.kind != InputKind::kPythonPickle) {
+      const std::string why = input.path + ": " + DescribeInput(input.input) +
+                              ": gpuwhy analyze reads it; info describes traces and snapshots";
+      PrintError(context, why);
+      failures.push_back({input.path, why});
+      continue;
+    }
     if (input.role == InputRole::kMemorySnapshot) {
       StatusOr<MemorySnapshot> snapshot = ImportMemorySnapshot(input.path);
       if (!snapshot.ok()) {

@@ -113,8 +113,39 @@ struct SnapshotLayout {
   int pickle_protocol = 0;
 };
 
+// One device's torch.cuda.memory_stats() counters, as torch.cuda.memory_summary() prints them
+// (rounded to its units) or a memory_stats() dict holds them. kNoValue: not printed.
+struct StatValues {
+  int64_t current = kNoValue;
+  int64_t peak = kNoValue;
+  int64_t allocated = kNoValue;  // total over the run ("Tot Alloc")
+  int64_t freed = kNoValue;      // "Tot Freed"
+};
+enum class StatPool : uint8_t { kAll, kLarge, kSmall };
+inline constexpr size_t kStatPoolCount = 3;
+using PoolStats = std::array<StatValues, kStatPoolCount>;  // by StatPool
+
+struct AllocatorStats {
+  int32_t device = 0;
+  int64_t num_ooms = kNoValue;
+  int64_t num_alloc_retries = kNoValue;  // cudaMalloc retries: the cache was freed to retry
+  PoolStats allocated_bytes;
+  PoolStats active_bytes;
+  PoolStats requested_bytes;
+  PoolStats reserved_bytes;
+  PoolStats non_releasable_bytes;  // inactive_split_bytes: free but split, cannot be released
+  PoolStats allocations;
+  PoolStats active_allocations;
+  PoolStats segments;
+  PoolStats non_releasable_allocations;
+};
+
 struct MemorySnapshot {
   std::string path;
+  // "torch.cuda.memory._dump_snapshot", or "torch.cuda.memory_summary" (segments and trace
+  // empty, stats filled).
+  std::string source = "torch.cuda.memory._dump_snapshot";
+  std::vector<AllocatorStats> stats;  // one per summary read, in file order
   uint64_t file_bytes = 0;
   SnapshotLayout layout;
   std::vector<MemorySegment> segments;

@@ -10,6 +10,7 @@
 #include "diagnose/merge.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "ingest/importer.h"
+#include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/snapshot_importer.h"
 #include "ingest/metrics/metric_log.h"
 #include "pipeline/node_report.h"
@@ -85,7 +86,9 @@ void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
 }
 
 void ReadMemorySnapshot(Slot& slot, const DiagnoseOptions& options) {
-  StatusOr<MemorySnapshot> snapshot = ImportMemorySnapshot(slot.input->path);
+  StatusOr<MemorySnapshot> snapshot = slot.input->input.kind == InputKind::kMemorySummary
+                                          ? ImportMemorySummary(slot.input->path)
+                                          : ImportMemorySnapshot(slot.input->path);
   if (!snapshot.ok()) {
     slot.error = snapshot.status().message();
     return;
@@ -201,6 +204,15 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
     const AllocationSite& site = state.top_sites[i];
     sites += fmt::format("{}{} ({:.1f} MiB live in {} blocks)", i ? "; " : "", site.frame,
                          site.live_bytes / 1048576.0, site.live_blocks);
+  }
+  if (snapshot.source != "torch.cuda.memory._dump_snapshot") {
+    report.diagnosis.notes.push_back(fmt::format(
+        "{} table(s) of {}: {:.2f} GiB reserved, {:.2f} GiB allocated now, peak {:.2f} GiB "
+        "allocated; {} CUDA OOMs, {} cudaMalloc retries",
+        snapshot.stats.size(), snapshot.source, state.reserved / 1073741824.0,
+        state.allocated / 1073741824.0, std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0,
+        state.ooms, state.alloc_retries));
+    return report;
   }
   report.diagnosis.notes.push_back(fmt::format(
       "allocator snapshot: {:.2f} GiB reserved, {:.2f} GiB allocated in {} segments; {} trace "

@@ -26,7 +26,9 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
     out.role = InputRole::kTrace;
     return out;
   }
-  if (input.kind == InputKind::kPythonPickle && policy.traces && policy.memory_snapshots) {
+  const bool memory =
+      input.kind == InputKind::kPythonPickle || input.kind == InputKind::kMemorySummary;
+  if (memory && policy.traces && policy.memory_snapshots) {
     out.role = InputRole::kMemorySnapshot;
     return out;
   }

@@ -16,7 +16,7 @@ enum class InputRole {
   kMetricLog,       // metric series: the signal diagnosis
   kNodeLog,         // one node log: read into the platform facts
   kBundle,          // a support-bundle folder: every node log in it (and proc/, sys/ trees)
-  kMemorySnapshot,  // torch.cuda.memory._dump_snapshot() pickle: the memory diagnosis
+  kMemorySnapshot,  // _dump_snapshot() pickle or memory_summary() text: the memory diagnosis
   kSkipped,         // not read, with a note (a command that reads node logs only was given a trace)
   kFailed,          // not read: |error| says why, naming what the input is
 };

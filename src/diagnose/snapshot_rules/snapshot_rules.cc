@@ -3,7 +3,8 @@
 //     needed (or no trace to say), split into blocks smaller than what is cached;
 //   memory.empty_cache_churn: segments released and reallocated while the job runs
 //     (segment_free in the trace: the allocator hit its limit and flushed, or empty_cache());
-//   memory.oom_retries: OOM entries in the trace, with the request against the largest free block.
+//   memory.oom_retries: OOM entries in the trace (the request against the largest free block), or
+//     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary().
 // A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
@@ -137,24 +138,37 @@ void Churn(SnapshotRuleContext& r) {
 
 void Oom(SnapshotRuleContext& r) {
   const AllocatorState& s = r.s_;
-  if (!s.has_trace) {
+  if (!s.has_trace && !s.has_stats) {
     r.Outcome(kOom, AssessStatus::kNotAssessed, false,
-              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump)");
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump) "
+              "or torch.cuda.memory_summary()");
     return;
   }
-  if (s.ooms == 0) {
+  if (s.ooms == 0 && s.alloc_retries == 0) {
     r.Outcome(kOom, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = r.Start(kOom, Confidence::kHigh);
+  f.severity = s.ooms > 0 ? Severity::kHigh : Severity::kMedium;
   SnapshotRuleContext::Evidence(f, "memory.snapshot_ooms", static_cast<double>(s.ooms),
                                 unit::kCount, ">", 0, nullptr);
-  SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_oom_request_mib",
-                                s.largest_oom_request / kMiB, "MiB", ">", 0, nullptr);
+  SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
+                                unit::kCount, ">", 0, nullptr);
+  std::string detail;
+  if (s.largest_oom_request > 0) {
+    detail = fmt::format(
+        "; a {:.0f} MiB request failed while the largest cached free block was "
+        "{:.0f} MiB ({:.1f} GiB cached free in all)",
+        s.largest_oom_request / kMiB, s.largest_free_block / kMiB, s.cached_free / kGiB);
+    SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_oom_request_mib",
+                                  s.largest_oom_request / kMiB, "MiB", ">", 0, nullptr);
+  } else if (s.peak_allocated != kNoValue && s.peak_reserved != kNoValue) {
+    detail = fmt::format("; peak {:.1f} GiB allocated, {:.1f} GiB reserved",
+                         s.peak_allocated / kGiB, s.peak_reserved / kGiB);
+  }
   r.Emit(std::move(f), {{"ooms", static_cast<double>(s.ooms)},
-                        {"request_mib", s.largest_oom_request / kMiB},
-                        {"largest_mib", s.largest_free_block / kMiB},
-                        {"free_gib", s.cached_free / kGiB}});
+                        {"retries", static_cast<double>(s.alloc_retries)},
+                        {"detail", 0, detail}});
 }
 
 void NearCapacity(SnapshotRuleContext& r) {
@@ -237,15 +251,16 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .bottleneck_class = BottleneckClass::kMemory,
       .section = ChecklistSection::kMemoryAndModel,
       .default_severity = Severity::kHigh,
-      .severity_logic = "fixed at high: an allocation failed",
-      .title_template = "{ooms:.0f} out-of-memory event(s) in the allocator trace: a "
-                        "{request_mib:.0f} MiB request while the largest cached free block was "
-                        "{largest_mib:.0f} MiB ({free_gib:.1f} GiB cached free in all)",
+      .severity_logic = "high when an allocation failed (OOM); medium for cudaMalloc retries "
+                        "alone (the allocator freed its cache and retried: at the device limit)",
+      .title_template = "{ooms:.0f} out-of-memory event(s) and {retries:.0f} cudaMalloc "
+                        "retr(ies): the allocator ran at the device limit{detail}",
       .recoverable_logic = "none: the step failed",
       .params = {},
       .fixes = {ExpandableFix(),
                 {"Lower the peak: activation checkpointing, bf16, a smaller micro-batch", ""}},
-      .verify = "no oom entry in a new snapshot",
+      .verify = "no oom entry in a new snapshot; CUDA OOMs and cudaMalloc retries 0 in "
+                "torch.cuda.memory_summary()",
       .needs = "an allocator snapshot with its trace",
       .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000)",
       .checklist = checklist,

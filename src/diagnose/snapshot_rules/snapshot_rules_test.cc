@@ -1,6 +1,6 @@
 // The allocator-snapshot rules on synthetic states with known ground truth (fragmented, churning,
 // OOM, healthy caching, capacity unknown) and on the real snapshots against the expert verdicts
-// (../shared/data/verdicts/verdicts.tsv: expected top class per snapshot).
+// and memory summaries (../shared/data/verdicts/verdicts.tsv: expected top class of each).
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/snapshot_importer.h"
 
 namespace gpuwhy {
@@ -75,7 +76,8 @@ TEST(SnapshotRulesTest, OomEntriesFireWithTheRequestAndLargestFreeBlock) {
   s.largest_oom_request = int64_t{2} << 30;
   Diagnosis d = DiagnoseAllocatorState(s, {});
   ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.oom_retries"});
-  EXPECT_NE(d.findings[0].title.find("2048 MiB request"), std::string::npos);
+  EXPECT_NE(d.findings[0].title.find("a 2048 MiB request failed"), std::string::npos)
+      << d.findings[0].title;
 }
 
 TEST(SnapshotRulesTest, CapacityUnknownIsSaidNotGuessed) {
@@ -87,6 +89,19 @@ TEST(SnapshotRulesTest, CapacityUnknownIsSaidNotGuessed) {
   ASSERT_NE(near, d.outcomes.end());
   EXPECT_EQ(near->status, AssessStatus::kNotAssessed);
   EXPECT_NE(near->note.find("device capacity"), std::string::npos);
+}
+
+TEST(SnapshotRulesTest, CudaMallocRetriesInASummaryAreAtTheLimit) {
+  AllocatorState s;
+  s.has_stats = true;
+  s.alloc_retries = 1;
+  s.peak_allocated = 24 * kGiB;
+  s.peak_reserved = 25 * kGiB;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.oom_retries"});
+  EXPECT_EQ(d.findings[0].severity, Severity::kMedium);
+  EXPECT_NE(d.findings[0].title.find("1 cudaMalloc retr(ies)"), std::string::npos)
+      << d.findings[0].title;
 }
 
 // verdicts.tsv rows of kind memory for snapshots: path -> expected top class.
@@ -102,12 +117,14 @@ std::vector<std::pair<std::string, std::string>> SnapshotVerdicts(const fs::path
         f.back().push_back(c);
       }
     }
-    if (f.size() > 2 && f[0].starts_with("memory/snapshots/")) out.emplace_back(f[0], f[2]);
+    const bool memory =
+        f[0].starts_with("memory/snapshots/") || f[0].starts_with("logs/memory_summary/");
+    if (f.size() > 2 && memory) out.emplace_back(f[0], f[2]);
   }
   return out;
 }
 
-TEST(SnapshotRulesTest, RealSnapshotsGetTheExpertsTopClass) {
+TEST(SnapshotRulesTest, RealSnapshotsAndSummariesGetTheExpertsTopClass) {
   const fs::path data = GPUWHY_SHARED_DATA;
   auto verdicts = SnapshotVerdicts(data);
   if (verdicts.empty())
@@ -115,7 +132,9 @@ TEST(SnapshotRulesTest, RealSnapshotsGetTheExpertsTopClass) {
                  << " (shared data absent)";
   int right = 0;
   for (const auto& [path, expected] : verdicts) {
-    StatusOr<MemorySnapshot> s = ImportMemorySnapshot((data / path).string());
+    const std::string file = (data / path).string();
+    StatusOr<MemorySnapshot> s =
+        path.starts_with("logs/") ? ImportMemorySummary(file) : ImportMemorySnapshot(file);
     ASSERT_TRUE(s.ok()) << s.status().message();
     Diagnosis d = DiagnoseAllocatorState(AnalyzeAllocatorState(*s), {});
     const std::string got = d.findings.empty() ? "healthy" : "memory";
