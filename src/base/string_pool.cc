@@ -9,12 +9,13 @@ StringPool::StringPool() { Intern(""); }  // id 0 is always the empty string
 char* StringPool::Allocate(size_t size) {
   if (size > kBlockSize / 4) {
     // Large strings get their own block so they do not waste the shared one.
-    blocks_.push_back(std::make_unique<char[]>(size));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
     bytes_used_ += size;
     return blocks_.back().get();
   }
   if (block_used_ + size > kBlockSize) {
-    blocks_.push_back(std::make_unique<char[]>(kBlockSize));
+    blocks_.push_back(
+        std::make_unique_for_overwrite<char[]>(kBlockSize));  // not zeroed: 1 MiB per pool
     block_used_ = 0;
     current_ = blocks_.back().get();
   }

@@ -7,6 +7,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "ingest/importer.h"
+#include "ingest/memory/snapshot_importer.h"
 #include "pipeline/info_summary.h"
 #include "pipeline/pipeline_inputs.h"
 #include "report/info_render.h"
@@ -16,8 +17,8 @@ namespace gpuwhy {
 void AddInfoCommand(CLI::App& app, InfoOptions& options) {
   CLI::App* command =
       app.add_subcommand("info",
-                         "Describe traces: format, size, rank, devices, span, steps, event counts, "
-                         "import problems");
+                         "Describe traces and allocator memory snapshots: format, size, rank, "
+                         "devices, span, steps, event counts, import problems");
   command
       ->add_option("inputs", options.inputs,
                    "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
@@ -34,6 +35,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
     return kExitUnusable;
   }
   std::vector<InfoSummary> summaries;
+  std::vector<MemoryInfoSummary> memory;
   std::vector<InfoFailure> failures;
   const auto fail = [&](const std::string& path, const Status& status) {
     PrintError(context, status);
@@ -44,7 +46,34 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   const InputPolicy traces_only{
       .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   const ImportOptions import{options.pipeline.step_range};
+  // A cut file still shows what it holds; its loss is a warning (an error under --strict).
+  const auto note_loss = [&](const std::string& path, const DataProblems& problems) {
+    Status lost = DataLossStatus(path, problems);
+    if (lost.ok()) return;
+    if (options.pipeline.strict) {
+      fail(path, lost);
+    } else {
+      PrintDataLoss({{path, lost.message()}}, false, context);
+    }
+  };
   for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
+    if (input.role == InputRole::kMemorySnapshot && input.input.kind != InputKind::kPythonPickle) {
+      const std::string why = input.path + ": " + DescribeInput(input.input) +
+                              ": gpuwhy analyze reads it; info describes traces and snapshots";
+      PrintError(context, why);
+      failures.push_back({input.path, why});
+      continue;
+    }
+    if (input.role == InputRole::kMemorySnapshot) {
+      StatusOr<MemorySnapshot> snapshot = ImportMemorySnapshot(input.path);
+      if (!snapshot.ok()) {
+        fail(input.path, snapshot.status());
+        continue;
+      }
+      note_loss(input.path, snapshot->problems);
+      memory.push_back(ComputeMemoryInfo(*snapshot));
+      continue;
+    }
     if (input.role != InputRole::kTrace) {
       PrintError(context, input.error);
       failures.push_back({input.path, input.error});
@@ -57,22 +86,15 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
       continue;
     }
     for (const Trace& trace : *traces) {
-      // A cut file still shows what it holds; its loss is a warning (an error under --strict).
-      if (Status lost = DataLossStatus(input.path, trace.problems); !lost.ok()) {
-        if (options.pipeline.strict) {
-          fail(input.path, lost);
-        } else {
-          PrintDataLoss({{input.path, lost.message()}}, false, context);
-        }
-      }
+      note_loss(input.path, trace.problems);
       summaries.push_back(ComputeInfoSummary(trace));
     }
   }
   const bool to_file = !options.output.empty();
   std::string rendered =
       options.format == "json"
-          ? RenderInfoJson(summaries, failures)
-          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour);
+          ? RenderInfoJson(summaries, failures, memory)
+          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour, memory);
   if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return failures.empty() ? kExitOk : kExitUnusable;
 }

@@ -1,5 +1,7 @@
 #include "diagnose/catalog.h"
 
+#include "diagnose/snapshot_rules/snapshot_rules.h"  // the allocator-snapshot kind
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,8 +27,8 @@ const RuleParam* RuleSpec::FindParam(std::string_view name) const {
 const Catalog& Catalog::Default() {
   static const Catalog* catalog = [] {
     std::vector<RuleSpec> rules;
-    for (auto* kind :
-         {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs}) {
+    for (auto* kind : {&TraceRuleSpecs, &PlatformRuleSpecs, &SignalRuleSpecs, &CrossRankRuleSpecs,
+                       &SnapshotRuleSpecs}) {
       for (RuleSpec& spec : (*kind)()) rules.push_back(std::move(spec));
     }
     auto* built = new Catalog(std::move(rules));
@@ -43,7 +45,8 @@ const Catalog& Catalog::Default() {
 
 std::vector<const ParamRef*> DeclaredParamRefs() {
   std::vector<const ParamRef*> refs;
-  for (auto* kind : {&TraceParamRefs, &PlatformParamRefs, &SignalParamRefs, &CrossRankParamRefs}) {
+  for (auto* kind : {&TraceParamRefs, &PlatformParamRefs, &SignalParamRefs, &CrossRankParamRefs,
+                     &SnapshotParamRefs}) {
     for (const ParamRef* ref : (*kind)()) refs.push_back(ref);
   }
   return refs;

@@ -13,6 +13,7 @@
 #include "diagnose/diagnose.h"
 #include "diagnose/diagnose_platform.h"
 #include "diagnose/diagnose_signals.h"
+#include "diagnose/snapshot_rules/snapshot_rules.h"
 
 namespace gpuwhy {
 namespace {
@@ -232,7 +233,8 @@ TEST(RuleRegistryTest, EveryRuleIsUniqueDocumentedAndOnAChecklist) {
     }
   }
   size_t registered = TraceRuleSpecs().size() + PlatformRuleSpecs().size() +
-                      SignalRuleSpecs().size() + CrossRankRuleSpecs().size();
+                      SignalRuleSpecs().size() + CrossRankRuleSpecs().size() +
+                      SnapshotRuleSpecs().size();
   EXPECT_EQ(catalog.rules().size(), registered);
 }
 

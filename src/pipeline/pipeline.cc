@@ -9,7 +9,10 @@
 #include "diagnose/diagnose_signals.h"
 #include "diagnose/diagnose_summary.h"
 #include "diagnose/merge.h"
+#include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "ingest/importer.h"
+#include "ingest/memory/memory_summary_parser.h"
+#include "ingest/memory/snapshot_importer.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/summaries/profile_summary_reader.h"
 #include "pipeline/node_report.h"
@@ -99,6 +102,18 @@ void ReadProfileSummarySlot(Slot& slot, const PipelineOptions& options) {
   slot.reports.push_back(std::move(report));
 }
 
+void ReadMemorySnapshot(Slot& slot, const DiagnoseOptions& options) {
+  StatusOr<MemorySnapshot> snapshot = slot.input->input.kind == InputKind::kMemorySummary
+                                          ? ImportMemorySummary(slot.input->path)
+                                          : ImportMemorySnapshot(slot.input->path);
+  if (!snapshot.ok()) {
+    slot.error = snapshot.status().message();
+    return;
+  }
+  NoteDataLoss(slot, snapshot->problems);
+  slot.reports.push_back(ReportMemorySnapshot(*snapshot, options));
+}
+
 // Runs on a pool thread, where an escaping exception would end the process: whatever one
 // input throws (its importer, or an analysis of what it held) fails that input alone.
 void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
@@ -108,6 +123,7 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
       case InputRole::kRankSummary: ReadSummary(slot); break;
       case InputRole::kMetricLog: ReadMetricLog(slot, options.diagnose); break;
       case InputRole::kProfileSummary: ReadProfileSummarySlot(slot, options); break;
+      case InputRole::kMemorySnapshot: ReadMemorySnapshot(slot, options.diagnose); break;
       default: break;
     }
     return Status::Ok();
@@ -121,7 +137,8 @@ void RunSlot(Slot& slot, const PipelineOptions& options, bool keep_reports) {
 
 bool RunsInPool(InputRole role) {
   return role == InputRole::kTrace || role == InputRole::kRankSummary ||
-         role == InputRole::kMetricLog || role == InputRole::kProfileSummary;
+         role == InputRole::kMetricLog || role == InputRole::kProfileSummary ||
+         role == InputRole::kMemorySnapshot;
 }
 
 // Traces (and the inputs that were refused in their place) count towards the memory bound.
@@ -194,6 +211,37 @@ RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& optio
   return report;
 }
 
+RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOptions& options) {
+  RankReport report;
+  report.header.path = snapshot.path;
+  for (int32_t device : snapshot.Devices())
+    report.header.devices.push_back({device, "", kNoValue, true});
+  const AllocatorState state = AnalyzeAllocatorState(snapshot);
+  report.diagnosis = DiagnoseAllocatorState(state, options);
+  std::string sites;
+  for (size_t i = 0; i < state.top_sites.size() && i < 3; ++i) {
+    const AllocationSite& site = state.top_sites[i];
+    sites += fmt::format("{}{} ({:.1f} MiB live in {} blocks)", i ? "; " : "", site.frame,
+                         site.live_bytes / 1048576.0, site.live_blocks);
+  }
+  if (snapshot.source != "torch.cuda.memory._dump_snapshot") {
+    report.diagnosis.notes.push_back(fmt::format(
+        "{} table(s) of {}: {:.2f} GiB reserved, {:.2f} GiB allocated now, peak {:.2f} GiB "
+        "allocated; {} CUDA OOMs, {} cudaMalloc retries",
+        snapshot.stats.size(), snapshot.source, state.reserved / 1073741824.0,
+        state.allocated / 1073741824.0, std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0,
+        state.ooms, state.alloc_retries));
+    return report;
+  }
+  report.diagnosis.notes.push_back(fmt::format(
+      "allocator snapshot: {:.2f} GiB reserved, {:.2f} GiB allocated in {} segments; {} trace "
+      "entries (gpuwhy info shows every count)",
+      state.reserved / 1073741824.0, state.allocated / 1073741824.0, state.segments,
+      snapshot.trace.size()));
+  if (!sites.empty()) report.diagnosis.notes.push_back("top allocation sites: " + sites);
+  return report;
+}
+
 Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions& options) {
   Report report;
   const std::vector<PlannedInput> plan = PlanInputs(inputs, options.accept);
@@ -223,13 +271,14 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
     }
     pool.Wait();
   }
-  // Traces and summaries first, then metric logs, each in input order.
+  // Traces and summaries first, then metric logs and memory snapshots, each in input order.
   std::vector<RankReport> metric_reports;
   std::vector<ReportFailure> metric_failures;
   for (auto& slot : slots) {
-    // Metric logs and profiler summaries are reported after the traces.
+    // Metric logs, profiler summaries and memory snapshots are reported after the traces.
     const bool metric = slot->input->role == InputRole::kMetricLog ||
-                        slot->input->role == InputRole::kProfileSummary;
+                        slot->input->role == InputRole::kProfileSummary ||
+                        slot->input->role == InputRole::kMemorySnapshot;
     if (slot->input->role == InputRole::kBundle || slot->input->role == InputRole::kNodeLog ||
         slot->input->role == InputRole::kSkipped) {
       continue;

@@ -13,6 +13,7 @@
 #include "analyze/analysis.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
+#include "model/memory_snapshot.h"
 #include "pipeline/pipeline_inputs.h"
 #include "pipeline/report_model.h"
 #include "ranks/cross_rank.h"
@@ -57,5 +58,8 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
 // A metric series set (a log, a recording, a live window) as a report: its header and the
 // signal diagnosis.
 RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& options);
+
+// An allocator memory snapshot as a report: its devices and the memory diagnosis.
+RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOptions& options);
 
 }  // namespace gpuwhy

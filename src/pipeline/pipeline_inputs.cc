@@ -30,6 +30,12 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
     out.role = InputRole::kProfileSummary;
     return out;
   }
+  const bool memory =
+      input.kind == InputKind::kPythonPickle || input.kind == InputKind::kMemorySummary;
+  if (memory && policy.traces && policy.memory_snapshots) {
+    out.role = InputRole::kMemorySnapshot;
+    return out;
+  }
   if (input.kind == InputKind::kRankSummary && policy.rank_summaries) {
     out.role = InputRole::kRankSummary;
     return out;

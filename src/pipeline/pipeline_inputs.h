@@ -17,6 +17,7 @@ enum class InputRole {
   kProfileSummary,  // a profiler's summary report (nsys stats, DLProf): its totals' diagnosis
   kNodeLog,         // one node log: read into the platform facts
   kBundle,          // a support-bundle folder: every node log in it (and proc/, sys/ trees)
+  kMemorySnapshot,  // _dump_snapshot() pickle or memory_summary() text: the memory diagnosis
   kSkipped,         // not read, with a note (a command that reads node logs only was given a trace)
   kFailed,          // not read: |error| says why, naming what the input is
 };
@@ -35,6 +36,7 @@ struct InputPolicy {
   bool rank_summaries = true;
   bool metric_logs = true;
   bool node_logs = true;
+  bool memory_snapshots = true;  // read only where traces are
 };
 
 // One entry per file (a folder's trace files in name order, or the folder itself when it is a

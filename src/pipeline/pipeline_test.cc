@@ -59,22 +59,31 @@ TEST_F(PipelineTest, EveryKindHasOneRole) {
   EXPECT_EQ(RoleOf(Path("input.json")), InputRole::kTrace);
   EXPECT_EQ(RoleOf(Path("dmon.txt")), InputRole::kMetricLog);
   EXPECT_EQ(RoleOf(Path("dmesg.txt")), InputRole::kNodeLog);
-  EXPECT_EQ(RoleOf(Path("snapshot.pickle")), InputRole::kFailed);
-  EXPECT_EQ(RoleOf(Path("summary.txt")), InputRole::kFailed);
+  EXPECT_EQ(RoleOf(Path("snapshot.pickle")), InputRole::kMemorySnapshot);
+  EXPECT_EQ(RoleOf(Path("summary.txt")), InputRole::kMemorySnapshot);
   EXPECT_EQ(RoleOf(Path("empty.json")), InputRole::kFailed);
   EXPECT_EQ(RoleOf(Path("prose.txt")), InputRole::kFailed);
   EXPECT_EQ(RoleOf(Path("missing.json")), InputRole::kFailed);
 }
 
 TEST_F(PipelineTest, RefusalsNameWhatTheInputIs) {
-  std::vector<PlannedInput> plan = PlanInputs(
-      {Path("snapshot.pickle"), Path("empty.json"), Path("prose.txt"), Path("missing.json")}, {});
-  ASSERT_EQ(plan.size(), 4u);
-  EXPECT_EQ(plan[0].error,
-            Path("snapshot.pickle") + ": a Python pickle: not a format gpuwhy reads");
-  EXPECT_EQ(plan[1].error, Path("empty.json") + ": byte 0: empty file (expected Kineto JSON)");
-  EXPECT_EQ(plan[2].error, Path("prose.txt") + ": byte 0: not a trace (expected Kineto JSON)");
-  EXPECT_EQ(plan[3].error, Path("missing.json") + ": no such file or directory");
+  std::vector<PlannedInput> plan =
+      PlanInputs({Path("empty.json"), Path("prose.txt"), Path("missing.json")}, {});
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].error, Path("empty.json") + ": byte 0: empty file (expected Kineto JSON)");
+  EXPECT_EQ(plan[1].error, Path("prose.txt") + ": byte 0: not a trace (expected Kineto JSON)");
+  EXPECT_EQ(plan[2].error, Path("missing.json") + ": no such file or directory");
+}
+
+// A pickle is read as an allocator snapshot; one that is not (an empty dict here) fails when
+// imported, naming what it holds.
+TEST_F(PipelineTest, APickleThatIsNoSnapshotFailsNamingWhatItHolds) {
+  Report report = RunPipeline({Path("snapshot.pickle")}, {});
+  ASSERT_EQ(report.failures.size(), 1u);
+  EXPECT_EQ(report.failures[0].message,
+            Path("snapshot.pickle") +
+                ": a pickle of a dict, not a torch.cuda.memory._dump_snapshot() (no 'segments' or "
+                "'device_traces')");
 }
 
 TEST_F(PipelineTest, CommandsThatReadTracesOnlyNameTheLogTheyWereGiven) {

@@ -4,22 +4,27 @@
 
 #include "base/json_writer.h"
 #include "base/text_escape.h"
+#include "report/info_sections.h"
 #include "report/terminal_style.h"
 
 namespace gpuwhy {
-namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr size_t kLabelWidth = 12;
-
-// Appends one line cut to the text width.
-void Line(std::string& out, std::string_view text) {
+void InfoLine(std::string& out, std::string_view text) {
   out.append(FitWidth(text::EscapeControl(text), kReportWidth));
   out.push_back('\n');
 }
 
+void InfoField(std::string& out, std::string_view label, std::string_view value) {
+  InfoLine(out, fmt::format("  {:<{}}{}", label, kInfoLabelWidth, value));
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+void Line(std::string& out, std::string_view text) { InfoLine(out, text); }
 void Field(std::string& out, std::string_view label, std::string_view value) {
-  Line(out, fmt::format("  {:<{}}{}", label, kLabelWidth, value));
+  InfoField(out, label, value);
 }
 
 std::string ComputeCapability(const DeviceSummary& device) {
@@ -87,18 +92,20 @@ std::string SeverityText(ProblemSeverity severity, ColourMode colour) {
   return Styled(colour, Style::kDim, name) + padding;
 }
 
-void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
-  if (s.problems.empty()) {
+}  // namespace
+
+void RenderImportStats(std::string& out, const DataProblems& problems, ColourMode colour) {
+  if (problems.empty()) {
     Field(out, "import", "clean: no import stats");
     return;
   }
   Line(out, "  import stats");
-  for (DataProblem kind : s.problems.Kinds()) {
+  for (DataProblem kind : problems.Kinds()) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
-    std::string_view detail = s.problems.Detail(kind);
+    std::string_view detail = problems.Detail(kind);
     // Columns: id, value, severity (styled, fixed width), detail fitted to what is left.
     std::string line =
-        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(s.problems.Get(kind)));
+        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(problems.Get(kind)));
     line += SeverityText(info.severity, colour);
     if (!detail.empty()) line += FitWidth(detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -106,6 +113,8 @@ void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
     Line(out, fmt::format("      {}", info.description));
   }
 }
+
+namespace {
 
 void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   const TraceMetadata& m = s.metadata;
@@ -128,7 +137,7 @@ void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   if (!s.steps_synthesized)
     Field(out, "", "(analyze's step time runs each kept step to the end of its GPU work)");
   RenderCounts(out, s);
-  RenderStats(out, s, colour);
+  RenderImportStats(out, s.problems, colour);
 }
 
 void WriteDevices(JsonWriter& w, const InfoSummary& s) {
@@ -175,21 +184,25 @@ void WriteCounts(JsonWriter& w, const InfoSummary& s) {
   w.EndObject();
 }
 
-void WriteStats(JsonWriter& w, const InfoSummary& s) {
+}  // namespace
+
+void WriteImportStats(JsonWriter& w, const DataProblems& problems) {
   w.Key("import_stats");
   w.BeginArray();
-  for (DataProblem kind : s.problems.Kinds()) {
+  for (DataProblem kind : problems.Kinds()) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
     w.BeginObject();
     w.Field("id", info.id);
     w.Field("severity", SeverityName(info.severity));
-    w.Field("value", s.problems.Get(kind));
-    w.Field("detail", s.problems.Detail(kind));
+    w.Field("value", problems.Get(kind));
+    w.Field("detail", problems.Detail(kind));
     w.Field("description", info.description);
     w.EndObject();
   }
   w.EndArray();
 }
+
+namespace {
 
 void WriteOne(JsonWriter& w, const InfoSummary& s) {
   const TraceMetadata& m = s.metadata;
@@ -220,29 +233,41 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.Field("mean_ms", NsToMs(s.mean_step_ns));
   w.EndObject();
   WriteCounts(w, s);
-  WriteStats(w, s);
+  WriteImportStats(w, s.problems);
   w.EndObject();
 }
 
 }  // namespace
 
-std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour) {
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour,
+                           const std::vector<MemoryInfoSummary>& memory) {
   std::string out;
   for (size_t i = 0; i < summaries.size(); ++i) {
     if (i > 0) out.push_back('\n');
     RenderOne(out, summaries[i], colour);
   }
+  for (const MemoryInfoSummary& m : memory) {
+    if (!out.empty()) out.push_back('\n');
+    RenderMemoryInfo(out, m, colour);
+  }
   return TerminalText(out, colour);
 }
 
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
-                           const std::vector<InfoFailure>& failures) {
+                           const std::vector<InfoFailure>& failures,
+                           const std::vector<MemoryInfoSummary>& memory) {
   JsonWriter w;
   w.BeginObject();
   w.Key("files");
   w.BeginArray();
   for (const InfoSummary& s : summaries) WriteOne(w, s);
   w.EndArray();
+  if (!memory.empty()) {  // only then, so trace-only output is unchanged
+    w.Key("memory_snapshots");
+    w.BeginArray();
+    for (const MemoryInfoSummary& m : memory) WriteMemoryInfo(w, m);
+    w.EndArray();
+  }
   WriteFailures(w, failures);
   w.EndObject();
   return w.str();

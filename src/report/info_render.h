@@ -6,6 +6,7 @@
 
 #include "base/text_width.h"
 #include "pipeline/info_summary.h"
+#include "pipeline/memory_info_summary.h"
 #include "report/report.h"
 #include "report/terminal_style.h"
 
@@ -14,12 +15,16 @@ namespace gpuwhy {
 // An input that could not be read; |message| is the full "PATH: byte N: why" text.
 using InfoFailure = ReportFailure;  // one shape for unreadable inputs in every report
 
-// Human-readable, every line at most kReportWidth columns (escape codes aside).
-std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour);
+// Human-readable, every line at most kReportWidth columns (escape codes aside); memory
+// snapshots follow the traces.
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour,
+                           const std::vector<MemoryInfoSummary>& memory = {});
 
-// {"files": [...], "errors": [...]}; failures are also listed here for machine readers.
+// {"files": [...], "memory_snapshots": [...] (when any), "errors": [...]}; failures are also
+// listed here for machine readers.
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
-                           const std::vector<InfoFailure>& failures);
+                           const std::vector<InfoFailure>& failures,
+                           const std::vector<MemoryInfoSummary>& memory = {});
 
 // "512 B", "1.5 KiB", "12.3 MiB", "1.02 GiB".
 std::string FormatBytes(uint64_t bytes);

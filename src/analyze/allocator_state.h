@@ -1,0 +1,68 @@
+// The caching allocator's state from a memory snapshot (model/memory_snapshot.h): what is reserved
+// against what is allocated, how the cached free bytes are split (the largest free block against
+// the requests that failed), whether the trace's own peak explains the reservation, allocator
+// churn (segment_alloc/segment_free while the job runs), OOMs, and the allocation sites that hold
+// the bytes. Reads the model only; the findings are diagnose/snapshot_rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/memory_snapshot.h"
+
+namespace gpuwhy {
+
+struct AllocationSite {
+  std::string frame;       // "file.py:12:forward", the innermost frame outside torch and C++
+  int64_t live_bytes = 0;  // in active_allocated blocks at the snapshot
+  int64_t live_blocks = 0;
+  int64_t allocated_bytes = 0;  // summed over the trace's alloc entries
+  int64_t allocations = 0;
+};
+
+struct AllocatorState {
+  int64_t reserved = 0;
+  int64_t allocated = 0;
+  int64_t requested = 0;
+  int64_t cached_free = 0;     // reserved - allocated
+  double cached_free_pct = 0;  // of reserved
+  int64_t free_blocks = 0;     // inactive blocks
+  int64_t largest_free_block = 0;
+  int64_t empty_segments = 0;         // nothing allocated: cache the allocator could release
+  int64_t free_in_used_segments = 0;  // inactive bytes in segments that also hold live blocks
+  int64_t segments = 0;
+  std::optional<bool> expandable_segments;  // allocator_settings, when recorded
+  int64_t capacity = kNoValue;              // a snapshot does not record it: unknown unless given
+  // The trace (empty when _record_memory_history was off).
+  bool has_trace = false;
+  int64_t allocs = 0;
+  int64_t frees = 0;
+  int64_t segment_allocs = 0;
+  int64_t segment_frees = 0;
+  int64_t segment_alloc_bytes = 0;
+  int64_t segment_free_bytes = 0;
+  int64_t ooms = 0;
+  int64_t largest_oom_request = 0;
+  int64_t alloc_retries = 0;  // memory_summary's "cudaMalloc retries"
+  // From memory_summary()/memory_stats() counters instead of segments: cached_free is then the
+  // non-releasable (inactive split) bytes, the part of the cache that cannot be released.
+  bool has_stats = false;
+  int64_t peak_reserved = kNoValue;
+  // Allocated bytes at the trace's peak, replayed from alloc/free_completed and anchored at the
+  // snapshot's allocated total; kNoValue without a trace.
+  int64_t peak_allocated = kNoValue;
+  // The peak needed the reservation: peak_allocated >= 85% of reserved (a cached peak, not a leak
+  // or fragmentation).
+  bool reserved_explained_by_peak = false;
+  std::vector<AllocationSite> top_sites;  // by live bytes, then allocated bytes; at most 10
+};
+
+AllocatorState AnalyzeAllocatorState(const MemorySnapshot& snapshot);
+
+// The frame that names where an allocation came from: the innermost Python frame outside torch,
+// else the innermost frame with a file name; "" when the stack is empty.
+std::string AllocationSiteOf(const MemorySnapshot& snapshot, StackId stack);
+
+}  // namespace gpuwhy

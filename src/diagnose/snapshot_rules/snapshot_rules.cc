@@ -1,0 +1,282 @@
+// Allocator-snapshot rules: what memory pressure costs, from torch.cuda.memory._dump_snapshot().
+//   memory.fragmentation: cached free bytes the allocator holds but that no peak in the trace
+//     needed (or no trace to say), split into blocks smaller than what is cached;
+//   memory.empty_cache_churn: segments released and reallocated while the job runs
+//     (segment_free in the trace: the allocator hit its limit and flushed, or empty_cache());
+//   memory.oom_retries: OOM entries in the trace (the request against the largest free block), or
+//     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary().
+// A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
+#include "diagnose/snapshot_rules/snapshot_rules.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "diagnose/finding_builder.h"
+#include "diagnose/outcome_recorder.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr const char* kFragmentation = "memory.fragmentation";
+constexpr const char* kChurn = "memory.empty_cache_churn";
+constexpr const char* kOom = "memory.oom_retries";
+constexpr const char* kNearCapacity = "memory.near_capacity";
+
+constexpr ParamRef kFragMinPct{kFragmentation, "min_cached_free_pct"};
+constexpr ParamRef kFragMinGiB{kFragmentation, "min_cached_free_gib"};
+constexpr ParamRef kChurnMinFrees{kChurn, "min_segment_frees"};
+constexpr std::array<const ParamRef*, 3> kParams = {&kFragMinPct, &kFragMinGiB, &kChurnMinFrees};
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr const char* kExpandable = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+
+class SnapshotRuleContext {
+ public:
+  SnapshotRuleContext(const AllocatorState& s, const DiagnoseOptions& o, Diagnosis& d)
+      : s_(s), catalog_(o.catalog), d_(d) {}
+
+  const RuleParam& P(const ParamRef& ref) const { return catalog_.Get(ref); }
+  Finding Start(const char* id, Confidence confidence) const {
+    return StartFinding(catalog_.Spec(id), confidence);
+  }
+  static void Evidence(Finding& f, const char* id, double value, const char* unit, const char* cmp,
+                       double threshold, const RuleParam* param) {
+    AddEvidence(f, Metric{id, MetricScope::Rank(), value, unit}, cmp, threshold, param);
+  }
+  void Emit(Finding f, std::initializer_list<TitleArg> args) {
+    f.title =
+        FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
+    Outcome(f.id, AssessStatus::kAssessed, true);
+    d_.findings.push_back(std::move(f));
+  }
+  void Outcome(std::string_view id, AssessStatus status, bool fired, std::string note = "") {
+    RecordOutcome(d_.outcomes, OutcomeMerge::kLatest, id, status, fired, std::move(note));
+  }
+  void Note(std::string note) { d_.notes.push_back(std::move(note)); }
+
+  const AllocatorState& s_;
+  const Catalog& catalog_;
+  Diagnosis& d_;
+};
+
+std::string ExpandableText(const AllocatorState& s) {
+  if (!s.expandable_segments) return "expandable_segments not recorded";
+  return *s.expandable_segments ? "expandable_segments already on" : "expandable_segments off";
+}
+
+void Fragmentation(SnapshotRuleContext& r) {
+  const AllocatorState& s = r.s_;
+  const RuleParam& min_pct = r.P(kFragMinPct);
+  const RuleParam& min_gib = r.P(kFragMinGiB);
+  const double free_gib = s.cached_free / kGiB;
+  if (s.reserved <= 0 || s.cached_free_pct < min_pct.value || free_gib < min_gib.value) {
+    r.Outcome(kFragmentation, AssessStatus::kAssessed, false);
+    return;
+  }
+  if (s.reserved_explained_by_peak) {
+    // The caching allocator keeps what the step's peak needed: reuse, not fragmentation.
+    r.Outcome(kFragmentation, AssessStatus::kAssessed, false);
+    r.Note(fmt::format(
+        "{:.1f} GiB reserved but {:.1f} GiB allocated at the snapshot: the trace's own peak "
+        "reached {:.1f} GiB, so this is the caching allocator keeping the step's peak (normal), "
+        "not a leak or fragmentation",
+        s.reserved / kGiB, s.allocated / kGiB, s.peak_allocated / kGiB));
+    return;
+  }
+  Finding f = r.Start(kFragmentation, s.has_trace ? Confidence::kMedium : Confidence::kLow);
+  f.severity = s.cached_free_pct >= 2 * min_pct.value ? Severity::kHigh : Severity::kMedium;
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_cached_free_pct", s.cached_free_pct,
+                                unit::kPercent, ">=", min_pct.value, &min_pct);
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_cached_free_gib", free_gib, "GiB",
+                                ">=", min_gib.value, &min_gib);
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_free_block_mib",
+                                s.largest_free_block / kMiB, "MiB", ">", 0, nullptr);
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_free_blocks",
+                                static_cast<double>(s.free_blocks), unit::kCount, ">", 0, nullptr);
+  if (!s.has_trace) {
+    r.Note(
+        "no allocator trace in the snapshot (_record_memory_history was off): whether a past "
+        "peak needed the cached bytes cannot be told");
+  }
+  r.Emit(std::move(f), {{"free_gib", free_gib},
+                        {"pct", s.cached_free_pct},
+                        {"reserved_gib", s.reserved / kGiB},
+                        {"blocks", static_cast<double>(s.free_blocks)},
+                        {"largest_mib", s.largest_free_block / kMiB},
+                        {"expandable", 0, ExpandableText(s)}});
+}
+
+void Churn(SnapshotRuleContext& r) {
+  const AllocatorState& s = r.s_;
+  if (!s.has_trace) {
+    r.Outcome(kChurn, AssessStatus::kNotAssessed, false,
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump)");
+    return;
+  }
+  const RuleParam& min_frees = r.P(kChurnMinFrees);
+  if (static_cast<double>(s.segment_frees) < min_frees.value) {
+    r.Outcome(kChurn, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(kChurn, Confidence::kMedium);
+  f.severity = s.segment_frees >= s.segment_allocs ? Severity::kHigh : Severity::kMedium;
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_frees",
+                                static_cast<double>(s.segment_frees), unit::kCount,
+                                ">=", min_frees.value, &min_frees);
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_allocs",
+                                static_cast<double>(s.segment_allocs), unit::kCount, ">", 0,
+                                nullptr);
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_free_gib", s.segment_free_bytes / kGiB,
+                                "GiB", ">", 0, nullptr);
+  r.Emit(std::move(f), {{"frees", static_cast<double>(s.segment_frees)},
+                        {"free_gib", s.segment_free_bytes / kGiB},
+                        {"allocs", static_cast<double>(s.segment_allocs)},
+                        {"expandable", 0, ExpandableText(s)}});
+}
+
+void Oom(SnapshotRuleContext& r) {
+  const AllocatorState& s = r.s_;
+  if (!s.has_trace && !s.has_stats) {
+    r.Outcome(kOom, AssessStatus::kNotAssessed, false,
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump) "
+              "or torch.cuda.memory_summary()");
+    return;
+  }
+  if (s.ooms == 0 && s.alloc_retries == 0) {
+    r.Outcome(kOom, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(kOom, Confidence::kHigh);
+  f.severity = s.ooms > 0 ? Severity::kHigh : Severity::kMedium;
+  SnapshotRuleContext::Evidence(f, "memory.snapshot_ooms", static_cast<double>(s.ooms),
+                                unit::kCount, ">", 0, nullptr);
+  SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
+                                unit::kCount, ">", 0, nullptr);
+  std::string detail;
+  if (s.largest_oom_request > 0) {
+    detail = fmt::format(
+        "; a {:.0f} MiB request failed while the largest cached free block was "
+        "{:.0f} MiB ({:.1f} GiB cached free in all)",
+        s.largest_oom_request / kMiB, s.largest_free_block / kMiB, s.cached_free / kGiB);
+    SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_oom_request_mib",
+                                  s.largest_oom_request / kMiB, "MiB", ">", 0, nullptr);
+  } else if (s.peak_allocated != kNoValue && s.peak_reserved != kNoValue) {
+    detail = fmt::format("; peak {:.1f} GiB allocated, {:.1f} GiB reserved",
+                         s.peak_allocated / kGiB, s.peak_reserved / kGiB);
+  }
+  r.Emit(std::move(f), {{"ooms", static_cast<double>(s.ooms)},
+                        {"retries", static_cast<double>(s.alloc_retries)},
+                        {"detail", 0, detail}});
+}
+
+void NearCapacity(SnapshotRuleContext& r) {
+  // A snapshot does not record the device's memory: saying "near capacity" would be a guess.
+  if (r.s_.capacity == kNoValue) {
+    r.Outcome(kNearCapacity, AssessStatus::kNotAssessed, false,
+              "the device capacity (a snapshot does not record it: analyze it with a trace or "
+              "nvidia-smi output of the same job)");
+  }
+}
+
+Fix ExpandableFix() {
+  return {"Let segments grow instead of splitting fixed ones",
+          std::string(kExpandable) + " python train.py"};
+}
+
+}  // namespace
+
+std::vector<const ParamRef*> SnapshotParamRefs() { return {kParams.begin(), kParams.end()}; }
+
+std::vector<RuleSpec> SnapshotRuleSpecs() {
+  const std::vector<ChecklistRef> checklist = {
+      {Checklist::kTrace, "memory capacity and allocator"}};
+  std::vector<RuleSpec> rules;
+  rules.push_back(RuleSpec{
+      .id = kFragmentation,
+      .bottleneck_class = BottleneckClass::kMemory,
+      .section = ChecklistSection::kMemoryAndModel,
+      .default_severity = Severity::kMedium,
+      .severity_logic = "high when the cached free share is twice min_cached_free_pct, else "
+                        "medium; none when the trace's own peak needed the reservation",
+      .title_template = "{free_gib:.1f} GiB ({pct:.0f}%) of {reserved_gib:.1f} GiB reserved sits "
+                        "in {blocks:.0f} cached free blocks (largest {largest_mib:.0f} MiB) that "
+                        "no recorded peak explains; {expandable}",
+      .recoverable_logic = "none per step: the cost is the batch or model size that does not fit",
+      .params = {{"min_cached_free_pct", 20, "%",
+                  "PyTorch CUDA semantics (memory management): reserved minus allocated is "
+                  "cache; gpuwhy flags a fifth",
+                  "reserved - allocated, % of reserved, at or above this"},
+                 {"min_cached_free_gib", 2, "GiB",
+                  "gpuwhy: below this the cache is not worth "
+                  "tuning",
+                  "reserved - allocated at or above this"}},
+      .fixes = {ExpandableFix(),
+                {"Cap block splitting so large free blocks are not carved up",
+                 "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512"},
+                {"Free the cache between phases with very different shapes",
+                 "torch.cuda.empty_cache()  # once, between phases; never in the step loop"}},
+      .verify = "dump a snapshot again: memory.snapshot_cached_free_pct falls and the largest free "
+                "block grows",
+      .needs = "an allocator snapshot (torch.cuda.memory._dump_snapshot)",
+      .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000); ...; "
+                         "torch.cuda.memory._dump_snapshot('snapshot.pickle')",
+      .checklist = checklist,
+  });
+  rules.push_back(RuleSpec{
+      .id = kChurn,
+      .bottleneck_class = BottleneckClass::kMemory,
+      .section = ChecklistSection::kMemoryAndModel,
+      .default_severity = Severity::kMedium,
+      .severity_logic = "high when segments are freed at least as often as allocated, else medium",
+      .title_template = "the allocator released {frees:.0f} segments ({free_gib:.1f} GiB) and "
+                        "allocated {allocs:.0f} while the job ran: cudaFree/cudaMalloc in the "
+                        "step (cache flushed at the memory limit, or empty_cache()); {expandable}",
+      .recoverable_logic = "not estimated from a snapshot: time cudaFree/cudaMalloc in a trace",
+      .params = {{"min_segment_frees", 50, "count",
+                  "gpuwhy: a warmed-up caching allocator frees no segment per step",
+                  "segment_free entries in the allocator trace at or above this"}},
+      .fixes = {{"Remove torch.cuda.empty_cache() from the training loop", ""},
+                ExpandableFix(),
+                {"Lower the peak so the cache is not flushed: activation checkpointing or bf16",
+                 "torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)"}},
+      .verify = "memory.snapshot_segment_frees reaches 0 in a new snapshot of the same steps",
+      .needs = "an allocator snapshot with its trace",
+      .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000)",
+      .checklist = checklist,
+  });
+  rules.push_back(RuleSpec{
+      .id = kOom,
+      .bottleneck_class = BottleneckClass::kMemory,
+      .section = ChecklistSection::kMemoryAndModel,
+      .default_severity = Severity::kHigh,
+      .severity_logic = "high when an allocation failed (OOM); medium for cudaMalloc retries "
+                        "alone (the allocator freed its cache and retried: at the device limit)",
+      .title_template = "{ooms:.0f} out-of-memory event(s) and {retries:.0f} cudaMalloc "
+                        "retr(ies): the allocator ran at the device limit{detail}",
+      .recoverable_logic = "none: the step failed",
+      .params = {},
+      .fixes = {ExpandableFix(),
+                {"Lower the peak: activation checkpointing, bf16, a smaller micro-batch", ""}},
+      .verify = "no oom entry in a new snapshot; CUDA OOMs and cudaMalloc retries 0 in "
+                "torch.cuda.memory_summary()",
+      .needs = "an allocator snapshot with its trace",
+      .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000)",
+      .checklist = checklist,
+  });
+  return rules;
+}
+
+Diagnosis DiagnoseAllocatorState(const AllocatorState& state, const DiagnoseOptions& options) {
+  Diagnosis d;
+  SnapshotRuleContext r(state, options, d);
+  Fragmentation(r);
+  Churn(r);
+  Oom(r);
+  NearCapacity(r);
+  RankFindings(d.findings);
+  return d;
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,148 @@
+// The allocator-snapshot rules on synthetic states with known ground truth (fragmented, churning,
+// OOM, healthy caching, capacity unknown) and on the real snapshots against the expert verdicts
+// and memory summaries (../shared/data/verdicts/verdicts.tsv: expected top class of each).
+#include "diagnose/snapshot_rules/snapshot_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ingest/memory/memory_summary_parser.h"
+#include "ingest/memory/snapshot_importer.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+std::vector<std::string> Ids(const Diagnosis& d) {
+  std::vector<std::string> ids;
+  for (const Finding& f : d.findings) ids.push_back(f.id);
+  return ids;
+}
+
+AllocatorState Reserved(int64_t reserved, int64_t allocated) {
+  AllocatorState s;
+  s.reserved = reserved;
+  s.allocated = allocated;
+  s.cached_free = reserved - allocated;
+  s.cached_free_pct = 100.0 * s.cached_free / reserved;
+  s.free_blocks = 700;
+  s.largest_free_block = 300 << 20;
+  s.expandable_segments = false;
+  return s;
+}
+
+TEST(SnapshotRulesTest, FragmentedCacheWithoutAPeakToExplainItFires) {
+  Diagnosis d = DiagnoseAllocatorState(Reserved(70 * kGiB, 51 * kGiB), {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.fragmentation"});
+  const Finding& f = d.findings[0];
+  EXPECT_EQ(f.bottleneck_class, BottleneckClass::kMemory);
+  EXPECT_EQ(f.severity, Severity::kMedium);
+  EXPECT_EQ(f.confidence, Confidence::kLow);  // no trace to rule out a cached peak
+  EXPECT_NE(f.title.find("19.0 GiB (27%) of 70.0 GiB reserved"), std::string::npos) << f.title;
+  EXPECT_NE(f.title.find("expandable_segments off"), std::string::npos) << f.title;
+  EXPECT_NE(f.fixes[0].code.find("expandable_segments:True"), std::string::npos);
+}
+
+TEST(SnapshotRulesTest, HealthyCachingOfTheStepPeakGetsNoFindingButANote) {
+  AllocatorState s = Reserved(13 * kGiB, 1 * kGiB);
+  s.has_trace = true;
+  s.peak_allocated = 12 * kGiB;
+  s.reserved_explained_by_peak = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_NE(d.notes[0].find("caching allocator keeping the step's peak"), std::string::npos);
+}
+
+TEST(SnapshotRulesTest, SegmentsFreedWhileRunningAreChurn) {
+  AllocatorState s = Reserved(33 * kGiB, 32 * kGiB);
+  s.has_trace = true;
+  s.segment_frees = 742;
+  s.segment_allocs = 178;
+  s.segment_free_bytes = 40 * kGiB;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(d.findings[0].severity, Severity::kHigh);  // freed more often than allocated
+}
+
+TEST(SnapshotRulesTest, OomEntriesFireWithTheRequestAndLargestFreeBlock) {
+  AllocatorState s = Reserved(10 * kGiB, 9 * kGiB);
+  s.has_trace = true;
+  s.ooms = 1;
+  s.largest_oom_request = int64_t{2} << 30;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.oom_retries"});
+  EXPECT_NE(d.findings[0].title.find("a 2048 MiB request failed"), std::string::npos)
+      << d.findings[0].title;
+}
+
+TEST(SnapshotRulesTest, CapacityUnknownIsSaidNotGuessed) {
+  Diagnosis d = DiagnoseAllocatorState(Reserved(79 * kGiB, 78 * kGiB), {});
+  EXPECT_TRUE(d.findings.empty());
+  auto near = std::find_if(d.outcomes.begin(), d.outcomes.end(), [](const RuleOutcome& o) {
+    return o.rule_id == "memory.near_capacity";
+  });
+  ASSERT_NE(near, d.outcomes.end());
+  EXPECT_EQ(near->status, AssessStatus::kNotAssessed);
+  EXPECT_NE(near->note.find("device capacity"), std::string::npos);
+}
+
+TEST(SnapshotRulesTest, CudaMallocRetriesInASummaryAreAtTheLimit) {
+  AllocatorState s;
+  s.has_stats = true;
+  s.alloc_retries = 1;
+  s.peak_allocated = 24 * kGiB;
+  s.peak_reserved = 25 * kGiB;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.oom_retries"});
+  EXPECT_EQ(d.findings[0].severity, Severity::kMedium);
+  EXPECT_NE(d.findings[0].title.find("1 cudaMalloc retr(ies)"), std::string::npos)
+      << d.findings[0].title;
+}
+
+// verdicts.tsv rows of kind memory for snapshots: path -> expected top class.
+std::vector<std::pair<std::string, std::string>> SnapshotVerdicts(const fs::path& data) {
+  std::ifstream in(data / "verdicts" / "verdicts.tsv");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> f(1);
+    for (char c : line) {
+      if (c == '\t') {
+        f.emplace_back();
+      } else {
+        f.back().push_back(c);
+      }
+    }
+    const bool memory =
+        f[0].starts_with("memory/snapshots/") || f[0].starts_with("logs/memory_summary/");
+    if (f.size() > 2 && memory) out.emplace_back(f[0], f[2]);
+  }
+  return out;
+}
+
+TEST(SnapshotRulesTest, RealSnapshotsAndSummariesGetTheExpertsTopClass) {
+  const fs::path data = GPUWHY_SHARED_DATA;
+  auto verdicts = SnapshotVerdicts(data);
+  if (verdicts.empty())
+    GTEST_SKIP() << "no " << data / "verdicts"
+                 << " (shared data absent)";
+  int right = 0;
+  for (const auto& [path, expected] : verdicts) {
+    const std::string file = (data / path).string();
+    StatusOr<MemorySnapshot> s =
+        path.starts_with("logs/") ? ImportMemorySummary(file) : ImportMemorySnapshot(file);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    Diagnosis d = DiagnoseAllocatorState(AnalyzeAllocatorState(*s), {});
+    const std::string got = d.findings.empty() ? "healthy" : "memory";
+    right += got == expected;
+    EXPECT_EQ(got, expected) << path << (d.findings.empty() ? "" : ": " + d.findings[0].title);
+  }
+  EXPECT_EQ(right, static_cast<int>(verdicts.size()));
+}
+
+}  // namespace
+}  // namespace gpuwhy

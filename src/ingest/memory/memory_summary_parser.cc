@@ -1,0 +1,154 @@
+#include "ingest/memory/memory_summary_parser.h"
+
+#include <charconv>
+#include <vector>
+
+#include "base/file_input.h"
+
+namespace gpuwhy {
+namespace {
+
+constexpr std::string_view kTitle = "PyTorch CUDA memory summary, device ID";
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// The cells between '|'s of a table line, or none when the line is not one.
+std::vector<std::string_view> Cells(std::string_view line) {
+  std::vector<std::string_view> cells;
+  const size_t first = line.find('|');
+  if (first == std::string_view::npos) return cells;
+  line.remove_prefix(first + 1);
+  for (size_t bar; (bar = line.find('|')) != std::string_view::npos; line.remove_prefix(bar + 1)) {
+    cells.push_back(Trim(line.substr(0, bar)));
+  }
+  return cells;
+}
+
+std::optional<int64_t> Number(std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || text.empty()) return std::nullopt;
+  return v;
+}
+
+// "146836 KB", "4261 MiB", "0 B", "595": bytes (or the count itself).
+std::optional<int64_t> Quantity(std::string_view cell) {
+  const size_t space = cell.find(' ');
+  std::optional<int64_t> n = Number(cell.substr(0, space));
+  if (!n) return std::nullopt;
+  if (space == std::string_view::npos) return n;
+  const std::string_view unit = Trim(cell.substr(space));
+  int shift = 0;
+  if (unit == "KB" || unit == "KiB") shift = 10;
+  if (unit == "MB" || unit == "MiB") shift = 20;
+  if (unit == "GB" || unit == "GiB") shift = 30;
+  if (unit == "TB" || unit == "TiB") shift = 40;
+  if (shift == 0 && unit != "B") return std::nullopt;
+  if (*n > (INT64_MAX >> shift)) return std::nullopt;
+  return *n << shift;
+}
+
+PoolStats* RowOf(AllocatorStats& s, std::string_view label) {
+  if (label == "Allocated memory") return &s.allocated_bytes;
+  if (label == "Active memory") return &s.active_bytes;
+  if (label == "Requested memory") return &s.requested_bytes;
+  if (label == "GPU reserved memory") return &s.reserved_bytes;
+  if (label == "Non-releasable memory") return &s.non_releasable_bytes;
+  if (label == "Allocations") return &s.allocations;
+  if (label == "Active allocs") return &s.active_allocations;
+  if (label == "GPU reserved segments") return &s.segments;
+  if (label == "Non-releasable allocs") return &s.non_releasable_allocations;
+  return nullptr;  // Oversize rows and the header
+}
+
+// "CUDA OOMs: 0" -> 0.
+std::optional<int64_t> Counter(std::string_view cell, std::string_view name) {
+  if (!cell.starts_with(name)) return std::nullopt;
+  return Number(Trim(cell.substr(name.size())));
+}
+
+class SummaryReader {
+ public:
+  SummaryReader(MemorySnapshot& out) : out_(out) {}
+
+  void Line(std::string_view line, size_t number) {
+    if (const size_t title = line.find(kTitle); title != std::string_view::npos) {
+      out_.stats.push_back({});
+      current_ = &out_.stats.back();
+      current_->device =
+          static_cast<int32_t>(Number(Trim(line.substr(title + kTitle.size(), 8))).value_or(0));
+      row_ = nullptr;
+      return;
+    }
+    if (!current_) return;
+    std::vector<std::string_view> cells = Cells(line);
+    if (cells.empty()) {  // the table ended
+      current_ = nullptr;
+      return;
+    }
+    for (std::string_view cell : cells) {
+      if (auto v = Counter(cell, "CUDA OOMs:")) current_->num_ooms = *v;
+      if (auto v = Counter(cell, "cudaMalloc retries:")) current_->num_alloc_retries = *v;
+    }
+    if (cells.size() != 5) return;
+    PoolStats* row = nullptr;
+    StatPool pool = StatPool::kAll;
+    if (cells[0] == "from large pool" || cells[0] == "from small pool") {
+      row = row_;
+      pool = cells[0] == "from large pool" ? StatPool::kLarge : StatPool::kSmall;
+    } else {
+      row = row_ = RowOf(*current_, cells[0]);
+    }
+    if (!row) return;
+    StatValues& v = (*row)[static_cast<size_t>(pool)];
+    int64_t* fields[] = {&v.current, &v.peak, &v.allocated, &v.freed};
+    for (size_t i = 0; i < 4; ++i) {
+      std::optional<int64_t> q = Quantity(cells[i + 1]);
+      if (q) {
+        *fields[i] = *q;
+      } else {
+        out_.problems.Add(DataProblem::kUnparsedLine,
+                          fmt::format("line {}: '{}' is not a size", number,
+                                      std::string(cells[i + 1].substr(0, 20))));
+      }
+    }
+  }
+
+ private:
+  MemorySnapshot& out_;
+  AllocatorStats* current_ = nullptr;  // stats is not resized while a table is read
+  PoolStats* row_ = nullptr;           // the last metric row, for its "from ... pool" lines
+};
+
+}  // namespace
+
+StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::string_view name) {
+  MemorySnapshot out;
+  out.path = std::string(name);
+  out.source = "torch.cuda.memory_summary";
+  out.file_bytes = text.size();
+  SummaryReader reader(out);
+  size_t number = 1;
+  for (size_t start = 0; start < text.size(); ++number) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    reader.Line(text.substr(start, end - start), number);
+    start = end + 1;
+  }
+  if (out.stats.empty()) {
+    return InvalidArgument("{}: no torch.cuda.memory_summary() table ('{}')", name, kTitle);
+  }
+  return out;
+}
+
+StatusOr<MemorySnapshot> ImportMemorySummary(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, InputLimit::kNodeLog));
+  return ParseMemorySummaryText(text, path);
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,156 @@
+// The snapshot importer on a hand-built pickle and on the real snapshots of ../shared/data
+// (counts also checked against Python's own unpickler by tests/memory_snapshot_counts.py).
+#include "ingest/memory/snapshot_importer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "base/file_input.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+const fs::path kSnapshots = fs::path(GPUWHY_SHARED_DATA) / "memory" / "snapshots";
+
+// pickle.dumps({'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152,
+//   'allocated_size': 512, 'segment_type': 'small', 'blocks': [{'size': 512, 'state':
+//   'active_allocated', 'frames': [{'name': 'f', 'filename': 'a.py', 'line': 3}]}, {'size':
+//   2096640, 'state': 'inactive'}]}], 'device_traces': [[{'action': 'alloc', 'addr': 4096,
+//   'size': 512, 'time_us': 10}, {'action': 'resize', 'size': 1}]], 'allocator_settings':
+//   {'expandable_segments': True, 'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True'}},
+//   protocol=2)
+std::string SmallSnapshot() {
+  return "\x80\x02\x7d\x71\x00\x28\x58\x08\x00\x00\x00\x73\x65\x67\x6d\x65\x6e\x74\x73\x71\x01\x5d"
+         "\x71\x02\x7d\x71\x03\x28\x58\x06\x00\x00\x00\x64\x65\x76\x69\x63\x65\x71\x04\x4b\x00\x58"
+         "\x07\x00\x00\x00\x61\x64\x64\x72\x65\x73\x73\x71\x05\x4d\x00\x10\x58\x0a\x00\x00\x00\x74"
+         "\x6f\x74\x61\x6c\x5f\x73\x69\x7a\x65\x71\x06\x4a\x00\x00\x20\x00\x58\x0e\x00\x00\x00\x61"
+         "\x6c\x6c\x6f\x63\x61\x74\x65\x64\x5f\x73\x69\x7a\x65\x71\x07\x4d\x00\x02\x58\x0c\x00\x00"
+         "\x00\x73\x65\x67\x6d\x65\x6e\x74\x5f\x74\x79\x70\x65\x71\x08\x58\x05\x00\x00\x00\x73\x6d"
+         "\x61\x6c\x6c\x71\x09\x58\x06\x00\x00\x00\x62\x6c\x6f\x63\x6b\x73\x71\x0a\x5d\x71\x0b\x28"
+         "\x7d\x71\x0c\x28\x58\x04\x00\x00\x00\x73\x69\x7a\x65\x71\x0d\x4d\x00\x02\x58\x05\x00\x00"
+         "\x00\x73\x74\x61\x74\x65\x71\x0e\x58\x10\x00\x00\x00\x61\x63\x74\x69\x76\x65\x5f\x61\x6c"
+         "\x6c\x6f\x63\x61\x74\x65\x64\x71\x0f\x58\x06\x00\x00\x00\x66\x72\x61\x6d\x65\x73\x71\x10"
+         "\x5d\x71\x11\x7d\x71\x12\x28\x58\x04\x00\x00\x00\x6e\x61\x6d\x65\x71\x13\x58\x01\x00\x00"
+         "\x00\x66\x71\x14\x58\x08\x00\x00\x00\x66\x69\x6c\x65\x6e\x61\x6d\x65\x71\x15\x58\x04\x00"
+         "\x00\x00\x61\x2e\x70\x79\x71\x16\x58\x04\x00\x00\x00\x6c\x69\x6e\x65\x71\x17\x4b\x03\x75"
+         "\x61\x75\x7d\x71\x18\x28\x68\x0d\x4a\x00\xfe\x1f\x00\x68\x0e\x58\x08\x00\x00\x00\x69\x6e"
+         "\x61\x63\x74\x69\x76\x65\x71\x19\x75\x65\x75\x61\x58\x0d\x00\x00\x00\x64\x65\x76\x69\x63"
+         "\x65\x5f\x74\x72\x61\x63\x65\x73\x71\x1a\x5d\x71\x1b\x5d\x71\x1c\x28\x7d\x71\x1d\x28\x58"
+         "\x06\x00\x00\x00\x61\x63\x74\x69\x6f\x6e\x71\x1e\x58\x05\x00\x00\x00\x61\x6c\x6c\x6f\x63"
+         "\x71\x1f\x58\x04\x00\x00\x00\x61\x64\x64\x72\x71\x20\x4d\x00\x10\x68\x0d\x4d\x00\x02\x58"
+         "\x07\x00\x00\x00\x74\x69\x6d\x65\x5f\x75\x73\x71\x21\x4b\x0a\x75\x7d\x71\x22\x28\x68\x1e"
+         "\x58\x06\x00\x00\x00\x72\x65\x73\x69\x7a\x65\x71\x23\x68\x0d\x4b\x01\x75\x65\x61\x58\x12"
+         "\x00\x00\x00\x61\x6c\x6c\x6f\x63\x61\x74\x6f\x72\x5f\x73\x65\x74\x74\x69\x6e\x67\x73\x71"
+         "\x24\x7d\x71\x25\x28\x58\x13\x00\x00\x00\x65\x78\x70\x61\x6e\x64\x61\x62\x6c\x65\x5f\x73"
+         "\x65\x67\x6d\x65\x6e\x74\x73\x71\x26\x88\x58\x17\x00\x00\x00\x50\x59\x54\x4f\x52\x43\x48"
+         "\x5f\x43\x55\x44\x41\x5f\x41\x4c\x4c\x4f\x43\x5f\x43\x4f\x4e\x46\x71\x27\x58\x18\x00\x00"
+         "\x00\x65\x78\x70\x61\x6e\x64\x61\x62\x6c\x65\x5f\x73\x65\x67\x6d\x65\x6e\x74\x73\x3a\x54"
+         "\x72\x75\x65\x71\x28\x75\x75\x2e"s;
+}
+
+TEST(SnapshotImporterTest, ReadsSegmentsBlocksTraceAndSettings) {
+  StatusOr<MemorySnapshot> s = ParseMemorySnapshot(SmallSnapshot(), "small.pickle");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->segments.size(), 1u);
+  const MemorySegment& seg = s->segments[0];
+  EXPECT_EQ(seg.total_size, 2097152);
+  EXPECT_EQ(seg.allocated_size, 512);
+  EXPECT_EQ(seg.pool, SegmentPool::kSmall);
+  ASSERT_EQ(seg.block_count, 2u);
+  EXPECT_EQ(s->blocks[0].state, BlockState::kActiveAllocated);
+  EXPECT_EQ(s->blocks[0].address, 4096);
+  EXPECT_EQ(s->blocks[1].address, 4096 + 512);  // no address recorded: tiles the segment
+  EXPECT_EQ(s->blocks[1].state, BlockState::kInactive);
+  std::vector<const MemoryFrame*> stack = s->Stack(s->blocks[0].stack);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_EQ(s->Str(stack[0]->filename), "a.py");
+  EXPECT_EQ(stack[0]->line, 3);
+  ASSERT_EQ(s->trace.size(), 2u);
+  EXPECT_EQ(s->trace[0].action, MemoryAction::kAlloc);
+  EXPECT_EQ(s->trace[0].time, 10000);
+  EXPECT_EQ(s->trace[1].action, MemoryAction::kUnknown);
+  EXPECT_EQ(s->problems.Get(DataProblem::kUnknownCategory), 1);
+  EXPECT_TRUE(s->settings.recorded);
+  EXPECT_EQ(s->settings.expandable_segments, true);
+  EXPECT_EQ(s->settings.alloc_conf, "expandable_segments:True");
+}
+
+TEST(SnapshotImporterTest, EveryCutOfASnapshotIsPartialOrRefusedNeverACrash) {
+  const std::string bytes = SmallSnapshot();
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    StatusOr<MemorySnapshot> s = ParseMemorySnapshot(bytes.substr(0, cut), "cut.pickle");
+    if (!s.ok()) {
+      EXPECT_TRUE(s.status().message().starts_with("cut.pickle: ")) << s.status().message();
+      continue;
+    }
+    EXPECT_EQ(s->problems.Get(DataProblem::kTruncated), 1) << cut;
+    EXPECT_LE(s->blocks.size(), 2u);
+  }
+}
+
+TEST(SnapshotImporterTest, OtherPicklesAreNamedNotSnapshots) {
+  StatusOr<MemorySnapshot> s = ParseMemorySnapshot("\x80\x04K\x05."s, "int.pickle");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "int.pickle: a pickle of a int, not a torch.cuda.memory._dump_snapshot() (no "
+            "'segments' or 'device_traces')");
+}
+
+struct RealCounts {
+  const char* file;
+  size_t segments;
+  size_t trace;
+};
+
+// From ../shared/data/MANIFEST.tsv (counted there with a restricted unpickler).
+const RealCounts kReal[] = {
+    {"bcrafton_memory_snapshot.pickle", 96, 6486},
+    {"magma27_memory_snapshot.pickle", 216, 5163},
+    {"silmont2000_mem_snapshot.pickle", 9, 97},
+    {"silmont2000_memory_forward_fp32_128.pickle", 29, 2043},
+    {"kkaitlyn111_memory_2.7b_forward.pickle", 961, 8694},
+    {"kkaitlyn111_memory_ctx128_fullstep.pickle", 1010, 19052},
+    {"kkaitlyn111_memory_files_memory_ctx512_fullstep_.pickle", 820, 19936},
+    {"kkaitlyn111_memory_files_memory_ctx128_forward_mixed.pickle", 688, 5992},
+    {"kkaitlyn111_memory_small_forward.pickle", 30, 8507},
+    {"kkaitlyn111_memory_snapshot.pickle", 1457, 0},
+};
+
+TEST(SnapshotImporterTest, EveryRealSnapshotImportsCleanWithTheManifestCounts) {
+  if (!fs::exists(kSnapshots)) GTEST_SKIP() << "no " << kSnapshots << " (shared data absent)";
+  for (const RealCounts& real : kReal) {
+    StatusOr<MemorySnapshot> s = ImportMemorySnapshot((kSnapshots / real.file).string());
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_TRUE(s->problems.empty()) << real.file << ": " << s->problems.Describe();
+    EXPECT_EQ(s->segments.size(), real.segments) << real.file;
+    EXPECT_EQ(s->trace.size(), real.trace) << real.file;
+    EXPECT_TRUE(s->settings.recorded) << real.file;
+    EXPECT_EQ(s->settings.expandable_segments, false) << real.file;
+  }
+}
+
+// Truncation of a real file: every offset of its first 8 KiB, then every 61st byte, keeps a
+// valid partial snapshot or a one-line error, and never more segments than the whole file.
+TEST(SnapshotImporterTest, RealSnapshotCutAnywhereIsPartial) {
+  const fs::path path = kSnapshots / "silmont2000_mem_snapshot.pickle";
+  if (!fs::exists(path)) GTEST_SKIP() << "no " << path << " (shared data absent)";
+  StatusOr<std::string> bytes = ReadWholeFile(path.string());
+  ASSERT_TRUE(bytes.ok());
+  size_t partial = 0;
+  for (size_t cut = 0; cut < bytes->size(); cut += cut < 8192 ? 1 : 61) {
+    StatusOr<MemorySnapshot> s = ParseMemorySnapshot(std::string_view(*bytes).substr(0, cut), "c");
+    if (!s.ok()) continue;
+    ++partial;
+    EXPECT_EQ(s->problems.Get(DataProblem::kTruncated), 1);
+    EXPECT_LE(s->segments.size(), 9u);
+    EXPECT_LE(s->trace.size(), 97u);
+  }
+  EXPECT_GT(partial, 1000u);
+}
+
+}  // namespace
+}  // namespace gpuwhy
