@@ -48,6 +48,35 @@ def trace_path(directory, suffix=".pt.trace.json"):
     return os.path.join(directory, name)
 
 
+def export_trace(prof, path):
+    """prof.export_chrome_trace(path), except on PyTorch without Kineto: its legacy export
+    drops the shapes record_shapes=True recorded ("args" is always {}) and writes names
+    unescaped (a quote in a scope name breaks the JSON). There the same form (a bare array,
+    pid "CPU functions") is written from the profiler's events with each op's "Input Dims"."""
+    import torch.autograd.profiler as autograd_profiler
+
+    if autograd_profiler.kineto_available():
+        prof.export_chrome_trace(path)
+        return
+    import json
+
+    events = []
+    for evt in prof.events():
+        if evt.trace_name is None:
+            continue
+        args = {}
+        shapes = getattr(evt, "input_shapes", None)
+        if shapes and any(shapes):
+            args["Input Dims"] = [list(shape) for shape in shapes]
+        events.append({"name": evt.trace_name, "ph": "X", "ts": evt.time_range.start,
+                       "dur": evt.time_range.elapsed_us(), "tid": evt.thread,
+                       "pid": "CPU functions", "args": args})
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(events, f)
+    os.replace(tmp, path)
+
+
 class OptimizerStepper:
     """Calls on_step() after each step of the first optimizer that steps (a second optimizer,
     as in a GAN, steps in the same iteration and must not count twice)."""
@@ -195,7 +224,7 @@ class AutoProfiler:
             path = self.on_trace_ready(prof)
         else:
             path = trace_path(self.directory)
-            prof.export_chrome_trace(path)
+            export_trace(prof, path)
         if path:
             self.written.append(path)
 

@@ -56,7 +56,7 @@ class TraceHandler:
         if self.traces:  # a repeating schedule: one file per window
             root = path[: -len(".pt.trace.json")]
             path = f"{root}.{len(self.traces)}.pt.trace.json"
-        prof.export_chrome_trace(path)
+        _autoprofile.export_trace(prof, path)
         self.traces.append(path)
         self._analyse(path)
         return path

@@ -25,9 +25,11 @@ class TorchCaptureTest(unittest.TestCase):
         cls.kineto = autograd_profiler.kineto_available()
         os.environ["GPUWHY_BIN"] = support.binary()
         cls.tmp = tempfile.TemporaryDirectory(prefix="gpuwhy-capture-")
-        cls.dirs, procs = {}, {}
-        # Four loops at once: each spends most of its time importing torch and sleeping.
+        cls.dirs, cls.outputs = {}, {}
+        # Two loops at a time (0 and 2 workers): more would starve the DataLoader workers of
+        # CPU, and the comparison would measure the machine instead of the loader.
         for capture in ("profile", "handler"):
+            procs = {}
             for workers in (0, 2):
                 d = os.path.join(cls.tmp.name, f"{capture}-w{workers}")
                 cls.dirs[capture, workers] = d
@@ -35,10 +37,9 @@ class TorchCaptureTest(unittest.TestCase):
                     [sys.executable, str(support.LOOP), "--capture", capture, "--workers",
                      str(workers), "--dir", d], env=support.child_env(),
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        cls.outputs = {}
-        for key, p in procs.items():
-            out, err = p.communicate(timeout=300)
-            cls.outputs[key] = (p.returncode, out, err)
+            for key, p in procs.items():
+                out, err = p.communicate(timeout=300)
+                cls.outputs[key] = (p.returncode, out, err)
 
     @classmethod
     def tearDownClass(cls):
@@ -72,6 +73,7 @@ class TorchCaptureTest(unittest.TestCase):
                 na = " ".join(n["reason"] for n in rank["not_applicable"])
                 self.assertIn("utilization", na)
                 self.assertIsNotNone(report.metric("step.dataloader_pct"), trace)
+                self.assertTrue(self._has_shapes(trace), f"{trace}: no Input Dims on aten ops")
 
     def test_the_dataloader_share_falls_when_workers_are_added(self):
         import gpuwhy
@@ -99,6 +101,14 @@ class TorchCaptureTest(unittest.TestCase):
         out = self.outputs["profile", 0][1]
         expected = "hook" if self._has_step_hooks() else "wrapper"
         self.assertIn(f"step mode: {expected}", out)
+
+    @staticmethod
+    def _has_shapes(trace):
+        with open(trace) as f:
+            data = json.load(f)
+        events = data["traceEvents"] if isinstance(data, dict) else data
+        return any(e.get("args", {}).get("Input Dims") for e in events
+                   if e.get("name", "").startswith("aten::"))
 
     @staticmethod
     def _has_step_hooks():
