@@ -1,6 +1,8 @@
-"""The optimizer stepping of gpuwhy._autoprofile on a stand-in torch.optim.optimizer module:
-both paths (step post-hooks of PyTorch 2.x, the wrapper for PyTorch without them), one count
-per iteration with two optimizers, and everything put back on uninstall. Needs no torch."""
+"""gpuwhy._autoprofile on a stand-in torch (optimizer module and profiler): both stepping
+paths (step post-hooks of PyTorch 2.x, the wrapper for PyTorch without them), one count per
+iteration with two optimizers, everything put back on uninstall; the window (wait, warmup,
+steps, then detached), an early exit, starting at the first step (gpuwhy run), gpuwhy.profile
+as a decorator and with manual steps. Needs no torch."""
 
 import sys
 import types
@@ -45,6 +47,54 @@ def fake_torch(with_hooks):
     return {"torch": torch, "torch.optim": optim, "torch.optim.optimizer": module}, Optimizer
 
 
+def fake_profiler(modules, log):
+    """torch.profiler's profile/schedule/ProfilerActivity as far as AutoProfiler uses them:
+    the schedule's phases are logged, on_trace_ready is called when the active window ends
+    (or at stop() inside it), as torch.profiler does."""
+    profiler = types.ModuleType("torch.profiler")
+
+    class ProfilerActivity:
+        CPU, CUDA = "cpu", "cuda"
+
+    def schedule(wait, warmup, active, repeat):
+        log.append(("schedule", wait, warmup, active, repeat))
+        return lambda step: ("wait" if step < wait else "warmup" if step < wait + warmup
+                             else "active" if step < wait + warmup + active else "done")
+
+    class profile:  # noqa: N801
+        def __init__(self, activities, schedule, on_trace_ready, **kwargs):
+            self.schedule, self.on_trace_ready, self.kwargs = schedule, on_trace_ready, kwargs
+            self.step_num = 0
+
+        def start(self):
+            log.append("start")
+
+        def step(self):
+            before = self.schedule(self.step_num)
+            self.step_num += 1
+            if before == "active" and self.schedule(self.step_num) != "active":
+                self.on_trace_ready(self)
+
+        def stop(self):
+            log.append("stop")
+            if self.schedule(self.step_num) == "active":
+                self.on_trace_ready(self)
+
+        def export_chrome_trace(self, path):
+            log.append(("export", self.step_num))
+
+    profiler.profile, profiler.schedule = profile, schedule
+    profiler.ProfilerActivity = ProfilerActivity
+    modules["torch"].profiler = profiler
+    modules["torch"].cuda = types.SimpleNamespace(is_available=lambda: False)
+    autograd = types.ModuleType("torch.autograd")
+    autograd_profiler = types.ModuleType("torch.autograd.profiler")
+    autograd_profiler.kineto_available = lambda: True
+    autograd.profiler = autograd_profiler
+    modules.update({"torch.profiler": profiler, "torch.autograd": autograd,
+                    "torch.autograd.profiler": autograd_profiler})
+
+
 class StepperTest(unittest.TestCase):
     def install(self, with_hooks):
         modules, base = fake_torch(with_hooks)
@@ -60,7 +110,76 @@ class StepperTest(unittest.TestCase):
                     self._run_hooks()
                 return "sgd result"
 
+        self.modules = modules
         return base, SGD
+
+    def profiled(self, **options):
+        base, SGD = self.install(with_hooks=False)
+        log = []
+        fake_profiler(self.modules, log)
+        added = {k: v for k, v in self.modules.items() if k not in sys.modules}
+        sys.modules.update(added)
+        self.addCleanup(lambda: [sys.modules.pop(k, None) for k in added])
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        return SGD, log, tmp.name
+
+    def test_the_window_is_wait_warmup_steps_then_detached(self):
+        SGD, log, tmp = self.profiled()
+        auto = _autoprofile.AutoProfiler(tmp, steps=3, wait=2, warmup=1).attach()
+        opt = SGD()
+        for _ in range(12):
+            opt.step()
+        self.assertEqual(log[0], ("schedule", 2, 1, 3, 1))
+        self.assertEqual([e for e in log if e[0] == "export"], [("export", 6)])
+        self.assertTrue(auto.done)
+        self.assertEqual(auto.stepped, 6)  # then detached: later steps are not counted
+        self.assertEqual(auto.step_mode, "wrapper")
+        self.assertEqual(len(auto.written), 1)
+
+    def test_an_early_exit_writes_the_window_so_far(self):
+        SGD, log, tmp = self.profiled()
+        auto = _autoprofile.AutoProfiler(tmp, steps=3, wait=1, warmup=1).attach()
+        opt = SGD()
+        for _ in range(3):  # into the active window, then the job ends
+            opt.step()
+        auto.detach()
+        self.assertIn(("export", 3), log)
+
+    def test_start_at_the_first_optimizer_step_for_gpuwhy_run(self):
+        SGD, log, tmp = self.profiled()
+        _autoprofile.AutoProfiler(tmp, steps=1, wait=0, warmup=0, start_now=False).attach()
+        self.assertNotIn("start", log)  # no optimizer has stepped: nothing runs
+        opt = SGD()
+        opt.step()
+        self.assertIn("start", log)
+        opt.step()
+        self.assertEqual([e for e in log if e[0] == "export"], [("export", 1)])
+
+    def test_profile_as_decorator_and_with_manual_steps(self):
+        SGD, log, tmp = self.profiled()
+        import gpuwhy
+
+        handler_calls = []
+
+        @gpuwhy.profile(steps=1, wait=0, warmup=0, dir=tmp,
+                        on_trace_ready=lambda prof: handler_calls.append(prof) or "t.json")
+        def train():
+            opt = SGD()
+            opt.step()
+            opt.step()
+
+        train()
+        self.assertEqual(len(handler_calls), 1)
+        with gpuwhy.profile(steps=2, wait=0, warmup=0, dir=tmp,
+                            on_trace_ready=lambda prof: handler_calls.append(prof)) as p:
+            p.step()  # the user steps: the optimizer's steps no longer count
+            SGD().step()
+            self.assertEqual(p.step_mode, "manual")
+            p.step()
+        self.assertEqual(len(handler_calls), 2)
 
     def test_hooks_where_pytorch_has_them(self):
         base, SGD = self.install(with_hooks=True)
