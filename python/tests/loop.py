@@ -63,14 +63,16 @@ def main():
     elif a.capture == "profile":
         import gpuwhy
 
-        with gpuwhy.profile(steps=3, wait=2, warmup=1, dir=a.dir) as prof:
+        # gpuwhy.profile's defaults (wait 5, warm up 2, record 3), as gpuwhy run --profile:
+        # the DataLoader workers' prefetch queue is full by the recorded steps.
+        with gpuwhy.profile(steps=3, wait=5, warmup=2, dir=a.dir) as prof:
             train(loader, a.iterations, a.crash_after)
         print("traces:", *prof.traces, "step mode:", prof.step_mode)
     else:
         import gpuwhy
 
         handler = gpuwhy.trace_handler(a.dir)
-        schedule = torch.profiler.schedule(wait=2, warmup=1, active=3, repeat=1)
+        schedule = torch.profiler.schedule(wait=5, warmup=2, active=3, repeat=1)
         with torch.profiler.profile(schedule=schedule, on_trace_ready=handler,
                                     record_shapes=True) as prof:
             train(loader, a.iterations, a.crash_after, on_step=prof.step)
