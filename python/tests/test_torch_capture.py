@@ -84,7 +84,9 @@ class TorchCaptureTest(unittest.TestCase):
             print(f"{capture}: DataLoader share of the step, workers 0: {share[0]:.1f}%, "
                   f"workers 2: {share[2]:.1f}%", file=sys.stderr)
             self.assertGreater(share[0], 25, capture)  # 20 of ~60 ms loads on the main thread
-            self.assertLess(share[2], share[0] / 2, capture)
+            # Alone it falls tenfold (35% -> 4%); a fifth is what survives a loaded machine
+            # (2 cores at load 13 during the full suite: 41% -> 27% at worst).
+            self.assertLess(share[2], 0.8 * share[0], capture)
             findings = {f.id for f in gpuwhy.diagnose(self.trace_of(capture, 0))}
             self.assertIn("input.dataloader_wait", findings, capture)
 
