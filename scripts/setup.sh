@@ -14,7 +14,7 @@ PACKAGES=(
   libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-yaml libcpp-httplib-dev libssl-dev libbrotli-dev prometheus wrk
-  python3 python3-jsonschema
+  python3 python3-jsonschema python3-torch python3-setuptools python3-wheel python3-pip
   chromium
 )
 

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/text_escape.h"
+#include "cli/cli_help.h"
 #include "cli/commands.h"
 
 #ifndef GPUWHY_VERSION
@@ -32,7 +33,7 @@ namespace {
 
 int RunCommand(const std::vector<std::string>& args, const CliContext& context) {
   CLI::App app("gpuwhy: finds why the GPUs of a training job sit underused.", "gpuwhy");
-  app.set_version_flag("--version", GPUWHY_VERSION);
+  app.set_version_flag("-V,--version", GPUWHY_VERSION);
   app.require_subcommand(1);
   InfoOptions info;
   SynthCommandOptions synth;
@@ -58,6 +59,16 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
   AddExportCsvCommand(app, export_csv);
   WatchOptions watch;
   AddWatchCommand(app, watch);
+  // Help about the commands above, generated from them (cli_help.h).
+  std::string help_topic;
+  app.add_subcommand("help", "Print the help of COMMAND (or of gpuwhy)")
+      ->add_option("command", help_topic, "A command");
+  std::string shell;
+  app.add_subcommand("completion", "Print the shell completion script: bash, zsh or fish")
+      ->add_option("shell", shell, "bash, zsh or fish")
+      ->required();
+  app.add_subcommand("version", "Print gpuwhy's version");
+  app.add_subcommand("man", "Print the man page gpuwhy.1 (roff)")->group("");
   try {
     // CLI11 consumes a vector from the back.
     std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -67,8 +78,39 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
       app.exit(e, context.out, context.err);  // --help, --version
       return kExitOk;
     }
-    PrintError(context, fmt::format("{} (see gpuwhy --help)", e.what()));
+    PrintError(context, fmt::format("{}{} (see gpuwhy --help)", e.what(), DidYouMean(app, args)));
     return kExitUnusable;
+  }
+  if (app.got_subcommand("version")) {
+    context.out << "gpuwhy " << GPUWHY_VERSION << '\n';
+    return kExitOk;
+  }
+  if (app.got_subcommand("help")) {
+    if (help_topic.empty()) {
+      context.out << app.help();
+      return kExitOk;
+    }
+    for (const CLI::App* command : VisibleCommands(app)) {
+      if (command->get_name() != help_topic) continue;
+      context.out << command->help();
+      return kExitOk;
+    }
+    PrintError(context, fmt::format("help: no command '{}'{} (see gpuwhy --help)", help_topic,
+                                    DidYouMean(app, {help_topic})));
+    return kExitUnusable;
+  }
+  if (app.got_subcommand("completion")) {
+    StatusOr<std::string> script = CompletionScript(app, shell);
+    if (!script.ok()) {
+      PrintError(context, script.status());
+      return kExitUnusable;
+    }
+    context.out << *script;
+    return kExitOk;
+  }
+  if (app.got_subcommand("man")) {
+    context.out << ManPage(app, GPUWHY_VERSION);
+    return kExitOk;
   }
   if (app.got_subcommand("analyze")) return RunAnalyzeCommand(analyze, context);
   if (app.got_subcommand("info")) return RunInfoCommand(info, context);

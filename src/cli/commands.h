@@ -97,6 +97,8 @@ struct RunOptions {
   std::string format = "text";       // text | json | md
   std::string report;                // empty: stderr
   PipelineFlags pipeline;            // --set, --config, --step-range
+  int profile_steps = 0;             // --profile[=STEPS]: 0 off (cli/profile_hook.h)
+  std::string profile_dir;           // --profile-dir: keep the traces here
 };
 void AddRunCommand(CLI::App& app, RunOptions& options);
 int RunRunCommand(const RunOptions& options, const CliContext& context);

@@ -76,30 +76,38 @@ std::string DescribeRecording(const MetricSeriesSet& set) {
 }
 
 Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
-                     const PipelineOptions& options, const CliContext& context) {
+                     const PipelineOptions& options, const CliContext& context,
+                     const std::vector<std::string>& profiled) {
   RankReport series = ReportSeries(set, options.diagnose);
   Diagnosis& signals = series.diagnosis;
   signals.notes.push_back("recorded " + DescribeRecording(set));
   for (const std::string& note : set.notes) signals.notes.push_back("skipped: " + note);
-  std::string trace_path = trace_dir.empty() ? "" : NewestTrace(trace_dir, since_ns);
-  if (!trace_dir.empty() && trace_path.empty()) {
-    signals.notes.push_back("no Kineto trace written to " + trace_dir + " during the run");
+  std::vector<std::string> trace_paths = profiled;
+  if (trace_paths.empty() && !trace_dir.empty()) {
+    std::string newest = NewestTrace(trace_dir, since_ns);
+    if (newest.empty()) {
+      signals.notes.push_back("no Kineto trace written to " + trace_dir + " during the run");
+    } else {
+      trace_paths.push_back(newest);
+    }
   }
   Report report;
-  if (!trace_path.empty()) {
+  if (!trace_paths.empty()) {
     PipelineOptions traces = options;
     traces.accept = InputPolicy{
         .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
     traces.cross_rank = false;
-    Report traced = RunPipeline({trace_path}, traces);
+    Report traced = RunPipeline(trace_paths, traces);
     for (const ReportFailure& failure : traced.failures) {
       PrintError(context, failure.message);
       signals.notes.push_back("trace not used: " + failure.message);
     }
     // run exits with the job's status, so a trace's data loss is a warning only (no --strict).
     PrintDataLoss(traced.data_loss, /*strict=*/false, context);
-    if (traced.failures.empty() && traced.ranks.size() == 1) {
-      report.ranks.push_back(std::move(traced.ranks.front()));
+    bool every_rank = profiled.empty() ? traced.ranks.size() == 1 : !traced.ranks.empty();
+    if (traced.failures.empty() && every_rank) {
+      report.ranks = std::move(traced.ranks);
+      // The recording is the node's, not one rank's: its signals join the first rank.
       MergeDiagnosis(report.ranks.front().diagnosis, std::move(signals));
       return report;
     }

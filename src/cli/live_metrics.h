@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/cli.h"
 #include "collect/sampler_thread.h"
@@ -42,8 +43,11 @@ std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options);
 // newest Kineto trace written there since |since_ns| (CLOCK_REALTIME), which runs through the
 // pipeline with |options|. Adds notes on the sampler's own cost and what it skipped; a trace
 // that cannot be read is printed and noted, and the series alone are reported.
+// With |profiled| traces (gpuwhy run --profile: one per rank), those are reported instead,
+// every rank, the recording's signal diagnosis merged into the first.
 Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
-                     const PipelineOptions& options, const CliContext& context);
+                     const PipelineOptions& options, const CliContext& context,
+                     const std::vector<std::string>& profiled = {});
 
 // "N samples of M series over S s at H Hz; sampler CPU X% of one core".
 std::string DescribeRecording(const MetricSeriesSet& set);

@@ -1,18 +1,27 @@
-// `gpuwhy run [--interval MS] [-o REC] [--trace-dir DIR] -- CMD…`: runs the command with its
+// `gpuwhy run [--interval MS] [-o REC] [--trace-dir DIR] [--profile[=STEPS]] -- CMD…`: runs
+// the command with its
 // output untouched and its exit code passed through, records GPU and host metrics while it
 // runs (the recording is written as it goes: docs/recording-format.md), then prints the
 // diagnosis to stderr (so the command's stdout stays the command's). Exit: the command's, or 2
 // when the recording asked for could not be kept.
 // --set and --config shape the diagnosis; --step-range applies to the traces of --trace-dir.
+// --profile injects the Python start-up hook of cli/profile_hook.h: one trace per rank, all
+// analysed with the recording.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <stdlib.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/live_metrics.h"
 #include "cli/pipeline_flags.h"
+#include "cli/profile_hook.h"
 #include "cli/report_output.h"
 #include "collect/process_runner.h"
 #include "collect/recording_file.h"
@@ -30,6 +39,37 @@ std::string CommandLine(const std::vector<std::string>& argv) {
   return line;
 }
 
+constexpr const char* kProfileHelp =
+    "Profile STEPS optimizer steps (default 3) of a PyTorch job without touching it: gpuwhy "
+    "puts a sitecustomize.py first on the job's PYTHONPATH (it imports the job's own "
+    "sitecustomize after it, and does nothing unless torch is imported). Once torch is "
+    "imported it counts optimizer steps (step hooks, or a wrapper of each optimizer's step "
+    "on PyTorch without them), skips 5, warms up 2, records STEPS with shapes and memory, "
+    "writes one trace per rank (RANK, torchrun) and detaches; the traces are analysed with "
+    "the recording. Opt out: leave --profile off (nothing is injected without it)";
+
+// The run's own folder under $TMPDIR: the hook, and the traces unless --profile-dir keeps
+// them elsewhere. Removed when the run is reported.
+class RunFolder {
+ public:
+  Status Create() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && tmp[0] ? tmp : "/tmp") + "/gpuwhy-run-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr)
+      return IoError("{}: cannot create the run's folder: {}", pattern, std::strerror(errno));
+    path_ = pattern;
+    return Status::Ok();
+  }
+  const std::string& path() const { return path_; }
+  ~RunFolder() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
 void AddRunCommand(CLI::App& app, RunOptions& options) {
@@ -46,6 +86,13 @@ void AddRunCommand(CLI::App& app, RunOptions& options) {
   command->add_option("--format", options.format, "Report format: text, json or md")
       ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("--report", options.report, "Write the report to FILE instead of stderr");
+  command
+      ->add_flag("--profile{" + std::to_string(kProfileDefaultSteps) + "}", options.profile_steps,
+                 kProfileHelp)
+      ->check(CLI::Range(1, 1000));
+  command->add_option("--profile-dir", options.profile_dir,
+                      "With --profile: write the traces to DIR and keep them (default: the "
+                      "run's temporary folder, removed afterwards)");
   AddPipelineFlags(*command, options.pipeline);
 }
 
@@ -74,9 +121,30 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     }
     recording = std::move(*file);
   }
+  RunFolder folder;
+  std::vector<std::string> environment;
+  std::string profile_dir;
+  if (options.profile_steps > 0) {
+    Status created = folder.Create();
+    profile_dir = options.profile_dir.empty() ? folder.path() + "/traces" : options.profile_dir;
+    StatusOr<std::vector<std::string>> env =
+        created.ok()
+            ? InstallProfileHook(folder.path() + "/hook", profile_dir, options.profile_steps)
+            : StatusOr<std::vector<std::string>>(created);
+    if (!env.ok()) {
+      if (recording) recording->Discard();
+      PrintError(context, env.status());
+      return kExitUnusable;
+    }
+    environment = std::move(*env);
+  } else if (!options.profile_dir.empty()) {
+    PrintError(context, "--profile-dir needs --profile (see gpuwhy run --help)");
+    if (recording) recording->Discard();
+    return kExitUnusable;
+  }
   const TimeNs started = WallClockNs();
   ProcessRunner runner;
-  if (Status status = runner.Start(options.command); !status.ok()) {
+  if (Status status = runner.Start(options.command, environment); !status.ok()) {
     if (recording) recording->Discard();
     PrintError(context, status);
     return 127;  // what a shell returns for a command it cannot run
@@ -100,14 +168,26 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   sampler->DrainInto(set);
   const Status kept = recording ? recording->Finish(set) : Status::Ok();
   const DurationNs ran = WallClockNs() - started;
-  if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty()) {
+  std::vector<std::string> profiled;
+  if (!profile_dir.empty()) profiled = TracesWrittenSince(profile_dir, started);
+  if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty() &&
+      profiled.empty()) {
     WriteOutput(fmt::format("gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
                             "({})\n",
                             CommandLine(options.command), runner.exit_code(), NsToSec(ran),
                             DescribeRecording(set)),
                 options.report, context.err, context);
   } else {
-    Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context);
+    Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context, profiled);
+    if (!profile_dir.empty() && !report.ranks.empty()) {
+      report.ranks.front().diagnosis.notes.push_back(
+          profiled.empty()
+              ? "--profile: no trace was written (the job never imported torch, or stepped no "
+                "optimizer)"
+              : fmt::format(
+                    "--profile: {} trace(s) in {}{}", profiled.size(), profile_dir,
+                    options.profile_dir.empty() ? " (removed; --profile-dir keeps them)" : ""));
+    }
     std::string rendered =
         RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
     WriteOutput(rendered, options.report, context.err, context);

@@ -37,10 +37,30 @@ void Forward(int sig, siginfo_t* info, void*) {
   errno = saved_errno;
 }
 
+// gpuwhy's environment with |overrides| ("NAME=VALUE") replacing entries of the same name;
+// built before fork, so the child only has to exec.
+std::vector<std::string> ChildEnvironment(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    bool replaced = false;
+    for (const std::string& o : overrides) replaced = replaced || name_of(o) == name_of(entry);
+    if (!replaced) env.push_back(std::move(entry));
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
 }  // namespace
 
-Status ProcessRunner::Start(const std::vector<std::string>& argv) {
+Status ProcessRunner::Start(const std::vector<std::string>& argv,
+                            const std::vector<std::string>& environment) {
   if (argv.empty()) return InvalidArgument("no command to run (gpuwhy run -- CMD ...)");
+  std::vector<std::string> env_strings = ChildEnvironment(environment);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
   // A pipe closed on exec tells the parent whether exec failed, and why.
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return IoError("pipe: {}", std::strerror(errno));
@@ -56,7 +76,11 @@ Status ProcessRunner::Start(const std::vector<std::string>& argv) {
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    execvp(args[0], args.data());
+    if (environment.empty()) {
+      execvp(args[0], args.data());
+    } else {
+      execvpe(args[0], args.data(), envp.data());
+    }
     int err = errno;
     (void)!write(fds[1], &err, sizeof(err));
     _exit(127);

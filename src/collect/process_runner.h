@@ -17,7 +17,10 @@ namespace gpuwhy {
 class ProcessRunner {
  public:
   // Starts |argv| (argv[0] looked up in PATH). Errors when it cannot be started.
-  Status Start(const std::vector<std::string>& argv);
+  // |environment| ("NAME=VALUE" entries) replaces or adds to the command's copy of gpuwhy's
+  // environment; gpuwhy's own stays as it was.
+  Status Start(const std::vector<std::string>& argv,
+               const std::vector<std::string>& environment = {});
   pid_t pid() const { return pid_; }
   // Non-blocking: true once the command has exited; exit_code() is then valid.
   bool Poll();

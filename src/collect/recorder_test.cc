@@ -127,6 +127,24 @@ TEST(ProcessRunnerTest, ExitCodesAndSignalsPassThrough) {
   EXPECT_NE(status.message().find("cannot run"), std::string::npos);
 }
 
+// The command's environment gets the entries given (gpuwhy run --profile's PYTHONPATH),
+// replacing same-named ones; gpuwhy's own environment is left as it was.
+TEST(ProcessRunnerTest, TheCommandGetsTheGivenEnvironment) {
+  ::setenv("GPUWHY_TEST_REPLACED", "old", 1);
+  ProcessRunner runner;
+  ASSERT_TRUE(runner
+                  .Start({"sh", "-c",
+                          "test \"$GPUWHY_TEST_REPLACED:$GPUWHY_TEST_ADDED\" = new:1 && "
+                          "test -n \"$PATH\""},
+                         {"GPUWHY_TEST_REPLACED=new", "GPUWHY_TEST_ADDED=1"})
+                  .ok());
+  while (!runner.Poll()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(runner.exit_code(), 0);
+  EXPECT_STREQ(std::getenv("GPUWHY_TEST_REPLACED"), "old");
+  EXPECT_EQ(std::getenv("GPUWHY_TEST_ADDED"), nullptr);
+  ::unsetenv("GPUWHY_TEST_REPLACED");
+}
+
 TEST(ProcessRunnerTest, ForwardsSigintToTheCommand) {
   ProcessRunner runner;
   ASSERT_TRUE(runner.Start({"sleep", "30"}).ok());

@@ -82,8 +82,11 @@ void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
         "no ProfilerStep in the trace: one 'step' spans the whole trace; per-step "
         "numbers are per trace");
   }
-  if (d.step_ns == 0 || trace.active_devices().empty())
+  if (d.step_ns == 0) {
     d.notes.push_back("no analysable GPU work: nothing to diagnose");
+  } else if (trace.active_devices().empty()) {
+    d.notes.push_back("no GPU work in the trace: only the host-side step breakdown is assessed");
+  }
   for (const DataQualityIssue& issue : analysis.data_quality.issues) {
     if (issue.severity == QualitySeverity::kInfo) continue;
     d.notes.push_back(std::string(QualitySeverityName(issue.severity)) + ": " + issue.message);

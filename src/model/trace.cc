@@ -512,6 +512,7 @@ std::string_view SchemaGenerationName(SchemaGeneration schema) {
     case SchemaGeneration::kUnknown: return "unknown";
     case SchemaGeneration::kModern: return "modern (PyTorch 2.x)";
     case SchemaGeneration::kLegacy: return "2021-era (PyTorch 1.8-1.9)";
+    case SchemaGeneration::kLegacyProfiler: return "legacy profiler (PyTorch without Kineto)";
   }
   return "?";
 }

@@ -18,8 +18,9 @@ namespace gpuwhy {
 
 enum class SchemaGeneration {
   kUnknown,
-  kModern,  // PyTorch 2.x: lower-case categories, baseTimeNanoseconds, fractional µs
-  kLegacy,  // 2021-era: Kernel/Runtime/Operator, "external id", "stream 7" tids
+  kModern,          // PyTorch 2.x: lower-case categories, baseTimeNanoseconds, fractional µs
+  kLegacy,          // 2021-era: Kernel/Runtime/Operator, "external id", "stream 7" tids
+  kLegacyProfiler,  // PyTorch without Kineto: bare array, no cat, pid "CPU functions"
 };
 enum class GpuVendor { kUnknown, kNvidia, kAmd, kMtia, kNone };
 enum class RankSource { kUnknown, kDistributedInfo, kFileName };

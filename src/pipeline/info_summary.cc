@@ -128,6 +128,7 @@ std::string_view SchemaGenerationId(SchemaGeneration schema) {
     case SchemaGeneration::kUnknown: return "unknown";
     case SchemaGeneration::kModern: return "modern";
     case SchemaGeneration::kLegacy: return "legacy";
+    case SchemaGeneration::kLegacyProfiler: return "legacy_profiler";
   }
   return "unknown";
 }

@@ -1,4 +1,6 @@
 // Input rules: the GPU waits for data (DataLoader) or for host-to-device copies.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -25,7 +27,43 @@ bool NoGpuWork(RuleContext& ctx, const char* id) {
   return true;
 }
 
+// A trace without GPU work (a CPU-only PyTorch, the legacy profiler's export) still has the
+// host's steps: a DataLoader that holds most of each one is the finding, GPU or not. What
+// workers give back is the DataLoader's share of the host step (no GPU idle to measure).
+void HostOnlyDataLoaderWait(RuleContext& ctx) {
+  if (ctx.step_ns <= 0 || ctx.analysis.steps.extents.synthesized) {
+    ctx.Outcome(kDataLoader, AssessStatus::kNotAssessed, false,
+                "no GPU ops and no ProfilerStep: no host step to assess");
+    return;
+  }
+  const RuleParam& min_pct = ctx.catalog.Get(kDataLoaderMinStepPct);
+  const RuleParam& high_pct = ctx.catalog.Get(kDataLoaderHighPct);
+  double dataloader_pct = ctx.metrics.ValueOr("step.dataloader_pct", 0);
+  if (dataloader_pct <= min_pct.value) {
+    ctx.Outcome(kDataLoader, AssessStatus::kAssessed, false,
+                "host side only: the trace has no GPU ops");
+    return;
+  }
+  Finding f = ctx.Start(ctx.catalog.Spec(kDataLoader));
+  f.recoverable_ns_per_step =
+      static_cast<DurationNs>(dataloader_pct / 100 * static_cast<double>(ctx.step_ns));
+  f.confidence = Confidence::kMedium;  // workers hide loading only behind the step's own work
+  ctx.AddMetricEvidence(f, "step.dataloader_pct", ">", min_pct.value, &min_pct);
+  ctx.AddMetricEvidence(f, "step.time_ms", ">", 0, nullptr);
+  Severity floor = dataloader_pct >= high_pct.value ? Severity::kHigh : Severity::kInfo;
+  ctx.Emit(std::move(f), {}, floor);
+  // The catalog's title speaks of GPU idle, which a host-only trace cannot show.
+  ctx.out.findings.back().title = fmt::format(
+      "The DataLoader takes {:.1f} ms per step ({:.0f}%) of the host's step (no GPU work in "
+      "the trace)",
+      NsToMs(ctx.out.findings.back().recoverable_ns_per_step), dataloader_pct);
+}
+
 void DataLoaderWait(RuleContext& ctx) {
+  if (ctx.trace.active_devices().empty()) {
+    HostOnlyDataLoaderWait(ctx);
+    return;
+  }
   if (NoGpuWork(ctx, kDataLoader)) return;
   const RuleSpec& spec = ctx.catalog.Spec(kDataLoader);
   const RuleParam& min_pct = ctx.catalog.Get(kDataLoaderMinStepPct);

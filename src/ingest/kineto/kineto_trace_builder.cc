@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "base/time.h"
+#include "ingest/kineto/legacy_profiler_form.h"
 
 namespace gpuwhy {
 namespace {
@@ -116,6 +117,10 @@ void KinetoTraceBuilder::AddEvent(const KinetoEvent& event) {
 
 void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
   CategoryInfo info = ClassifyCategory(event.cat);
+  if (info.category == KinetoCategory::kUnknown && IsLegacyProfilerEvent(event)) {
+    AddLegacyProfilerEvent(event);
+    return;
+  }
   if (info.category == KinetoCategory::kUnknown) {
     trace_.problems.Increment(DataProblem::kUnknownCategory);
     return;
@@ -156,6 +161,15 @@ void KinetoTraceBuilder::AddComplete(const KinetoEvent& event) {
     }
     default: AddCpuSlice(event, CpuSliceKindOf(info.category), start, end); return;
   }
+}
+
+// The legacy (non-Kineto) export has no categories: host slices whose kind follows the name.
+void KinetoTraceBuilder::AddLegacyProfilerEvent(const KinetoEvent& event) {
+  ++legacy_profiler_events_;
+  TimeNs start = 0;
+  TimeNs end = 0;
+  if (!ReadTimes(event, /*need_duration=*/true, start, end)) return;
+  AddCpuSlice(event, LegacyProfilerSliceKind(event.name), start, end);
 }
 
 void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoCategory category, TimeNs start,
@@ -265,6 +279,10 @@ void KinetoTraceBuilder::Finish() {
     std::string key(1, raw.ph ? raw.ph : '?');
     key += "/" + raw.cat;
     m.raw_event_counts[key] += raw.count;
+  }
+  if (m.schema == SchemaGeneration::kUnknown &&
+      legacy_profiler_events_ > legacy_categories_ + modern_categories_) {
+    m.schema = SchemaGeneration::kLegacyProfiler;
   }
   if (m.schema == SchemaGeneration::kUnknown) {
     m.schema = legacy_categories_ > modern_categories_ ? SchemaGeneration::kLegacy

@@ -37,6 +37,7 @@ class KinetoTraceBuilder {
   int32_t DeviceOf(const KinetoEvent& event);
   int64_t StreamOf(const KinetoEvent& event);
   void AddComplete(const KinetoEvent& event);
+  void AddLegacyProfilerEvent(const KinetoEvent& event);
   void AddGpuOp(const KinetoEvent& event, KinetoCategory category, TimeNs start, TimeNs end);
   void AddCpuSlice(const KinetoEvent& event, CpuSliceKind kind, TimeNs start, TimeNs end);
   void AddCollective(const KinetoArgs& args, GpuOpId op, CpuSliceId slice);
@@ -50,6 +51,7 @@ class KinetoTraceBuilder {
   int64_t legacy_categories_ = 0;
   int64_t modern_categories_ = 0;
   int64_t mtia_events_ = 0;
+  int64_t legacy_profiler_events_ = 0;  // legacy_profiler_form.h: no cat, pid "CPU functions"
   GpuVendor vendor_hint_ = GpuVendor::kUnknown;
   std::vector<TimeNs> window_instants_;  // "Record Window End" etc., checked against the span
 };
