@@ -1,7 +1,10 @@
 // What every analysis reads: the trace, the shared device timelines and the options.
 #pragma once
 
+#include <span>
+
 #include "analyze/device_timeline.h"
+#include "model/kernel_profile.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -16,6 +19,9 @@ struct AnalysisOptions {
   int64_t full_queue_length = 1024;
   // HTA drops the last ProfilerStep by default (often cut short); golden tests set this.
   bool drop_last_step = false;
+  // Nsight Compute exports given beside the trace (owned by the caller): the top kernels are
+  // joined to them (profiled_kernels.h).
+  std::span<const KernelProfile> kernel_profiles;
 };
 
 struct WarmupResult;

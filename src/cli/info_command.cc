@@ -7,6 +7,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "ingest/importer.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 #include "pipeline/info_summary.h"
 #include "pipeline/pipeline_inputs.h"
 #include "report/info_render.h"
@@ -19,8 +20,10 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
                          "Describe traces: format, size, rank, devices, span, steps, event counts, "
                          "import problems");
   command
-      ->add_option("inputs", options.inputs,
-                   "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
+      ->add_option(
+          "inputs", options.inputs,
+          "Trace files (.json, .json.gz, Nsight Systems .sqlite), Nsight Compute CSV exports or "
+          "directories")
       ->required();
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -44,7 +47,24 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   const InputPolicy traces_only{
       .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
   const ImportOptions import{options.pipeline.step_range};
+  std::vector<KernelProfileSummary> profiles;
   for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
+    if (input.role == InputRole::kKernelProfile) {
+      StatusOr<KernelProfile> profile = ImportNcuCsv(input.path);
+      if (!profile.ok()) {
+        fail(input.path, profile.status());
+        continue;
+      }
+      if (Status lost = DataLossStatus(input.path, profile->problems); !lost.ok()) {
+        if (options.pipeline.strict) {
+          fail(input.path, lost);
+        } else {
+          PrintDataLoss({{input.path, lost.message()}}, false, context);
+        }
+      }
+      profiles.push_back(ComputeKernelProfileSummary(*profile));
+      continue;
+    }
     if (input.role != InputRole::kTrace) {
       PrintError(context, input.error);
       failures.push_back({input.path, input.error});
@@ -71,8 +91,8 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   const bool to_file = !options.output.empty();
   std::string rendered =
       options.format == "json"
-          ? RenderInfoJson(summaries, failures)
-          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour);
+          ? RenderInfoJson(summaries, failures, profiles)
+          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour, profiles);
   if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return failures.empty() ? kExitOk : kExitUnusable;
 }

@@ -84,6 +84,8 @@ std::string_view ReaderOf(InputKind kind) {
     case InputKind::kSystemLog: return "gpuwhy analyze and gpuwhy doctor --from read it";
     case InputKind::kRankSummary: return "gpuwhy analyze merges it with the other ranks";
     case InputKind::kGpuwhyReport: return "gpuwhy diff compares it";
+    case InputKind::kNcuCsv:
+      return "gpuwhy info reads it, gpuwhy analyze beside a trace (roofline class per kernel)";
     default: return "gpuwhy reads traces as Kineto JSON or Nsight Systems SQLite";
   }
 }
@@ -160,6 +162,7 @@ Status NotATrace(const std::string& path, const InputClass& input) {
     case InputKind::kSystemLog:
     case InputKind::kRankSummary:
     case InputKind::kGpuwhyReport:
+    case InputKind::kNcuCsv:
     case InputKind::kKinetoJson:
     case InputKind::kNsysSqlite: break;
   }

@@ -8,6 +8,7 @@
 
 #include "base/file_input.h"
 #include "ingest/metrics/recording_reader.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 
 namespace gpuwhy {
 namespace {
@@ -89,6 +90,7 @@ std::string_view InputKindName(InputKind kind) {
     case InputKind::kGpuwhyReport: return "a gpuwhy JSON report";
     case InputKind::kPythonPickle: return "a Python pickle";
     case InputKind::kMemorySummary: return "a torch.cuda.memory_summary() text";
+    case InputKind::kNcuCsv: return "an Nsight Compute CSV export";
     case InputKind::kUnknown: return "a file of no format gpuwhy knows";
   }
   return "a file of no format gpuwhy knows";
@@ -145,6 +147,11 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
   }
   // A gzip file is a compressed trace unless its text says otherwise (a recording is caught
   // above; the Kineto importer names what is wrong with anything else).
+  // Before the metric-log sniffers: an ncu header is a CSV header too, and more specific.
+  if (LooksLikeNcuCsv(head.substr(i))) {
+    out.kind = InputKind::kNcuCsv;
+    return out;
+  }
   out.system_format = SniffSystemFormat(head);
   out.metric_format = SniffMetricLog(head.substr(0, kMetricHeadBytes));
   if (out.metric_format != MetricLogFormat::kNone) {

@@ -27,6 +27,7 @@ enum class InputKind {
   kGpuwhyReport,   // gpuwhy analyze --format json
   kPythonPickle,   // torch.cuda.memory._dump_snapshot() and other pickles
   kMemorySummary,  // torch.cuda.memory_summary() text
+  kNcuCsv,         // Nsight Compute CSV export (details page or --page raw)
   kUnknown,
 };
 

@@ -11,13 +11,14 @@
 namespace gpuwhy {
 
 enum class InputRole {
-  kTrace,        // Kineto JSON or Nsight Systems SQLite: import, analyze, diagnose
-  kRankSummary,  // a --summary file: merged as a rank
-  kMetricLog,    // metric series: the signal diagnosis
-  kNodeLog,      // one node log: read into the platform facts
-  kBundle,       // a support-bundle folder: every node log in it (and proc/, sys/ trees)
-  kSkipped,      // not read, with a note (a command that reads node logs only was given a trace)
-  kFailed,       // not read: |error| says why, naming what the input is
+  kTrace,          // Kineto JSON or Nsight Systems SQLite: import, analyze, diagnose
+  kRankSummary,    // a --summary file: merged as a rank
+  kMetricLog,      // metric series: the signal diagnosis
+  kNodeLog,        // one node log: read into the platform facts
+  kBundle,         // a support-bundle folder: every node log in it (and proc/, sys/ trees)
+  kKernelProfile,  // an Nsight Compute CSV: its kernels joined to the traces' top kernels
+  kSkipped,        // not read, with a note (a command that reads node logs only was given a trace)
+  kFailed,         // not read: |error| says why, naming what the input is
 };
 
 struct PlannedInput {
@@ -34,6 +35,7 @@ struct InputPolicy {
   bool rank_summaries = true;
   bool metric_logs = true;
   bool node_logs = true;
+  bool kernel_profiles = true;  // Nsight Compute exports, read where traces are
 };
 
 // One entry per file (a folder's trace files in name order, or the folder itself when it is a

@@ -87,18 +87,18 @@ std::string SeverityText(ProblemSeverity severity, ColourMode colour) {
   return Styled(colour, Style::kDim, name) + padding;
 }
 
-void RenderStats(std::string& out, const InfoSummary& s, ColourMode colour) {
-  if (s.problems.empty()) {
+void RenderStats(std::string& out, const DataProblems& problems, ColourMode colour) {
+  if (problems.empty()) {
     Field(out, "import", "clean: no import stats");
     return;
   }
   Line(out, "  import stats");
-  for (DataProblem kind : s.problems.Kinds()) {
+  for (DataProblem kind : problems.Kinds()) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
-    std::string_view detail = s.problems.Detail(kind);
+    std::string_view detail = problems.Detail(kind);
     // Columns: id, value, severity (styled, fixed width), detail fitted to what is left.
     std::string line =
-        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(s.problems.Get(kind)));
+        fmt::format("    {:<26}{:>12}  ", FitWidth(info.id, 25), GroupDigits(problems.Get(kind)));
     line += SeverityText(info.severity, colour);
     if (!detail.empty()) line += FitWidth(detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
     while (!line.empty() && line.back() == ' ') line.pop_back();
@@ -128,7 +128,7 @@ void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   if (!s.steps_synthesized)
     Field(out, "", "(analyze's step time runs each kept step to the end of its GPU work)");
   RenderCounts(out, s);
-  RenderStats(out, s, colour);
+  RenderStats(out, s.problems, colour);
 }
 
 void WriteDevices(JsonWriter& w, const InfoSummary& s) {
@@ -175,16 +175,16 @@ void WriteCounts(JsonWriter& w, const InfoSummary& s) {
   w.EndObject();
 }
 
-void WriteStats(JsonWriter& w, const InfoSummary& s) {
+void WriteStats(JsonWriter& w, const DataProblems& problems) {
   w.Key("import_stats");
   w.BeginArray();
-  for (DataProblem kind : s.problems.Kinds()) {
+  for (DataProblem kind : problems.Kinds()) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
     w.BeginObject();
     w.Field("id", info.id);
     w.Field("severity", SeverityName(info.severity));
-    w.Field("value", s.problems.Get(kind));
-    w.Field("detail", s.problems.Detail(kind));
+    w.Field("value", problems.Get(kind));
+    w.Field("detail", problems.Detail(kind));
     w.Field("description", info.description);
     w.EndObject();
   }
@@ -220,29 +220,113 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.Field("mean_ms", NsToMs(s.mean_step_ns));
   w.EndObject();
   WriteCounts(w, s);
-  WriteStats(w, s);
+  WriteStats(w, s.problems);
+  w.EndObject();
+}
+
+std::string OptionalPct(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:.1f}%", *pct) : "-";
+}
+
+std::string LaunchShape(const ProfiledKernelInfo& k) {
+  if (k.grid_blocks < 0 || k.block_threads < 0) return "-";
+  return fmt::format("{}x{}", GroupDigits(k.grid_blocks), k.block_threads);
+}
+
+// One Nsight Compute export: its kernels with the class, the numbers and the deciding rule.
+void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode colour) {
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(p.path, kReportWidth)) + "\n";
+  Field(out, "format", fmt::format("Nsight Compute CSV, {} page", NcuLayoutName(p.layout)));
+  Field(out, "kernels",
+        fmt::format("{} profiled launches, {} metric values", p.kernels.size(),
+                    GroupDigits(p.metric_count)));
+  Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class", "SM",
+                        "memory", "occup.", "grid x blk", "kernel"));
+  for (const ProfiledKernelInfo& k : p.kernels) {
+    const KernelRoofline& r = k.roofline;
+    Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", k.id,
+                          RooflineClassName(r.roofline_class), OptionalPct(r.sm_pct),
+                          OptionalPct(r.memory_pct), OptionalPct(r.achieved_occupancy_pct),
+                          LaunchShape(k), k.name));
+    Line(out, fmt::format("        rule: {}", r.rule));
+  }
+  RenderStats(out, p.problems, colour);
+}
+
+void WriteOptional(JsonWriter& w, std::string_view key, const std::optional<double>& value) {
+  w.Key(key);
+  if (value) {
+    w.Double(*value);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteProfile(JsonWriter& w, const KernelProfileSummary& p) {
+  w.BeginObject();
+  w.Field("path", p.path);
+  w.Field("format", "ncu_csv");
+  w.Field("layout", NcuLayoutName(p.layout));
+  w.Field("kernel_count", static_cast<int64_t>(p.kernels.size()));
+  w.Field("metric_count", p.metric_count);
+  w.Key("kernels");
+  w.BeginArray();
+  for (const ProfiledKernelInfo& k : p.kernels) {
+    const KernelRoofline& r = k.roofline;
+    w.BeginObject();
+    w.Field("id", k.id);
+    w.Field("name", k.name);
+    w.Field("grid_blocks", k.grid_blocks);
+    w.Field("block_threads", k.block_threads);
+    w.Field("metrics", static_cast<int64_t>(k.metrics));
+    w.Field("roofline_class", RooflineClassId(r.roofline_class));
+    w.Field("rule", r.rule);
+    WriteOptional(w, "sm_pct", r.sm_pct);
+    WriteOptional(w, "memory_pct", r.memory_pct);
+    WriteOptional(w, "dram_pct", r.dram_pct);
+    WriteOptional(w, "achieved_occupancy_pct", r.achieved_occupancy_pct);
+    WriteOptional(w, "theoretical_occupancy_pct", r.theoretical_occupancy_pct);
+    WriteOptional(w, "tensor_pipe_pct", r.tensor_pipe_pct);
+    WriteOptional(w, "duration_ns", r.duration_ns);
+    WriteOptional(w, "dram_bytes", r.dram_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteStats(w, p.problems);
   w.EndObject();
 }
 
 }  // namespace
 
-std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour) {
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour,
+                           const std::vector<KernelProfileSummary>& profiles) {
   std::string out;
   for (size_t i = 0; i < summaries.size(); ++i) {
     if (i > 0) out.push_back('\n');
     RenderOne(out, summaries[i], colour);
   }
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (i > 0 || !summaries.empty()) out.push_back('\n');
+    RenderProfile(out, profiles[i], colour);
+  }
   return TerminalText(out, colour);
 }
 
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
-                           const std::vector<InfoFailure>& failures) {
+                           const std::vector<InfoFailure>& failures,
+                           const std::vector<KernelProfileSummary>& profiles) {
   JsonWriter w;
   w.BeginObject();
   w.Key("files");
   w.BeginArray();
   for (const InfoSummary& s : summaries) WriteOne(w, s);
   w.EndArray();
+  if (!profiles.empty()) {
+    w.Key("kernel_profiles");
+    w.BeginArray();
+    for (const KernelProfileSummary& p : profiles) WriteProfile(w, p);
+    w.EndArray();
+  }
   WriteFailures(w, failures);
   w.EndObject();
   return w.str();

@@ -15,11 +15,15 @@ namespace gpuwhy {
 using InfoFailure = ReportFailure;  // one shape for unreadable inputs in every report
 
 // Human-readable, every line at most kReportWidth columns (escape codes aside).
-std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour);
+// Nsight Compute exports follow the traces, each kernel with its roofline class and rule.
+std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour,
+                           const std::vector<KernelProfileSummary>& profiles = {});
 
 // {"files": [...], "errors": [...]}; failures are also listed here for machine readers.
+// ... and "kernel_profiles": [...] when Nsight Compute exports were given.
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
-                           const std::vector<InfoFailure>& failures);
+                           const std::vector<InfoFailure>& failures,
+                           const std::vector<KernelProfileSummary>& profiles = {});
 
 // "512 B", "1.5 KiB", "12.3 MiB", "1.02 GiB".
 std::string FormatBytes(uint64_t bytes);
