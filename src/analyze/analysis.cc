@@ -17,6 +17,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   AddWarmupMetrics(a.warmup, a.steps.extents, a.metrics);
   a.idle_gaps = ComputeIdleGaps(input, a.metrics);
   a.kernels = ComputeKernelStats(input, a.metrics);
+  a.profiled_kernels = ComputeProfiledKernels(input, a.kernels);
   a.launch = ComputeLaunchStats(input, a.metrics);
   a.sync_copies = ComputeSyncCopies(input, a.metrics);
   a.communication = ComputeCommunication(input, a.metrics);

@@ -13,6 +13,7 @@
 #include "analyze/launch_stats.h"
 #include "analyze/memory_usage.h"
 #include "analyze/metric.h"
+#include "analyze/profiled_kernels.h"
 #include "analyze/step_breakdown.h"
 #include "analyze/sync_copies.h"
 #include "analyze/temporal_breakdown.h"
@@ -31,6 +32,7 @@ struct TraceAnalysis {
   StepBreakdownResult steps;
   IdleGapsResult idle_gaps;
   KernelStatsResult kernels;
+  ProfiledKernelsResult profiled_kernels;  // with Nsight Compute exports given
   LaunchStatsResult launch;
   SyncCopiesResult sync_copies;
   CommunicationResult communication;

@@ -1,7 +1,10 @@
 // What every analysis reads: the trace, the shared device timelines and the options.
 #pragma once
 
+#include <span>
+
 #include "analyze/device_timeline.h"
+#include "model/kernel_profile.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -22,6 +25,9 @@ struct AnalysisOptions {
   // timestamps rounded to µs as HTA rounds them, cuda_sync counted busy in the temporal
   // breakdown. Off: gpuwhy's exact nanosecond view (docs/metrics/temporal.md).
   bool hta_compat = false;
+  // Nsight Compute exports given beside the trace (owned by the caller): the top kernels are
+  // joined to them (profiled_kernels.h).
+  std::span<const KernelProfile> kernel_profiles;
 };
 
 struct WarmupResult;

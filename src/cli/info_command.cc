@@ -8,6 +8,7 @@
 #include "cli/report_output.h"
 #include "ingest/importer.h"
 #include "ingest/memory/snapshot_importer.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 #include "pipeline/info_summary.h"
 #include "pipeline/pipeline_inputs.h"
 #include "report/info_render.h"
@@ -20,8 +21,10 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
                          "Describe traces and allocator memory snapshots: format, size, rank, "
                          "devices, span, steps, event counts, import problems");
   command
-      ->add_option("inputs", options.inputs,
-                   "Trace files (.json, .json.gz, Nsight Systems .sqlite) or directories")
+      ->add_option(
+          "inputs", options.inputs,
+          "Trace files (.json, .json.gz, Nsight Systems .sqlite), Nsight Compute CSV exports or "
+          "directories")
       ->required();
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -36,6 +39,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   }
   std::vector<InfoSummary> summaries;
   std::vector<MemoryInfoSummary> memory;
+  std::vector<KernelProfileSummary> profiles;
   std::vector<InfoFailure> failures;
   const auto fail = [&](const std::string& path, const Status& status) {
     PrintError(context, status);
@@ -74,6 +78,22 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
       memory.push_back(ComputeMemoryInfo(*snapshot));
       continue;
     }
+    if (input.role == InputRole::kKernelProfile) {
+      StatusOr<KernelProfile> profile = ImportNcuCsv(input.path);
+      if (!profile.ok()) {
+        fail(input.path, profile.status());
+        continue;
+      }
+      if (Status lost = DataLossStatus(input.path, profile->problems); !lost.ok()) {
+        if (options.pipeline.strict) {
+          fail(input.path, lost);
+        } else {
+          PrintDataLoss({{input.path, lost.message()}}, false, context);
+        }
+      }
+      profiles.push_back(ComputeKernelProfileSummary(*profile));
+      continue;
+    }
     if (input.role != InputRole::kTrace) {
       PrintError(context, input.error);
       failures.push_back({input.path, input.error});
@@ -93,8 +113,9 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   const bool to_file = !options.output.empty();
   std::string rendered =
       options.format == "json"
-          ? RenderInfoJson(summaries, failures, memory)
-          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour, memory);
+          ? RenderInfoJson(summaries, failures, memory, profiles)
+          : RenderInfoText(summaries, to_file ? ColourMode::kOff : context.colour, memory,
+                           profiles);
   if (!WriteOutput(rendered, options.output, context.out, context)) return kExitUnusable;
   return failures.empty() ? kExitOk : kExitUnusable;
 }

@@ -85,6 +85,8 @@ std::string_view ReaderOf(InputKind kind) {
     case InputKind::kRankSummary: return "gpuwhy analyze merges it with the other ranks";
     case InputKind::kProfileSummary: return "gpuwhy analyze reads its kernel totals";
     case InputKind::kGpuwhyReport: return "gpuwhy diff compares it";
+    case InputKind::kNcuCsv:
+      return "gpuwhy info reads it, gpuwhy analyze beside a trace (roofline class per kernel)";
     default: return "gpuwhy reads traces as Kineto JSON or Nsight Systems SQLite";
   }
 }
@@ -162,6 +164,7 @@ Status NotATrace(const std::string& path, const InputClass& input) {
     case InputKind::kProfileSummary:
     case InputKind::kRankSummary:
     case InputKind::kGpuwhyReport:
+    case InputKind::kNcuCsv:
     case InputKind::kKinetoJson:
     case InputKind::kNsysSqlite: break;
   }

@@ -8,6 +8,7 @@
 
 #include "base/file_input.h"
 #include "ingest/metrics/recording_reader.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 
 namespace gpuwhy {
 namespace {
@@ -90,6 +91,7 @@ std::string_view InputKindName(InputKind kind) {
     case InputKind::kPythonPickle: return "a Python pickle";
     case InputKind::kMemorySummary: return "a torch.cuda.memory_summary() text";
     case InputKind::kProfileSummary: return "a profiler summary report";
+    case InputKind::kNcuCsv: return "an Nsight Compute CSV export";
     case InputKind::kUnknown: return "a file of no format gpuwhy knows";
   }
   return "a file of no format gpuwhy knows";
@@ -151,6 +153,11 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
   if (std::optional<SummaryTool> tool = SniffProfileSummary(head)) {
     out.kind = InputKind::kProfileSummary;
     out.summary_tool = *tool;
+    return out;
+  }
+  // Before the metric-log sniffers: an ncu header is a CSV header too, and more specific.
+  if (LooksLikeNcuCsv(head.substr(i))) {
+    out.kind = InputKind::kNcuCsv;
     return out;
   }
   out.system_format = SniffSystemFormat(head);

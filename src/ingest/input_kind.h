@@ -29,6 +29,7 @@ enum class InputKind {
   kPythonPickle,    // torch.cuda.memory._dump_snapshot() and other pickles
   kMemorySummary,   // torch.cuda.memory_summary() text
   kProfileSummary,  // nsys stats kernel summary, DLProf summary/kernel CSV (summary_tool)
+  kNcuCsv,          // Nsight Compute CSV export (details page or --page raw)
   kUnknown,
 };
 

@@ -57,6 +57,16 @@ TEST(InputKindTest, LogsNameTheirFormat) {
   EXPECT_EQ(csv.kind, InputKind::kMetricLog);
   EXPECT_EQ(csv.metric_format, MetricLogFormat::kQueryGpuCsv);
   EXPECT_EQ(csv.system_format, SystemFormat::kNvidiaSmiCsv);
+  // Nsight Compute's two pages, with the profiler's notes before the header.
+  InputClass ncu = ClassifyHead(
+      "==PROF== Connected to process 7\n\"ID\",\"Process ID\",\"Kernel Name\",\"Section "
+      "Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+      false, true);
+  EXPECT_EQ(ncu.kind, InputKind::kNcuCsv);
+  EXPECT_EQ(DescribeInput(ncu), "an Nsight Compute CSV export");
+  EXPECT_EQ(KindOf("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n"),
+            InputKind::kNcuCsv);
+  EXPECT_EQ(KindOf("\"ID\",\"Kernel Name\",\"Duration\"\n"), InputKind::kUnknown);
 }
 
 TEST(InputKindTest, FilesAndFolders) {
@@ -86,6 +96,7 @@ TEST(InputKindTest, EveryRealFileIsWhatItsFolderSays) {
       {"logs/nvidia-smi-q-xml", InputKind::kSystemLog},
       {"logs/infiniband", InputKind::kSystemLog},
       {"memory/snapshots", InputKind::kPythonPickle},
+      {"ncu", InputKind::kNcuCsv},
   };
   size_t checked = 0;
   for (const auto& [folder, kind] : by_folder) {

@@ -57,7 +57,10 @@ enum class ProblemSeverity : uint8_t { kInfo, kDataLoss, kError };
   X(kRowCutShort, "row_cut_short", kDataLoss,                                                     \
     "a table row has fewer cells than its header; the cells it has are kept")                     \
   X(kUnreadableOutput, "unreadable_output", kDataLoss,                                            \
-    "a command's output could not be read as a whole; what was read before the error is kept")
+    "a command's output could not be read as a whole; what was read before the error is kept")    \
+  /* Nsight Compute exports. */                                                                   \
+  X(kUnknownUnit, "unknown_unit", kInfo,                                                          \
+    "a measured value has a unit gpuwhy does not know; kept as printed, not scaled")
 
 enum class DataProblem : uint8_t {
 #define GPUWHY_PROBLEM_ENUM(name, id, severity, description) name,

@@ -133,4 +133,14 @@ std::string_view SchemaGenerationId(SchemaGeneration schema) {
   return "unknown";
 }
 
+KernelProfileSummary ComputeKernelProfileSummary(const KernelProfile& profile) {
+  KernelProfileSummary out{
+      profile.path, profile.layout, profile.metric_count, {}, profile.problems};
+  for (const ProfiledKernel& k : profile.kernels) {
+    out.kernels.push_back({k.id, k.name, k.grid_blocks, k.block_threads, k.metrics.size(),
+                           ClassifyProfiledKernel(k)});
+  }
+  return out;
+}
+
 }  // namespace gpuwhy

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "analyze/roofline.h"
 #include "base/time.h"
+#include "model/kernel_profile.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -53,6 +55,26 @@ struct InfoSummary {
   std::vector<MemcpyCount> memcpy;  // sorted by direction, then memory kinds
   DataProblems problems;            // the trace's own
 };
+
+// `gpuwhy info` of an Nsight Compute export: each kernel with its roofline class.
+struct ProfiledKernelInfo {
+  int64_t id = -1;
+  std::string name;
+  int64_t grid_blocks = -1;
+  int64_t block_threads = -1;
+  size_t metrics = 0;
+  KernelRoofline roofline;
+};
+
+struct KernelProfileSummary {
+  std::string path;
+  NcuLayout layout = NcuLayout::kDetails;
+  int64_t metric_count = 0;
+  std::vector<ProfiledKernelInfo> kernels;
+  DataProblems problems;
+};
+
+KernelProfileSummary ComputeKernelProfileSummary(const KernelProfile& profile);
 
 // Reads a finalized trace.
 InfoSummary ComputeInfoSummary(const Trace& trace);

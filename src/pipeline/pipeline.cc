@@ -14,6 +14,7 @@
 #include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/snapshot_importer.h"
 #include "ingest/metrics/metric_log.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 #include "ingest/summaries/profile_summary_reader.h"
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
@@ -112,6 +113,23 @@ void ReadMemorySnapshot(Slot& slot, const DiagnoseOptions& options) {
   }
   NoteDataLoss(slot, snapshot->problems);
   slot.reports.push_back(ReportMemorySnapshot(*snapshot, options));
+}
+
+// Nsight Compute exports are read before the traces, whose top kernels are joined to them.
+std::vector<KernelProfile> ReadKernelProfiles(std::vector<std::unique_ptr<Slot>>& slots) {
+  std::vector<KernelProfile> profiles;
+  for (auto& slot : slots) {
+    if (slot->input->role != InputRole::kKernelProfile) continue;
+    Status status = GuardedRead(slot->input->path, [&] {
+      StatusOr<KernelProfile> profile = ImportNcuCsv(slot->input->path);
+      if (!profile.ok()) return profile.status();
+      NoteDataLoss(*slot, profile->problems);
+      profiles.push_back(std::move(*profile));
+      return Status::Ok();
+    });
+    if (!status.ok()) slot->error = status.message();
+  }
+  return profiles;
 }
 
 // Runs on a pool thread, where an escaping exception would end the process: whatever one
@@ -261,13 +279,16 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   }
   const bool keep_reports =
       report.trace_count <= options.max_reports || trace_bytes <= options.max_report_input_bytes;
+  report.kernel_profiles = ReadKernelProfiles(slots);
+  PipelineOptions with_profiles = options;
+  with_profiles.analysis.kernel_profiles = report.kernel_profiles;
   report.reports_left_out = !keep_reports && options.max_reports > 0;
   {
     ThreadPool pool(options.jobs > 0 ? options.jobs : DefaultThreadCount());
     for (auto& slot : slots) {
       if (!RunsInPool(slot->input->role)) continue;
       Slot* s = slot.get();
-      pool.Submit([s, &options, keep_reports] { RunSlot(*s, options, keep_reports); });
+      pool.Submit([s, &with_profiles, keep_reports] { RunSlot(*s, with_profiles, keep_reports); });
     }
     pool.Wait();
   }

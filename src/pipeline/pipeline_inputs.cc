@@ -36,6 +36,10 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
     out.role = InputRole::kMemorySnapshot;
     return out;
   }
+  if (input.kind == InputKind::kNcuCsv && policy.kernel_profiles && policy.traces) {
+    out.role = InputRole::kKernelProfile;
+    return out;
+  }
   if (input.kind == InputKind::kRankSummary && policy.rank_summaries) {
     out.role = InputRole::kRankSummary;
     return out;

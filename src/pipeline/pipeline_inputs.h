@@ -18,6 +18,7 @@ enum class InputRole {
   kNodeLog,         // one node log: read into the platform facts
   kBundle,          // a support-bundle folder: every node log in it (and proc/, sys/ trees)
   kMemorySnapshot,  // _dump_snapshot() pickle or memory_summary() text: the memory diagnosis
+  kKernelProfile,   // an Nsight Compute CSV: its kernels joined to the traces' top kernels
   kSkipped,         // not read, with a note (a command that reads node logs only was given a trace)
   kFailed,          // not read: |error| says why, naming what the input is
 };
@@ -37,6 +38,7 @@ struct InputPolicy {
   bool metric_logs = true;
   bool node_logs = true;
   bool memory_snapshots = true;  // read only where traces are
+  bool kernel_profiles = true;   // Nsight Compute exports, read where traces are
 };
 
 // One entry per file (a folder's trace files in name order, or the folder itself when it is a

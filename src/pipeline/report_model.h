@@ -11,6 +11,7 @@
 #include "analyze/analysis.h"
 #include "base/interval_set.h"
 #include "diagnose/diagnose.h"
+#include "model/kernel_profile.h"
 #include "model/metric_series.h"
 #include "model/profile_summary.h"
 #include "model/trace.h"
@@ -80,6 +81,9 @@ struct Report {
   // Inputs that were read but lost data (cut short, events skipped): still analysed, listed
   // here as "PATH: what was lost" for the warning line (README: exit codes).
   std::vector<ReportFailure> data_loss;
+  // Nsight Compute exports read; every trace's analysis joins its top kernels to them (and
+  // points into them: the report owns them).
+  std::vector<KernelProfile> kernel_profiles;
   size_t trace_count = 0;         // trace files analysed (not summary files)
   bool reports_left_out = false;  // more traces than PipelineOptions::max_reports
 };

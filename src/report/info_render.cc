@@ -237,10 +237,83 @@ void WriteOne(JsonWriter& w, const InfoSummary& s) {
   w.EndObject();
 }
 
+std::string OptionalPct(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:.1f}%", *pct) : "-";
+}
+
+std::string LaunchShape(const ProfiledKernelInfo& k) {
+  if (k.grid_blocks < 0 || k.block_threads < 0) return "-";
+  return fmt::format("{}x{}", GroupDigits(k.grid_blocks), k.block_threads);
+}
+
+// One Nsight Compute export: its kernels with the class, the numbers and the deciding rule.
+void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode colour) {
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(p.path, kReportWidth)) + "\n";
+  Field(out, "format", fmt::format("Nsight Compute CSV, {} page", NcuLayoutName(p.layout)));
+  Field(out, "kernels",
+        fmt::format("{} profiled launches, {} metric values", p.kernels.size(),
+                    GroupDigits(p.metric_count)));
+  Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class", "SM",
+                        "memory", "occup.", "grid x blk", "kernel"));
+  for (const ProfiledKernelInfo& k : p.kernels) {
+    const KernelRoofline& r = k.roofline;
+    Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", k.id,
+                          RooflineClassName(r.roofline_class), OptionalPct(r.sm_pct),
+                          OptionalPct(r.memory_pct), OptionalPct(r.achieved_occupancy_pct),
+                          LaunchShape(k), k.name));
+    Line(out, fmt::format("        rule: {}", r.rule));
+  }
+  RenderImportStats(out, p.problems, colour);
+}
+
+void WriteOptional(JsonWriter& w, std::string_view key, const std::optional<double>& value) {
+  w.Key(key);
+  if (value) {
+    w.Double(*value);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteProfile(JsonWriter& w, const KernelProfileSummary& p) {
+  w.BeginObject();
+  w.Field("path", p.path);
+  w.Field("format", "ncu_csv");
+  w.Field("layout", NcuLayoutName(p.layout));
+  w.Field("kernel_count", static_cast<int64_t>(p.kernels.size()));
+  w.Field("metric_count", p.metric_count);
+  w.Key("kernels");
+  w.BeginArray();
+  for (const ProfiledKernelInfo& k : p.kernels) {
+    const KernelRoofline& r = k.roofline;
+    w.BeginObject();
+    w.Field("id", k.id);
+    w.Field("name", k.name);
+    w.Field("grid_blocks", k.grid_blocks);
+    w.Field("block_threads", k.block_threads);
+    w.Field("metrics", static_cast<int64_t>(k.metrics));
+    w.Field("roofline_class", RooflineClassId(r.roofline_class));
+    w.Field("rule", r.rule);
+    WriteOptional(w, "sm_pct", r.sm_pct);
+    WriteOptional(w, "memory_pct", r.memory_pct);
+    WriteOptional(w, "dram_pct", r.dram_pct);
+    WriteOptional(w, "achieved_occupancy_pct", r.achieved_occupancy_pct);
+    WriteOptional(w, "theoretical_occupancy_pct", r.theoretical_occupancy_pct);
+    WriteOptional(w, "tensor_pipe_pct", r.tensor_pipe_pct);
+    WriteOptional(w, "duration_ns", r.duration_ns);
+    WriteOptional(w, "dram_bytes", r.dram_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteImportStats(w, p.problems);
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode colour,
-                           const std::vector<MemoryInfoSummary>& memory) {
+                           const std::vector<MemoryInfoSummary>& memory,
+                           const std::vector<KernelProfileSummary>& profiles) {
   std::string out;
   for (size_t i = 0; i < summaries.size(); ++i) {
     if (i > 0) out.push_back('\n');
@@ -250,12 +323,17 @@ std::string RenderInfoText(const std::vector<InfoSummary>& summaries, ColourMode
     if (!out.empty()) out.push_back('\n');
     RenderMemoryInfo(out, m, colour);
   }
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (!out.empty()) out.push_back('\n');
+    RenderProfile(out, profiles[i], colour);
+  }
   return TerminalText(out, colour);
 }
 
 std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
                            const std::vector<InfoFailure>& failures,
-                           const std::vector<MemoryInfoSummary>& memory) {
+                           const std::vector<MemoryInfoSummary>& memory,
+                           const std::vector<KernelProfileSummary>& profiles) {
   JsonWriter w;
   w.BeginObject();
   w.Key("files");
@@ -266,6 +344,12 @@ std::string RenderInfoJson(const std::vector<InfoSummary>& summaries,
     w.Key("memory_snapshots");
     w.BeginArray();
     for (const MemoryInfoSummary& m : memory) WriteMemoryInfo(w, m);
+    w.EndArray();
+  }
+  if (!profiles.empty()) {
+    w.Key("kernel_profiles");
+    w.BeginArray();
+    for (const KernelProfileSummary& p : profiles) WriteProfile(w, p);
     w.EndArray();
   }
   WriteFailures(w, failures);

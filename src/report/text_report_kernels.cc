@@ -43,6 +43,48 @@ void RenderKernelSummary(std::string& out, const KernelStatsResult& r) {
             2);
 }
 
+std::string PctOrDash(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:.1f}%", *pct) : "-";
+}
+
+// The top kernels measured by the Nsight Compute exports given beside the trace.
+void RenderProfiledKernels(std::string& out, const Section& s) {
+  const ProfiledKernelsResult& r = s.analysis.profiled_kernels;
+  if (r.profiles == 0) return;
+  Wrapped(out,
+          fmt::format("measured by Nsight Compute ({} kernels in {} exports): {} of kernel time "
+                      "classified",
+                      Count(static_cast<int64_t>(r.profiled_kernels)),
+                      Count(static_cast<int64_t>(r.profiles)), Pct(r.classified_time_pct)),
+          2);
+  NotApplicableLines(out, r.not_applicable);
+  if (r.top.empty()) return;
+  TextTable t({{"name", 29, Align::kLeft},
+               {"time", 7},
+               {"roofline class", 17, Align::kLeft},
+               {"SM", 7},
+               {"memory", 7},
+               {"occup.", 7},
+               {"matched by", 21, Align::kLeft}},
+              2, /*tight=*/true);
+  std::vector<std::string> names;
+  for (const ProfiledTopKernel& k : r.top) names.push_back(k.trace_name);
+  names = ShortenKernelNames(names, 29);
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const ProfiledTopKernel& k = r.top[i];
+    t.AddRow({names[i], Pct(k.time_pct), std::string(RooflineClassName(k.roofline.roofline_class)),
+              PctOrDash(k.roofline.sm_pct), PctOrDash(k.roofline.memory_pct),
+              PctOrDash(k.roofline.achieved_occupancy_pct),
+              fmt::format("{} #{}", ProfileMatchName(k.match), k.profile_id)});
+  }
+  t.Render(out);
+  for (const ProfiledTopKernel& k : r.top) {
+    Wrapped(out,
+            fmt::format("{}: {}", RooflineClassName(k.roofline.roofline_class), k.roofline.rule),
+            4);
+  }
+}
+
 void RenderQueues(std::string& out, const Section& s) {
   const LaunchStatsResult& r = s.analysis.launch;
   if (r.queues.empty()) return;
@@ -102,6 +144,7 @@ void RenderKernels(std::string& out, const Section& s) {
   t.Render(out);
   RenderKernelSummary(out, r);
   NotApplicableLines(out, r.not_applicable);
+  RenderProfiledKernels(out, s);
 }
 
 void RenderLaunch(std::string& out, const Section& s) {
