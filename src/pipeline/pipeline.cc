@@ -1,5 +1,6 @@
 #include "pipeline/pipeline.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -220,6 +221,22 @@ void NoteMissingRanks(Report& report) {
   }
 }
 
+// Nsight Compute exports with no trace to join them to: one report each saying what it holds
+// and how to use it, instead of an empty report and exit 0.
+void ReportUnjoinedProfiles(Report& report) {
+  if (std::any_of(report.ranks.begin(), report.ranks.end(), HasTraceAnalysis)) return;
+  for (const KernelProfile& p : report.kernel_profiles) {
+    RankReport rank;
+    rank.header.path = p.path;
+    rank.diagnosis.notes.push_back(fmt::format(
+        "Nsight Compute export: {} profiled kernel(s), {} metric values, and no trace to join "
+        "them to: give the trace beside it (gpuwhy analyze TRACE {}) for its top kernels' "
+        "measured roofline classes; gpuwhy info {} lists each kernel's class and rule",
+        p.kernels.size(), p.metric_count, p.path, p.path));
+    report.ranks.push_back(std::move(rank));
+  }
+}
+
 }  // namespace
 
 RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& options) {
@@ -318,6 +335,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   for (ReportFailure& failure : metric_failures) report.failures.push_back(std::move(failure));
   if (options.cross_rank) AddCrossRank(report, options);
   NoteMissingRanks(report);
+  ReportUnjoinedProfiles(report);
   AddNodeLogs(plan, options, report);
   return report;
 }

@@ -131,6 +131,22 @@ TEST_F(PipelineTest, ReportOrdersTracesThenMetricLogsAndMergesNodeLogs) {
   }
 }
 
+// An Nsight Compute export alone has no trace to join: it gets a report saying so (never an
+// empty one); beside a trace it adds no report of its own.
+TEST_F(PipelineTest, ANcuExportAloneSaysWhatItNeeds) {
+  const std::string ncu = (fs::path(GPUWHY_TEST_DATA) / "ncu" / "modern_details.ncu.csv").string();
+  ASSERT_TRUE(fs::exists(ncu)) << ncu;
+  Report alone = RunPipeline({ncu}, PipelineOptions{});
+  ASSERT_EQ(alone.ranks.size(), 1u);
+  EXPECT_TRUE(alone.failures.empty());
+  ASSERT_EQ(alone.ranks[0].diagnosis.notes.size(), 1u);
+  EXPECT_NE(alone.ranks[0].diagnosis.notes[0].find("no trace to join"), std::string::npos)
+      << alone.ranks[0].diagnosis.notes[0];
+  Report beside = RunPipeline({Path("input.json"), ncu}, PipelineOptions{});
+  ASSERT_EQ(beside.ranks.size(), 1u);
+  EXPECT_EQ(beside.ranks[0].header.path, Path("input.json"));
+}
+
 TEST_F(PipelineTest, TheCatalogPassedInIsTheOneThatJudges) {
   const auto has_dataloader = [](const Report& report) {
     for (const Finding& f : report.ranks.at(0).diagnosis.findings) {

@@ -80,6 +80,13 @@ std::string StepAndIdleText(const Diagnosis& d) {
       Pct(100.0 * static_cast<double>(d.idle_ns_per_step) / static_cast<double>(d.step_ns)));
 }
 
+std::string NoFindingText(const Diagnosis& d) {
+  if (d.outcomes.empty())
+    return "Nothing was assessed from this input on its own: the note says what it needs.";
+  return "No rule fired: nothing here costs a measurable share of the step. The checklist says "
+         "what this trace could and could not show.";
+}
+
 std::string HtaCompatText(const TraceAnalysis& a) {
   return fmt::format(
       "HolisticTraceAnalysis-compatible (--hta-compat): last ProfilerStep dropped{}; {}; "

@@ -26,6 +26,9 @@ std::string SpeedupText(double speedup);
 // "step 12.3 ms (mean of 5); GPU idle 4.5 ms/step (36.6 %)", or for a profiler summary its
 // kernel time and that idle is unknown. "" when the diagnosis has no reference time.
 std::string StepAndIdleText(const Diagnosis& d);
+// The line under a verdict without findings: no rule fired, or (no rule was even evaluated:
+// an input that only joins others, such as an Nsight Compute export alone) nothing assessed.
+std::string NoFindingText(const Diagnosis& d);
 // What `--hta-compat` changed, for the rank header of every format.
 std::string HtaCompatText(const TraceAnalysis& a);
 

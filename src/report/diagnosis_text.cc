@@ -205,10 +205,7 @@ void RenderDiagnosisText(std::string& out, const Section& s, const Diagnosis& d)
   if (d.step_ns > 0) summary += "; " + StepAndIdleText(d);
   Heading(out, s, "Diagnosis", summary);
   if (d.findings.empty()) {
-    Wrapped(out,
-            "No rule fired: nothing here costs a measurable share of the step. The "
-            "checklist says what this trace could and could not show.",
-            2);
+    Wrapped(out, NoFindingText(d), 2);
   }
   for (size_t i = 0; i < d.findings.size(); ++i) {
     const Finding& f = d.findings[i];

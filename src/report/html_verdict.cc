@@ -89,10 +89,7 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
   OpenSection(out, fmt::format("verdict-{}", header.rank == kNoValue ? 0 : header.rank),
               "Diagnosis", summary);
   if (d.findings.empty()) {
-    Element(out, "p",
-            "No rule fired: nothing here costs a measurable share of the step. The checklist says "
-            "what this "
-            "trace could and could not show.");
+    Element(out, "p", NoFindingText(d));
   }
   for (size_t i = 0; i < d.findings.size(); ++i)
     FindingCard(out, header, RankScope(header), i, d.findings[i]);
