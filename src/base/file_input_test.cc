@@ -116,7 +116,7 @@ TEST(FileInputTest, TruncatedGzipYieldsPrefixThenDataLoss) {
 // and a source dropped half-read stops its thread.
 TEST(FileInputTest, GzipPastTheFirstMegabytesIsInflatedAheadWithTheSameBytesAndVerdict) {
   std::string content;
-  for (int i = 0; content.size() < (13u << 20); ++i) {
+  for (int64_t i = 0; content.size() < (13u << 20); ++i) {
     content += "{\"ph\": \"X\", \"ts\": " + std::to_string(i * 7919 % 1000003) + "},\n";
   }
   std::string gz = TempPath("ahead.json.gz");
