@@ -11,12 +11,6 @@
 namespace gpuwhy {
 namespace {
 
-std::optional<int64_t> Integer(std::string_view s) {
-  std::optional<double> v = text::ParseNumber(s);
-  if (!v || !std::isfinite(*v) || *v < 0 || *v > 9.2e18) return std::nullopt;
-  return static_cast<int64_t>(std::llround(*v));
-}
-
 // Table rows of the summary ("All kernels,352000,450049,28") by their first cell, per section.
 using Table = std::map<std::string, std::vector<std::string>>;
 
@@ -26,7 +20,7 @@ void ReadTotals(const std::map<std::string, std::string>& values,
     auto it = values.find(key);
     return it == values.end() ? std::string_view() : std::string_view(it->second);
   };
-  auto integer = [&](const char* key) { return Integer(value(key)).value_or(kNoValue); };
+  auto integer = [&](const char* key) { return SummaryInteger(value(key)).value_or(kNoValue); };
   auto pct = [&](const char* key) { return text::ParseNumber(value(key)); };
   t.gpu_name = std::string(value("GPU Name(s)"));
   t.framework = std::string(value("Framework"));
@@ -41,7 +35,7 @@ void ReadTotals(const std::map<std::string, std::string>& values,
     if (s == tables.end()) return kNoValue;
     auto r = s->second.find(row);
     if (r == s->second.end() || r->second.size() <= column) return kNoValue;
-    return Integer(r->second[column]).value_or(kNoValue);
+    return SummaryInteger(r->second[column]).value_or(kNoValue);
   };
   t.kernel_ns = cell("All Kernels", "All kernels", 1);
   t.kernel_count = cell("All Kernels", "All kernels", 3);
@@ -116,7 +110,7 @@ StatusOr<ProfileSummary> ParseDlprofKernels(std::string_view content, const std:
       return i >= 0 && static_cast<size_t>(i) < cells.size() ? std::string_view(cells[i])
                                                              : std::string_view();
     };
-    std::optional<int64_t> total_ns = Integer(at(total));
+    std::optional<int64_t> total_ns = SummaryInteger(at(total));
     if (cells.size() != header.size() || !total_ns) {
       out.problems.Add(
           DataProblem::kUnparsedLine,
@@ -131,7 +125,7 @@ StatusOr<ProfileSummary> ParseDlprofKernels(std::string_view content, const std:
     k.total_ns = *total_ns;
     std::optional<double> mean = text::ParseNumber(at(avg));
     k.instances = mean && *mean > 0 ? std::max<int64_t>(1, std::llround(*total_ns / *mean)) : 1;
-    k.max_ns = Integer(at(max)).value_or(kNoValue);
+    k.max_ns = SummaryInteger(at(max)).value_or(kNoValue);
     if (tc >= 0) k.uses_tensor_cores = at(tc) == "yes";
     out.kernels.push_back(std::move(k));
   }

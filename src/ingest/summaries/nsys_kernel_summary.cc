@@ -42,12 +42,6 @@ bool IsRule(std::string_view line) {
   return t.size() >= 3 && t.find_first_not_of("- ") == std::string_view::npos;
 }
 
-std::optional<DurationNs> Ns(std::string_view word) {
-  std::optional<double> v = text::ParseNumber(word);
-  if (!v || !std::isfinite(*v) || *v < 0 || *v > 9.2e18) return std::nullopt;
-  return static_cast<DurationNs>(std::llround(*v));
-}
-
 bool CutName(std::string_view name) {
   return name.ends_with("\xE2\x80\xA6") || name.ends_with("...");
 }
@@ -113,7 +107,7 @@ StatusOr<ProfileSummary> ParseNsysKernelSummary(std::string_view content, const 
       }
       auto field = [&](int index) -> std::optional<DurationNs> {
         if (index < 0) return kNoValue;
-        return Ns(words[static_cast<size_t>(index)]);
+        return SummaryInteger(words[static_cast<size_t>(index)]);
       };
       std::optional<DurationNs> total = field(layout.total);
       std::optional<DurationNs> instances = field(layout.instances);

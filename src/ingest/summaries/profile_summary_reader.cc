@@ -1,5 +1,7 @@
 #include "ingest/summaries/profile_summary_reader.h"
 
+#include <cmath>
+
 #include "base/file_input.h"
 #include "base/text.h"
 #include "ingest/summaries/summary_parsers.h"
@@ -15,6 +17,12 @@ std::string_view FirstLine(std::string_view head) {
 }
 
 }  // namespace
+
+std::optional<int64_t> SummaryInteger(std::string_view cell) {
+  std::optional<double> v = text::ParseNumber(cell);
+  if (!v || !std::isfinite(*v) || *v < 0 || *v > 9.2e18) return std::nullopt;
+  return static_cast<int64_t>(std::llround(*v));
+}
 
 std::optional<SummaryTool> SniffProfileSummary(std::string_view head) {
   const bool kernel_table =
