@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file_input.h"
+
 namespace gpuwhy::testing {
 
 class FuzzBudget {
@@ -197,6 +199,45 @@ std::vector<std::string> SeedFiles(const std::filesystem::path& dir, size_t max_
     seeds.push_back(std::move(bytes));
   }
   return seeds;
+}
+
+// SeedFiles over each of |dirs| read with ReadWholeFile (plain or gzip), in order.
+inline std::vector<std::string> ReadSeedFiles(const std::vector<std::filesystem::path>& dirs,
+                                              size_t max_bytes) {
+  const auto read = [](const std::string& path) {
+    StatusOr<std::string> text = ReadWholeFile(path);
+    return text.ok() ? *text : std::string();
+  };
+  std::vector<std::string> seeds;
+  for (const std::filesystem::path& dir : dirs) {
+    for (std::string& seed : SeedFiles(dir, max_bytes, read)) seeds.push_back(std::move(seed));
+  }
+  return seeds;
+}
+
+// The text fuzzer's loop: |check| (what broke the contract, "" when it holds) on every seed,
+// then on FuzzBudget(default_iterations) MutateText mutants of seeds picked by a generator
+// seeded with |rng_seed|. Returns the first break with the run and the input's start, or "";
+// |runs| gets the mutants tried.
+template <typename Check>
+std::string FuzzTextMutants(const std::vector<std::string>& seeds, uint64_t rng_seed,
+                            int64_t default_iterations, Check check, int64_t& runs) {
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    if (std::string broken = check(seeds[i]); !broken.empty()) {
+      return "seed " + std::to_string(i) + ": " + broken;
+    }
+  }
+  std::mt19937_64 rng(rng_seed);
+  FuzzBudget budget(default_iterations);
+  while (budget.Next()) {
+    std::string mutant = MutateText(seeds[rng() % seeds.size()], rng);
+    if (std::string broken = check(mutant); !broken.empty()) {
+      return "run " + std::to_string(budget.runs()) + ": " + broken + "; input of " +
+             std::to_string(mutant.size()) + " bytes:\n" + mutant.substr(0, 3000);
+    }
+  }
+  runs = budget.runs();
+  return "";
 }
 
 }  // namespace gpuwhy::testing

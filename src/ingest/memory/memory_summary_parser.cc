@@ -1,5 +1,6 @@
 #include "ingest/memory/memory_summary_parser.h"
 
+#include <cctype>
 #include <charconv>
 #include <vector>
 
@@ -29,28 +30,34 @@ std::vector<std::string_view> Cells(std::string_view line) {
   return cells;
 }
 
+// Digits only: the summary prints no sign, and "12x" is not 12.
 std::optional<int64_t> Number(std::string_view text) {
   int64_t v = 0;
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) return std::nullopt;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || text.empty()) return std::nullopt;
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return v;
 }
 
-// "146836 KB", "4261 MiB", "0 B", "595": bytes (or the count itself).
+// "146836 KB", "4261 MiB", "0 B", "595", and counts as _format_count prints them past 750,000
+// ("12345 K", "3 M": powers of 1000): bytes, or the count itself. nullopt for anything else and
+// for a value past int64.
 std::optional<int64_t> Quantity(std::string_view cell) {
   const size_t space = cell.find(' ');
   std::optional<int64_t> n = Number(cell.substr(0, space));
   if (!n) return std::nullopt;
   if (space == std::string_view::npos) return n;
   const std::string_view unit = Trim(cell.substr(space));
-  int shift = 0;
-  if (unit == "KB" || unit == "KiB") shift = 10;
-  if (unit == "MB" || unit == "MiB") shift = 20;
-  if (unit == "GB" || unit == "GiB") shift = 30;
-  if (unit == "TB" || unit == "TiB") shift = 40;
-  if (shift == 0 && unit != "B") return std::nullopt;
-  if (*n > (INT64_MAX >> shift)) return std::nullopt;
-  return *n << shift;
+  int64_t scale = 0;
+  if (unit == "B") scale = 1;
+  if (unit == "KB" || unit == "KiB") scale = int64_t{1} << 10;
+  if (unit == "MB" || unit == "MiB") scale = int64_t{1} << 20;
+  if (unit == "GB" || unit == "GiB") scale = int64_t{1} << 30;
+  if (unit == "TB" || unit == "TiB") scale = int64_t{1} << 40;
+  if (unit == "K") scale = 1000;
+  if (unit == "M") scale = 1000 * 1000;
+  if (scale == 0 || *n > INT64_MAX / scale) return std::nullopt;
+  return *n * scale;
 }
 
 PoolStats* RowOf(AllocatorStats& s, std::string_view label) {

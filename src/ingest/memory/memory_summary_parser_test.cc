@@ -7,7 +7,7 @@
 #include <filesystem>
 
 namespace gpuwhy {
-namespace {
+namespace memory_summary_parser_test {
 
 namespace fs = std::filesystem;
 const fs::path kSummaries = fs::path(GPUWHY_SHARED_DATA) / "logs" / "memory_summary";
@@ -40,6 +40,26 @@ TEST(MemorySummaryParserTest, ReadsATableBehindLogPrefixes) {
   EXPECT_EQ(st.reserved_bytes[kSmall].current, kNoValue);  // not printed
   EXPECT_TRUE(s->segments.empty());
   EXPECT_EQ(s->source, "torch.cuda.memory_summary");
+}
+
+// Counts past 750,000 are printed in thousands ("12345 K"); a sign, a trailing letter or a
+// value past int64 is no number: that cell stays unread (kNoValue), never negative.
+TEST(MemorySummaryParserTest, CountPrefixesAndCellsThatAreNoNumbers) {
+  const std::string table =
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "| Allocations           |     1024   |  12345 K   |    3 M     |   -5       |\n"
+      "| GPU reserved memory   |   12x GiB  | 9999999999999 TiB |  -1 GiB  |    0 B     |\n";
+  StatusOr<MemorySnapshot> s = ParseMemorySummaryText(table, "t.txt");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const AllocatorStats& st = s->stats.at(0);
+  EXPECT_EQ(st.allocations[kAll].current, 1024);
+  EXPECT_EQ(st.allocations[kAll].peak, 12345000);
+  EXPECT_EQ(st.allocations[kAll].allocated, 3000000);
+  EXPECT_EQ(st.allocations[kAll].freed, kNoValue);
+  EXPECT_EQ(st.reserved_bytes[kAll].current, kNoValue);
+  EXPECT_EQ(st.reserved_bytes[kAll].peak, kNoValue);
+  EXPECT_EQ(st.reserved_bytes[kAll].allocated, kNoValue);
+  EXPECT_EQ(st.reserved_bytes[kAll].freed, 0);
 }
 
 TEST(MemorySummaryParserTest, TextWithoutATableIsNamed) {
@@ -89,5 +109,5 @@ TEST(MemorySummaryParserTest, RealTablesInBothLayouts) {
   EXPECT_EQ(z.allocations[kAll].allocated, 487593);
 }
 
-}  // namespace
+}  // namespace memory_summary_parser_test
 }  // namespace gpuwhy

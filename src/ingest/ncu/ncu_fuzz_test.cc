@@ -6,14 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <random>
 
-#include "base/file_input.h"
 #include "base/fuzz_mutator.h"
 #include "ingest/ncu/ncu_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace ncu_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -27,33 +25,18 @@ constexpr const char* kInlineSeed =
 
 std::vector<std::string> Seeds() {
   std::vector<std::string> seeds = {kInlineSeed};
-  const auto read = [](const std::string& path) {
-    StatusOr<std::string> text = ReadWholeFile(path);
-    return text.ok() ? *text : std::string();
-  };
-  for (const fs::path& dir :
-       {fs::path(GPUWHY_SHARED_DATA) / "ncu", fs::path(GPUWHY_TEST_DATA) / "ncu"}) {
-    for (std::string& seed : testing::SeedFiles(dir, 32 << 10, read)) {
-      seeds.push_back(std::move(seed));
-    }
+  for (std::string& seed : testing::ReadSeedFiles(
+           {fs::path(GPUWHY_SHARED_DATA) / "ncu", fs::path(GPUWHY_TEST_DATA) / "ncu"}, 32 << 10)) {
+    seeds.push_back(std::move(seed));
   }
   return seeds;
 }
 
 TEST(NcuFuzzTest, MutantsNeverBreakTheContract) {
-  const std::vector<std::string> seeds = Seeds();
-  for (const std::string& seed : seeds) ASSERT_EQ(FuzzNcuImporter(seed), "");
-  std::mt19937_64 rng(0x6e6375ULL);
-  testing::FuzzBudget budget(1500);
-  while (budget.Next()) {
-    std::string mutant = testing::MutateText(seeds[rng() % seeds.size()], rng);
-    ASSERT_EQ(FuzzNcuImporter(mutant), "")
-        << "run " << budget.runs() << ": contract broken for input of " << mutant.size()
-        << " bytes:\n"
-        << mutant.substr(0, 3000);
-  }
-  RecordProperty("runs", std::to_string(budget.runs()));
+  int64_t runs = 0;
+  EXPECT_EQ(testing::FuzzTextMutants(Seeds(), 0x6e6375ULL, 1500, FuzzNcuImporter, runs), "");
+  RecordProperty("runs", std::to_string(runs));
 }
 
-}  // namespace
+}  // namespace ncu_fuzz_test
 }  // namespace gpuwhy

@@ -1,0 +1,43 @@
+// The body shared by the deterministic mutation fuzzer (memory_summary_fuzz_test.cc, in ctest)
+// and the libFuzzer target (fuzz/memory_summary_fuzzer.cc, clang only): parse |data| as
+// torch.cuda.memory_summary() text and check the contract: no crash, no exception, no undefined
+// behaviour (under the sanitizers; sizes like "9e99 GiB" must not overflow), an error names the
+// input ("NAME: ..."), and every value read is either absent (kNoValue) or not negative.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ingest/memory/memory_summary_parser.h"
+
+namespace gpuwhy {
+
+inline constexpr std::string_view kMemorySummaryFuzzName = "fuzz.memory_summary.txt";
+
+// What broke the contract; "" when it holds (the caller reports or aborts).
+inline std::string FuzzMemorySummaryParser(std::string_view data) {
+  StatusOr<MemorySnapshot> parsed = ParseMemorySummaryText(data, kMemorySummaryFuzzName);
+  if (!parsed.ok()) {
+    return parsed.status().message().starts_with(kMemorySummaryFuzzName)
+               ? ""
+               : "error without the name: " + parsed.status().message();
+  }
+  if (parsed->stats.empty()) return "a summary without a table";
+  const auto valid = [](int64_t v) { return v == kNoValue || v >= 0; };
+  for (const AllocatorStats& stats : parsed->stats) {
+    if (!valid(stats.num_ooms) || !valid(stats.num_alloc_retries)) return "negative counter";
+    for (const PoolStats* pools :
+         {&stats.allocated_bytes, &stats.active_bytes, &stats.requested_bytes,
+          &stats.reserved_bytes, &stats.non_releasable_bytes, &stats.allocations,
+          &stats.active_allocations, &stats.segments, &stats.non_releasable_allocations}) {
+      for (const StatValues& v : *pools) {
+        if (!valid(v.current) || !valid(v.peak) || !valid(v.allocated) || !valid(v.freed)) {
+          return "a negative value in device " + std::to_string(stats.device);
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace gpuwhy

@@ -1,0 +1,43 @@
+// Deterministic mutation fuzzing of the torch.cuda.memory_summary() text parser, seeded from the
+// real summaries in ../shared/data/logs/memory_summary and an inline table behind log prefixes
+// when the data is absent. Short in ctest; for a long run:
+//   GPUWHY_FUZZ_SECONDS=600 ./ingest_memory_summary_fuzz_test
+// The seed makes every run reproducible (base/fuzz_mutator.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "base/fuzz_mutator.h"
+#include "ingest/memory/memory_summary_fuzz_body.h"
+
+namespace gpuwhy {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kInlineSeed =
+    "[rank1]: |                  PyTorch CUDA memory summary, device ID 1                 |\n"
+    "[rank1]: |            CUDA OOMs: 2            |        cudaMalloc retries: 5         |\n"
+    "[rank1]: | Allocated memory      |   10 GiB   |   12 GiB   |  100 GiB   |   90 GiB   |\n"
+    "[rank1]: |       from large pool |    9 GiB   |   11 GiB   |   99 GiB   |   90 GiB   |\n"
+    "[rank1]: | GPU reserved memory   |   14 GiB   |   14 GiB   |   14 GiB   |    0 B     |\n"
+    "[rank1]: | Allocations           |    1024    |    2048    |   10 K     |    9 K     |\n";
+
+std::vector<std::string> Seeds() {
+  std::vector<std::string> seeds = {kInlineSeed};
+  for (std::string& seed : testing::ReadSeedFiles(
+           {fs::path(GPUWHY_SHARED_DATA) / "logs" / "memory_summary"}, 32 << 10)) {
+    seeds.push_back(std::move(seed));
+  }
+  return seeds;
+}
+
+TEST(MemorySummaryFuzzTest, MutantsNeverBreakTheContract) {
+  int64_t runs = 0;
+  EXPECT_EQ(testing::FuzzTextMutants(Seeds(), 0x6d656d73ULL, 1500, FuzzMemorySummaryParser, runs),
+            "");
+  RecordProperty("runs", std::to_string(runs));
+}
+
+}  // namespace
+}  // namespace gpuwhy
