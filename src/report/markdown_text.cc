@@ -23,6 +23,14 @@ bool UnderscoreIsInert(std::string_view s, size_t i) {
          IsWordByte(s[first]) && IsWordByte(s[last]);
 }
 
+// "@name" after a non-word character is a mention on GitHub (it notifies that user or team when a
+// report is pasted into an issue or PR): the text "@torch" from a trace must not ping anyone.
+// An "a@b" inside a word (an e-mail address) is no mention and stays.
+bool StartsMention(std::string_view s, size_t i) {
+  return s[i] == '@' && i + 1 < s.size() && std::isalnum(static_cast<unsigned char>(s[i + 1])) &&
+         (i == 0 || !IsWordByte(s[i - 1]));
+}
+
 size_t LongestBacktickRun(std::string_view s) {
   size_t longest = 0;
   size_t run = 0;
@@ -45,6 +53,9 @@ std::string MarkdownText(std::string_view text) {
                    (c == '_' && !UnderscoreIsInert(safe, i));
     if (special) out += '\\';
     out += c;
+    // A zero-width space after '@' renders nothing and breaks the mention, as bots that quote
+    // user text on GitHub do.
+    if (StartsMention(safe, i)) out += "&#8203;";
   }
   return out;
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy::report {
-namespace {
+namespace markdown_text_test {
 
 TEST(MarkdownTextTest, NamesRenderAsTheirCharacters) {
   // "__next__" after a '.' would be a bold "next"; inside a word '_' is inert and stays.
@@ -20,6 +20,15 @@ TEST(MarkdownTextTest, NamesRenderAsTheirCharacters) {
             "void gemm\\<float>(float\\*, int) µs");
 }
 
+TEST(MarkdownTextTest, NamesNeverMentionAnyoneOnGitHub) {
+  EXPECT_EQ(MarkdownText("@torch.compile"), "@&#8203;torch.compile");
+  EXPECT_EQ(MarkdownText("ping @org/team now"), "ping @&#8203;org/team now");
+  EXPECT_EQ(MarkdownText("(@x)"), "(@&#8203;x)");
+  // Not mentions: an address inside a word, a lone '@', '@' before punctuation.
+  EXPECT_EQ(MarkdownText("ops@example.com"), "ops@example.com");
+  EXPECT_EQ(MarkdownText("a @ b @-"), "a @ b @-");
+}
+
 TEST(MarkdownTextTest, CodeFencesAreLongerThanWhatTheyHold) {
   EXPECT_EQ(MarkdownCode("a`b"), "``a`b``");
   EXPECT_EQ(MarkdownCode("`x"), "`` `x ``");
@@ -31,5 +40,5 @@ TEST(MarkdownTextTest, CodeFencesAreLongerThanWhatTheyHold) {
   EXPECT_EQ(MarkdownCodeBlock("text", "line\x1b]52;\n"), "```text\nline\\x1b]52;\n```\n");
 }
 
-}  // namespace
+}  // namespace markdown_text_test
 }  // namespace gpuwhy::report
