@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/input_policies.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "pipeline/pipeline.h"
@@ -57,14 +58,7 @@ void AddAnalyzeCommand(CLI::App& app, AnalyzeOptions& options) {
       "analyze",
       "Diagnose traces: ranked bottlenecks with evidence, recoverable time and fixes, the "
       "checklist, then the analysis tables");
-  command
-      ->add_option("inputs", options.inputs,
-                   "Files or folders, recognised by content: Kineto traces (.json, .json.gz), "
-                   "Nsight Systems SQLite exports, metric logs (dmon, pmon, --query-gpu CSV, "
-                   "dcgm-exporter, DCGM CSV, gpuwhy recordings), node logs (dmesg, lspci, "
-                   "nvidia-smi, topology, NCCL, ibstat, env), support-bundle folders, rank "
-                   "summaries (--summary)")
-      ->required();
+  command->add_option("inputs", options.inputs, AcceptedInputsHelp(kAnalyzeInputs))->required();
   command->add_option("--format", options.format, "Output format: text, json, md or html")
       ->check(CLI::IsMember({"text", "json", "md", "html"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");

@@ -16,6 +16,7 @@
 #include "annotate/annotate.h"
 #include "base/text_escape.h"
 #include "cli/commands.h"
+#include "cli/input_policies.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "pipeline/pipeline.h"
@@ -219,8 +220,7 @@ int RunAnnotateCommand(const AnnotateOptions& options, const CliContext& context
     return kExitUnusable;
   }
   // Traces and the rank summaries annotate explains it cannot merge; nothing else.
-  pipeline.accept =
-      InputPolicy{.traces = true, .rank_summaries = true, .metric_logs = false, .node_logs = false};
+  pipeline.accept = kAnnotateInputs;
   pipeline.cross_rank = false;
   StatusOr<std::vector<std::string>> files = ExpandInputPaths(options.inputs);
   if (files.ok() && files->size() == 1)

@@ -33,7 +33,8 @@ namespace {
 
 int RunCommand(const std::vector<std::string>& args, const CliContext& context) {
   CLI::App app("gpuwhy: finds why the GPUs of a training job sit underused.", "gpuwhy");
-  app.set_version_flag("-V,--version", GPUWHY_VERSION);
+  // One version line for `-V`, `--version` and `gpuwhy version`.
+  app.set_version_flag("-V,--version", std::string("gpuwhy ") + GPUWHY_VERSION);
   app.require_subcommand(1);
   InfoOptions info;
   SynthCommandOptions synth;
@@ -92,7 +93,7 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
     }
     for (const CLI::App* command : VisibleCommands(app)) {
       if (command->get_name() != help_topic) continue;
-      context.out << command->help();
+      context.out << command->help("gpuwhy");  // "Usage: gpuwhy diff", as `diff --help` says
       return kExitOk;
     }
     PrintError(context, fmt::format("help: no command '{}'{} (see gpuwhy --help)", help_topic,

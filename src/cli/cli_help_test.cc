@@ -11,7 +11,7 @@
 #include "cli/profile_hook.h"
 
 namespace gpuwhy {
-namespace {
+namespace cli_help_test {
 
 namespace fs = std::filesystem;
 
@@ -21,6 +21,8 @@ TEST(CliHelpTest, HelpOfACommandIsItsOwnHelp) {
   EXPECT_NE(help.out.find("--max-regression"), std::string::npos) << help.out;
   Result flag = RunGpuwhy({"diff", "--help"});
   EXPECT_NE(flag.out.find("--max-regression"), std::string::npos);
+  // The same text, usage line included ("Usage: gpuwhy diff ...", not "Usage: diff ...").
+  EXPECT_EQ(help.out, flag.out);
   Result unknown = RunGpuwhy({"help", "analyse"});
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("did you mean 'analyze'?"), std::string::npos) << unknown.err;
@@ -32,7 +34,23 @@ TEST(CliHelpTest, VersionCommandAndShortFlag) {
   EXPECT_EQ(version.out.rfind("gpuwhy ", 0), 0u) << version.out;
   Result flag = RunGpuwhy({"-V"});
   EXPECT_EQ(flag.code, 0);
-  EXPECT_NE(version.out.find(flag.out.substr(0, flag.out.find('\n'))), std::string::npos);
+  EXPECT_EQ(flag.out, version.out);
+  EXPECT_EQ(RunGpuwhy({"--version"}).out, version.out);
+}
+
+// --profile takes its step count as --profile=N or --profile N, or none (the default).
+TEST(CliHelpTest, ProfileStepsWithOrWithoutEqualsSign) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--profile", "5"}, {"--profile=5"}, {"--profile"}}) {
+    args.insert(args.begin(), "run");
+    for (const char* word : {"--", "true"}) args.push_back(word);
+    Result r = RunGpuwhy(args);
+    EXPECT_EQ(r.code, 0) << args[1] << ": " << r.err;
+    EXPECT_EQ(r.err.find("not expected"), std::string::npos) << r.err;
+  }
+  Result zero = RunGpuwhy({"run", "--profile", "0", "--", "true"});
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("--profile"), std::string::npos) << zero.err;
 }
 
 TEST(CliHelpTest, MisspeltCommandsAndFlagsGetASuggestion) {
@@ -89,5 +107,5 @@ TEST(ProfileHookTest, WritesTheHookAndPutsItFirstOnPythonPath) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace cli_help_test
 }  // namespace gpuwhy

@@ -14,7 +14,7 @@
 #include "base/file_input.h"
 
 namespace gpuwhy {
-namespace {
+namespace cli_test {
 
 namespace fs = std::filesystem;
 
@@ -78,8 +78,9 @@ TEST_F(CliTest, HelpExitsZero) {
   EXPECT_NE(r.out.find("--format"), std::string::npos);
   // analyze reads every input the front door recognises, and its help says so.
   r = RunGpuwhy({"analyze", "--help"});
-  for (const char* kind : {"Nsight Systems SQLite", "gpuwhy recordings", "dmon", "node logs",
-                           "rank summaries", "--strict"}) {
+  for (const char* kind :
+       {"Nsight Systems SQLite", "gpuwhy recording", "dmon", "node logs", "Nsight Compute",
+        "_dump_snapshot", "memory_summary()", "nsys stats", "rank summaries", "--strict"}) {
     EXPECT_NE(r.out.find(kind), std::string::npos) << kind;
   }
 }
@@ -207,5 +208,5 @@ TEST(ColourModeTest, PipeIsNotATerminal) {
   ::close(fds[1]);
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace gpuwhy

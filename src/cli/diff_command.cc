@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/input_policies.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "diff/diff.h"
@@ -74,8 +75,7 @@ int RunDiffCommand(const DiffCommandOptions& options, const CliContext& context)
     PrintError(context, status);
     return kExitUnusable;
   }
-  pipeline.accept = InputPolicy{
-      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  pipeline.accept = kTraceInputs;
   pipeline.cross_rank = false;
   pipeline.summary_kernel_stats = SummaryKernelStats::kEveryName;
   std::vector<ReportFailure> lost;

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/input_policies.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "collect/system_probe/system_probe.h"
@@ -24,9 +25,7 @@ void AddDoctorCommand(CLI::App& app, DoctorOptions& options) {
       "and environment, on this machine or from collected files (--from)");
   command
       ->add_option("--from", options.from,
-                   "A support bundle directory or files (dmesg, lspci -vvv, nvidia-smi -q/-q -x, "
-                   "topo -m, NCCL logs, ibstat, env, dmon and DCGM logs); repeatable. Without it: "
-                   "this machine")
+                   AcceptedInputsHelp(kDoctorInputs) + ". Repeatable. Without it: this machine")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -44,8 +43,7 @@ int RunDoctorCommand(const DoctorOptions& options, const CliContext& context) {
     PrintError(context, s);
     return kExitUnusable;
   }
-  const InputPolicy node_logs{
-      .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+  const InputPolicy& node_logs = kDoctorInputs;
   std::vector<std::string> read = options.from;
   read.push_back(options.pipeline.config);
   if (Status s = CheckOutputIsNotAnInput(options.output, read, node_logs); !s.ok()) {

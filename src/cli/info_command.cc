@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/input_policies.h"
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "ingest/importer.h"
@@ -20,12 +21,7 @@ void AddInfoCommand(CLI::App& app, InfoOptions& options) {
       app.add_subcommand("info",
                          "Describe traces and allocator memory snapshots: format, size, rank, "
                          "devices, span, steps, event counts, import problems");
-  command
-      ->add_option(
-          "inputs", options.inputs,
-          "Trace files (.json, .json.gz, Nsight Systems .sqlite), Nsight Compute CSV exports or "
-          "directories")
-      ->required();
+  command->add_option("inputs", options.inputs, AcceptedInputsHelp(kTraceInputs))->required();
   command->add_option("--format", options.format, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("-o,--output", options.output, "Write to FILE instead of stdout");
@@ -47,8 +43,7 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
   };
   // The pipeline's own input table and importers (pipeline/pipeline_inputs.h): info reads
   // traces only, and names what any other input is. One bad path does not hide the others.
-  const InputPolicy traces_only{
-      .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+  const InputPolicy& traces_only = kTraceInputs;
   const ImportOptions import{options.pipeline.step_range};
   // A cut file still shows what it holds; its loss is a warning (an error under --strict).
   const auto note_loss = [&](const std::string& path, const DataProblems& problems) {

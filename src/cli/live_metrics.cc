@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "cli/input_policies.h"
 #include "cli/report_output.h"
 #include "collect/nvml_sampler.h"
 #include "collect/procfs_sampler.h"
@@ -94,8 +95,7 @@ Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, T
   Report report;
   if (!trace_paths.empty()) {
     PipelineOptions traces = options;
-    traces.accept = InputPolicy{
-        .traces = true, .rank_summaries = false, .metric_logs = false, .node_logs = false};
+    traces.accept = kTraceInputs;
     traces.cross_rank = false;
     Report traced = RunPipeline(trace_paths, traces);
     for (const ReportFailure& failure : traced.failures) {

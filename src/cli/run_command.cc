@@ -86,9 +86,10 @@ void AddRunCommand(CLI::App& app, RunOptions& options) {
   command->add_option("--format", options.format, "Report format: text, json or md")
       ->check(CLI::IsMember({"text", "json", "md"}));
   command->add_option("--report", options.report, "Write the report to FILE instead of stderr");
-  command
-      ->add_flag("--profile{" + std::to_string(kProfileDefaultSteps) + "}", options.profile_steps,
-                 kProfileHelp)
+  // --profile, --profile=5 and --profile 5 (an optional value: "--" or the next option ends it).
+  command->add_option("--profile", options.profile_steps, kProfileHelp)
+      ->expected(0, 1)
+      ->default_str(std::to_string(kProfileDefaultSteps))
       ->check(CLI::Range(1, 1000));
   command->add_option("--profile-dir", options.profile_dir,
                       "With --profile: write the traces to DIR and keep them (default: the "

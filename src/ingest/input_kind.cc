@@ -97,6 +97,57 @@ std::string_view InputKindName(InputKind kind) {
   return "a file of no format gpuwhy knows";
 }
 
+namespace {
+
+template <typename Format, typename Name>
+std::string JoinFormatNames(Format first, Format last, Name name) {
+  std::string out;
+  for (int f = static_cast<int>(first); f <= static_cast<int>(last); ++f) {
+    if (!out.empty()) out += ", ";
+    out += name(static_cast<Format>(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string InputKindHelp(InputKind kind) {
+  switch (kind) {
+    case InputKind::kMissing:
+    case InputKind::kDirectory:
+    case InputKind::kUnreadable:
+    case InputKind::kEmpty:
+    case InputKind::kUnknown: return "";
+    case InputKind::kKinetoJson:
+      return "Kineto / PyTorch profiler traces (.json, .json.gz; the legacy Chrome-trace array "
+             "too)";
+    case InputKind::kNsysSqlite: return "Nsight Systems SQLite exports (nsys export --type sqlite)";
+    case InputKind::kNsysReport: return "Nsight Systems reports (.nsys-rep: named, not read)";
+    case InputKind::kMetricLog:
+      return fmt::format("metric logs ({})",
+                         JoinFormatNames(MetricLogFormat::kDmon, MetricLogFormat::kRecording,
+                                         MetricLogFormatName));
+    case InputKind::kSystemLog:
+      return fmt::format(
+          "node logs ({})",
+          JoinFormatNames(SystemFormat::kKernelLog, SystemFormat::kEnvironment, SystemFormatName));
+    case InputKind::kRankSummary: return "rank summaries (gpuwhy analyze --summary)";
+    case InputKind::kGpuwhyReport: return "gpuwhy JSON reports (analyze --format json)";
+    case InputKind::kPythonPickle:
+      return "allocator snapshots (torch.cuda.memory._dump_snapshot pickles, decoded as data, "
+             "never run)";
+    case InputKind::kMemorySummary:
+      return "torch.cuda.memory_summary() text (alone, or inside a log or Markdown file)";
+    case InputKind::kProfileSummary:
+      return "profiler summaries (nsys stats cuda_gpu_kern_sum text, DLProf summary and kernel "
+             "CSVs)";
+    case InputKind::kNcuCsv:
+      return "Nsight Compute CSV exports (details page or --page raw; joined to a trace's "
+             "kernels)";
+  }
+  return "";
+}
+
 std::string DescribeInput(const InputClass& input) {
   switch (input.kind) {
     case InputKind::kMetricLog:

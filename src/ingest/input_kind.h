@@ -36,6 +36,12 @@ enum class InputKind {
 // "a Kineto trace", "an nvidia-smi dmon log", ...: for messages ("PATH: <this>: ...").
 std::string_view InputKindName(InputKind kind);
 
+// What a command's --help says of the files of |kind| it reads ("Nsight Systems SQLite exports
+// (nsys export --type sqlite)"): plural, with the formats recognised, the metric-log and
+// node-log formats listed from their own tables. "" for kinds that are not files to read
+// (missing, folder, unreadable, empty, unknown).
+std::string InputKindHelp(InputKind kind);
+
 struct InputClass {
   InputKind kind = InputKind::kUnknown;
   MetricLogFormat metric_format = MetricLogFormat::kNone;  // kMetricLog

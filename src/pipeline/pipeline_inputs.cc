@@ -68,6 +68,8 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
   return out;
 }
 
+bool Accepted(InputRole role) { return role != InputRole::kFailed && role != InputRole::kSkipped; }
+
 InputClass Unreadable(const Status& status) {
   InputClass input;
   input.kind = InputKind::kUnreadable;
@@ -110,6 +112,24 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
 }
 
 }  // namespace
+
+std::string AcceptedInputsHelp(const InputPolicy& policy) {
+  std::string kinds;
+  for (int k = static_cast<int>(InputKind::kKinetoJson); k < static_cast<int>(InputKind::kUnknown);
+       ++k) {
+    InputClass input;
+    input.kind = static_cast<InputKind>(k);
+    if (input.kind == InputKind::kMetricLog) input.metric_format = MetricLogFormat::kDmon;
+    if (input.kind == InputKind::kSystemLog) input.system_format = SystemFormat::kKernelLog;
+    if (!Accepted(PlanFile("help", input, policy).role)) continue;
+    if (!kinds.empty()) kinds += "; ";
+    kinds += InputKindHelp(input.kind);
+  }
+  const char* folders = !policy.traces     ? "a folder is a support bundle"
+                        : policy.node_logs ? "a folder is its files, or a support bundle"
+                                           : "a folder is its files";
+  return "Files or folders (" + std::string(folders) + "), recognised by content: " + kinds;
+}
 
 std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths,
                                      const InputPolicy& policy) {

@@ -41,6 +41,11 @@ struct InputPolicy {
   bool kernel_profiles = true;   // Nsight Compute exports, read where traces are
 };
 
+// The inputs-argument help of a command that reads |policy|: "Files or folders, recognised by
+// content: " and every kind the policy gives a role (InputKindHelp), from the same table
+// PlanInputs uses, so the help cannot name a kind the command refuses or miss one it reads.
+std::string AcceptedInputsHelp(const InputPolicy& policy);
+
 // One entry per file (a folder's trace files in name order, or the folder itself when it is a
 // bundle), in input order.
 std::vector<PlannedInput> PlanInputs(const std::vector<std::string>& paths,

@@ -13,7 +13,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace pipeline_test {
 
 namespace fs = std::filesystem;
 
@@ -108,6 +108,28 @@ TEST_F(PipelineTest, NodeLogsOnlySkipTracesWithANote) {
   EXPECT_EQ(plan[0].error, Path("input.json") + ": a Kineto trace, not a node log: skipped");
   EXPECT_EQ(plan[1].error, Path("prose.txt") + ": not a recognised log or command output, skipped");
   EXPECT_EQ(plan[2].role, InputRole::kBundle);  // every folder is a bundle for doctor
+}
+
+// The --help of a command names exactly the kinds its policy gives a role: every format
+// analyze reads (the metric and node log formats from their own tables), and for doctor the
+// logs but no trace.
+TEST_F(PipelineTest, AcceptedInputsHelpNamesWhatThePolicyReads) {
+  const std::string all = AcceptedInputsHelp({});
+  for (const char* kind :
+       {"Kineto", "Nsight Systems SQLite", "nvidia-smi dmon", "dcgm", "gpuwhy recording",
+        "kernel log", "lspci", "NCCL log", "ibstat", "rank summaries", "_dump_snapshot",
+        "memory_summary()", "nsys stats", "DLProf", "Nsight Compute", "support bundle"}) {
+    EXPECT_NE(all.find(kind), std::string::npos) << kind << " missing from: " << all;
+  }
+  // Named in messages but not read: never offered in the help.
+  EXPECT_EQ(all.find(".nsys-rep"), std::string::npos) << all;
+  EXPECT_EQ(all.find("JSON reports"), std::string::npos) << all;
+  const std::string doctor = AcceptedInputsHelp(
+      {.traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true});
+  EXPECT_NE(doctor.find("kernel log"), std::string::npos) << doctor;
+  EXPECT_NE(doctor.find("nvidia-smi dmon"), std::string::npos) << doctor;
+  EXPECT_EQ(doctor.find("Kineto"), std::string::npos) << doctor;
+  EXPECT_NE(doctor.find("a folder is a support bundle"), std::string::npos) << doctor;
 }
 
 TEST_F(PipelineTest, ReportOrdersTracesThenMetricLogsAndMergesNodeLogs) {
@@ -216,5 +238,5 @@ TEST_F(PipelineTest, AnExceptionFailsOnlyTheInputThatThrewIt) {
             Path("other.json") + ": internal error reading the file: basic_string_view::substr");
 }
 
-}  // namespace
+}  // namespace pipeline_test
 }  // namespace gpuwhy
