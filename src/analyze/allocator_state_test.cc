@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace allocator_state_test {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
@@ -93,5 +93,5 @@ TEST(AllocatorStateTest, AllocationSitesAreTheUserFrameOutsideTorch) {
   EXPECT_EQ(a.top_sites[0].allocations, 1);
 }
 
-}  // namespace
+}  // namespace allocator_state_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "analyze/launch_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace communication_test {
 
 using testing_util::TinyTrace;
 constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
@@ -90,5 +90,5 @@ TEST(CommunicationTest, BusBandwidthFactorsAndDtypes) {
   EXPECT_EQ(DtypeBytes("mystery"), 0);
 }
 
-}  // namespace
+}  // namespace communication_test
 }  // namespace gpuwhy

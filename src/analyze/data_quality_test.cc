@@ -5,7 +5,7 @@
 #include "analyze/launch_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace data_quality_test {
 
 using testing_util::TinyTrace;
 constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
@@ -69,5 +69,5 @@ TEST(DataQualityTest, CleanTraceIsReliable) {
   EXPECT_DOUBLE_EQ(m.ValueOr("quality.issues", -1), 0);
 }
 
-}  // namespace
+}  // namespace data_quality_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "analyze/analysis.h"
 
 namespace gpuwhy {
-namespace {
+namespace device_timeline_test {
 
 void AddOp(Trace& t, GpuOpKind kind, const char* name, TimeNs start, TimeNs end,
            int32_t device = 0) {
@@ -61,5 +61,5 @@ TEST(AnalyzeTraceTest, RunsOnAnEmptyTrace) {
   EXPECT_TRUE(a.timelines.by_device.empty());
 }
 
-}  // namespace
+}  // namespace device_timeline_test
 }  // namespace gpuwhy

@@ -10,7 +10,7 @@
 #include <random>
 
 namespace gpuwhy {
-namespace {
+namespace distribution_test {
 
 // The summary as it was computed before the radix sort: std::sort, then the same formulas.
 DistributionSummary Reference(std::vector<double> v) {
@@ -75,5 +75,5 @@ TEST(DistributionTest, AllEqualAndTinySamples) {
   EXPECT_EQ(s.std, 0);
 }
 
-}  // namespace
+}  // namespace distribution_test
 }  // namespace gpuwhy

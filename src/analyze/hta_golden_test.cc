@@ -22,7 +22,7 @@
 #include "ingest/importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace hta_golden_test {
 
 namespace fs = std::filesystem;
 using CsvRow = std::map<std::string, std::string>;
@@ -296,5 +296,5 @@ INSTANTIATE_TEST_SUITE_P(Reference, HtaGoldenTest, ::testing::ValuesIn(Sets()),
                            return info.param.name;
                          });
 
-}  // namespace
+}  // namespace hta_golden_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace hta_idle_split_test {
 
 constexpr TimeNs kUs = kNsPerUs;
 
@@ -92,5 +92,5 @@ TEST_F(HtaIdleSplitTest, Distribution) {
   EXPECT_NEAR(s.std, 1.2909944, 1e-6);
 }
 
-}  // namespace
+}  // namespace hta_idle_split_test
 }  // namespace gpuwhy

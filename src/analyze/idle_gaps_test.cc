@@ -7,7 +7,7 @@
 #include "analyze/step_idle_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace idle_gaps_test {
 
 using step_idle_test::TinyTrace;
 
@@ -231,5 +231,5 @@ TEST(IdleGapsTest, NoGpuOpsIsNotApplicable) {
   EXPECT_FALSE(r.not_applicable.empty());
 }
 
-}  // namespace
+}  // namespace idle_gaps_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace kernel_stats_test {
 
 constexpr TimeNs kUs = kNsPerUs;
 
@@ -138,5 +138,5 @@ TEST_F(KernelStatsTest, NoKernels) {
   EXPECT_FALSE(r.not_applicable.empty());
 }
 
-}  // namespace
+}  // namespace kernel_stats_test
 }  // namespace gpuwhy

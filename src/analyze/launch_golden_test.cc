@@ -25,7 +25,7 @@
 #include "ingest/importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace launch_golden_test {
 
 namespace fs = std::filesystem;
 using Row = std::map<std::string, std::string>;
@@ -314,5 +314,5 @@ TEST(LaunchGoldenTest, EveryRealTraceAnalyzes) {
   }
 }
 
-}  // namespace
+}  // namespace launch_golden_test
 }  // namespace gpuwhy

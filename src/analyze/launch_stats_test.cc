@@ -6,7 +6,7 @@
 #include "analyze/runtime_calls.h"
 
 namespace gpuwhy {
-namespace {
+namespace launch_stats_test {
 
 using testing_util::TinyTrace;
 constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
@@ -132,5 +132,5 @@ TEST(RuntimeCallsTest, Classifies) {
   EXPECT_EQ(ClassifyRuntimeCall("cudaFuncGetAttributes"), RuntimeCallKind::kOther);
 }
 
-}  // namespace
+}  // namespace launch_stats_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "analyze/launch_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace memory_usage_test {
 
 using testing_util::TinyTrace;
 constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
@@ -69,5 +69,5 @@ TEST(MemoryUsageTest, NotApplicableWithoutEventsOrSteps) {
   EXPECT_TRUE(m.all().empty());
 }
 
-}  // namespace
+}  // namespace memory_usage_test
 }  // namespace gpuwhy

@@ -14,7 +14,7 @@
 #include "analyze/metric_registry.h"
 
 namespace gpuwhy {
-namespace {
+namespace metric_consumers_test {
 
 namespace fs = std::filesystem;
 
@@ -101,5 +101,5 @@ TEST(MetricConsumersTest, ConsumerLiteralsAreDeclared) {
   }
 }
 
-}  // namespace
+}  // namespace metric_consumers_test
 }  // namespace gpuwhy

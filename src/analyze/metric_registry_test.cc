@@ -20,7 +20,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace metric_registry_test {
 
 namespace fs = std::filesystem;
 
@@ -298,5 +298,5 @@ TEST(MetricRegistryTest, SignalsEmitEveryDeclaredSignalMetric) {
     EXPECT_TRUE(seen.contains(d)) << d->id << " was not emitted";
 }
 
-}  // namespace
+}  // namespace metric_registry_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace profiled_kernels_test {
 
 constexpr TimeNs kUs = kNsPerUs;
 
@@ -95,5 +95,5 @@ TEST_F(ProfiledKernelsJoinTest, ShapeMismatchIsNoMatchAndNothingGivenIsNothing) 
   ASSERT_EQ(r.not_applicable.size(), 1u);
 }
 
-}  // namespace
+}  // namespace profiled_kernels_test
 }  // namespace gpuwhy

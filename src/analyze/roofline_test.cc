@@ -10,7 +10,7 @@
 #include "ingest/ncu/ncu_csv_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace roofline_test {
 
 namespace fs = std::filesystem;
 
@@ -92,5 +92,5 @@ TEST(RooflineTest, RealA100ExportsAreClassified) {
   EXPECT_EQ(first.registers_per_thread, 48.0);
 }
 
-}  // namespace
+}  // namespace roofline_test
 }  // namespace gpuwhy

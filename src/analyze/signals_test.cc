@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace signals_test {
 
 constexpr DurationNs kTick = 100 * kNsPerMs;  // 10 Hz
 
@@ -143,5 +143,5 @@ TEST(SignalsTest, ACoreCountThatIsNoNumberIsNotCast) {
   EXPECT_EQ(AnalyzeSignals(set).host.cores, 0);
 }
 
-}  // namespace
+}  // namespace signals_test
 }  // namespace gpuwhy

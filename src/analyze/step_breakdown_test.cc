@@ -7,7 +7,7 @@
 #include "analyze/step_idle_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace step_breakdown_test {
 
 using step_idle_test::TinyTrace;
 
@@ -133,5 +133,5 @@ TEST(StepBreakdownTest, EmptyTraceIsNotApplicable) {
   EXPECT_TRUE(metrics.all().empty());
 }
 
-}  // namespace
+}  // namespace step_breakdown_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace step_idle_real_test {
 
 namespace fs = std::filesystem;
 
@@ -118,5 +118,5 @@ TEST(StepIdleRealTest, EveryRealTraceAnalyses) {
   }
 }
 
-}  // namespace
+}  // namespace step_idle_real_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "analyze/launch_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace sync_copies_test {
 
 using testing_util::TinyTrace;
 constexpr TimeNs Us(int64_t us) { return UsToNs(us); }
@@ -97,5 +97,5 @@ TEST(SyncCopiesTest, EmptyTrace) {
   EXPECT_FALSE(r.not_applicable.empty());
 }
 
-}  // namespace
+}  // namespace sync_copies_test
 }  // namespace gpuwhy

@@ -16,7 +16,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace synth_ground_truth_test {
 
 namespace fs = std::filesystem;
 
@@ -100,5 +100,5 @@ TEST(SynthGroundTruthTest, HealthyHasNoLargeStall) {
   EXPECT_LT(run.metrics.ValueOr("step.dataloader_pct", -1), 2);
 }
 
-}  // namespace
+}  // namespace synth_ground_truth_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace temporal_breakdown_test {
 
 constexpr TimeNs kUs = kNsPerUs;
 
@@ -98,5 +98,5 @@ TEST_F(TemporalTest, NoGpuOps) {
   EXPECT_EQ(r.not_applicable.size(), 1u);
 }
 
-}  // namespace
+}  // namespace temporal_breakdown_test
 }  // namespace gpuwhy

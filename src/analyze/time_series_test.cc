@@ -14,7 +14,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace time_series_test {
 
 namespace fs = std::filesystem;
 
@@ -123,5 +123,5 @@ TEST(TimeSeriesTest, MemoryCarriesTheLastValueAndKeepsEachBucketsPeak) {
   EXPECT_DOUBLE_EQ(r.devices[0].kernel_pct[9], 0.0);
 }
 
-}  // namespace
+}  // namespace time_series_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace utilization_test {
 
 constexpr TimeNs kUs = kNsPerUs;
 
@@ -113,5 +113,5 @@ TEST_F(UtilizationTest, NoGpuOpsIsNotApplicable) {
   EXPECT_TRUE(metrics_.all().empty());
 }
 
-}  // namespace
+}  // namespace utilization_test
 }  // namespace gpuwhy

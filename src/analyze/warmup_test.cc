@@ -6,7 +6,7 @@
 #include "analyze/step_idle_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace warmup_test {
 
 using step_idle_test::TinyTrace;
 
@@ -158,5 +158,5 @@ TEST(WarmupTest, TheJobsFirstIterationAloneIsNoSteadyState) {
   EXPECT_TRUE(a.steps.extents.warmup.empty());
 }
 
-}  // namespace
+}  // namespace warmup_test
 }  // namespace gpuwhy

@@ -22,7 +22,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace annotate_merge_test {
 
 namespace fs = std::filesystem;
 
@@ -378,5 +378,5 @@ TEST(MergedTraceTest, RealDlrmEightRanksKeepEveryEvent) {
   fs::remove_all(scratch);
 }
 
-}  // namespace
+}  // namespace annotate_merge_test
 }  // namespace gpuwhy

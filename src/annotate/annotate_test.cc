@@ -21,7 +21,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace annotate_test {
 
 namespace fs = std::filesystem;
 
@@ -133,5 +133,5 @@ TEST(AnnotateTest, LanesSeparateOverlappingEvents) {
   EXPECT_EQ(events[2].tid, 10);
 }
 
-}  // namespace
+}  // namespace annotate_test
 }  // namespace gpuwhy

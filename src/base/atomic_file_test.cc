@@ -16,7 +16,7 @@
 #include "base/output_sink.h"
 
 namespace gpuwhy {
-namespace {
+namespace atomic_file_test {
 
 namespace fs = std::filesystem;
 
@@ -141,5 +141,5 @@ TEST_F(AtomicFileTest, AMissingFolderIsNamed) {
             Path("absent/report.txt") + ": cannot create: No such file or directory");
 }
 
-}  // namespace
+}  // namespace atomic_file_test
 }  // namespace gpuwhy

@@ -18,7 +18,7 @@
 #include "base/gzip_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace file_input_test {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpuwhy_file_input_" + name)).string();
@@ -282,5 +282,5 @@ TEST(FileInputTest, TheLimitIsOverriddenByOneVariableAndAPlainFileIsRefusedByIts
   std::filesystem::remove(path);
 }
 
-}  // namespace
+}  // namespace file_input_test
 }  // namespace gpuwhy

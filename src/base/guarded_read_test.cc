@@ -6,7 +6,7 @@
 #include <string>
 
 namespace gpuwhy {
-namespace {
+namespace guarded_read_test {
 
 TEST(GuardedReadTest, AnExceptionBecomesTheInputsOwnFailure) {
   StatusOr<int> thrown = GuardedRead("rank3.json", []() -> StatusOr<int> {
@@ -28,5 +28,5 @@ TEST(GuardedReadTest, ValuesAndErrorsPassThrough) {
   EXPECT_EQ(error.message(), "a: byte 3: bad");
 }
 
-}  // namespace
+}  // namespace guarded_read_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace input_limits_test {
 
 TEST(InputLimitsTest, EveryKindHasADefaultAndTheOverrideChangesIt) {
   EXPECT_EQ(*MaxInputBytes(InputLimit::kNodeLog, ""), DefaultInputLimit(InputLimit::kNodeLog));
@@ -31,5 +31,5 @@ TEST(InputLimitsTest, TheRefusalSaysTheLimitAndHowToRaiseIt) {
   EXPECT_NE(DescribeInputLimit(InputLimit::kTokenFile, 1000).find("1000 bytes"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace input_limits_test
 }  // namespace gpuwhy

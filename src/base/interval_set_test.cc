@@ -5,7 +5,7 @@
 #include <random>
 
 namespace gpuwhy {
-namespace {
+namespace interval_set_test {
 
 using V = std::vector<Interval>;
 
@@ -80,5 +80,5 @@ TEST(IntervalSetTest, WindowQueriesMatchAMemberByMemberCount) {
   }
 }
 
-}  // namespace
+}  // namespace interval_set_test
 }  // namespace gpuwhy

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace json_writer_test {
 
 std::string Quoted(std::string_view text) {
   std::string out;
@@ -90,5 +90,5 @@ TEST(JsonWriterTest, KeysAreEscaped) {
   EXPECT_EQ(w.str(), R"({"k\"ey":"v"})");
 }
 
-}  // namespace
+}  // namespace json_writer_test
 }  // namespace gpuwhy

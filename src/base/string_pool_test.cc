@@ -5,7 +5,7 @@
 #include <string>
 
 namespace gpuwhy {
-namespace {
+namespace string_pool_test {
 
 TEST(StringPoolTest, InternsOnce) {
   StringPool pool;
@@ -31,5 +31,5 @@ TEST(StringPoolTest, ViewsSurviveGrowth) {
   EXPECT_EQ(pool.Get(StringId()), "");
 }
 
-}  // namespace
+}  // namespace string_pool_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy::text {
-namespace {
+namespace text_escape_test {
 
 TEST(EscapeControlTest, TerminalSequencesFromNamesArePrintedNotObeyed) {
   // A clipboard write (OSC 52), a screen clear, an OSC 8 link and an unterminated CSI.
@@ -69,5 +69,5 @@ TEST(CsvFieldTest, FormulasAreNeutralised) {
   EXPECT_EQ(CsvField("a=b"), "a=b");
 }
 
-}  // namespace
+}  // namespace text_escape_test
 }  // namespace gpuwhy::text

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy::text {
-namespace {
+namespace text_test {
 
 TEST(TextTest, LinesKeepTheLastOneAndDropCarriageReturns) {
   std::vector<NumberedLine> lines = NumberLines("a\r\n\nb");
@@ -45,5 +45,5 @@ TEST(TextTest, DatesAndTimesOfDay) {
   EXPECT_FALSE(ParseDateTime("1970-13-01", "00:00:00").has_value());
 }
 
-}  // namespace
+}  // namespace text_test
 }  // namespace gpuwhy::text

@@ -6,7 +6,7 @@
 #include <chrono>
 
 namespace gpuwhy {
-namespace {
+namespace thread_pool_test {
 
 TEST(ThreadPoolTest, RunsEveryTaskOnce) {
   ThreadPool pool(3);
@@ -50,5 +50,5 @@ TEST(ThreadPoolTest, DestructorFinishesQueuedTasks) {
   EXPECT_EQ(done.load(), 10);
 }
 
-}  // namespace
+}  // namespace thread_pool_test
 }  // namespace gpuwhy

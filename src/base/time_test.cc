@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace time_test {
 
 TEST(ParseMicrosecondsToNsTest, IntegersAndFractions) {
   EXPECT_EQ(ParseMicrosecondsToNs("0"), 0);
@@ -43,5 +43,5 @@ TEST(ParseExactIntTest, Values) {
   EXPECT_FALSE(ParseExactInt("x"));
 }
 
-}  // namespace
+}  // namespace time_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace analyze_command_test {
 
 namespace fs = std::filesystem;
 
@@ -118,5 +118,5 @@ TEST_F(AnalyzeCommandTest, EveryRealTraceAnalysesWithoutError) {
   }
 }
 
-}  // namespace
+}  // namespace analyze_command_test
 }  // namespace gpuwhy

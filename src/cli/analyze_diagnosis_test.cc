@@ -14,7 +14,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace analyze_diagnosis_test {
 
 namespace fs = std::filesystem;
 
@@ -140,5 +140,5 @@ TEST_F(AnalyzeDiagnosisTest, DemoRunsTheDiagnosis) {
   EXPECT_NE(FirstFindingLine(r.out).find("input.dataloader_wait"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace analyze_diagnosis_test
 }  // namespace gpuwhy

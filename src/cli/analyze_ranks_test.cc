@@ -8,7 +8,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace analyze_ranks_test {
 
 namespace fs = std::filesystem;
 
@@ -103,5 +103,5 @@ TEST_F(AnalyzeRanksTest, MissingAndDuplicatedRanksAreReportedNotFatal) {
   EXPECT_NE(r.out.find("2 of 4 ranks present; missing: 2-3"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace analyze_ranks_test
 }  // namespace gpuwhy

@@ -8,7 +8,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace bad_input_test {
 
 namespace fs = std::filesystem;
 
@@ -163,5 +163,5 @@ TEST_F(BadInputTest, OneExitCodePolicyForNothingUsableAndForDataLoss) {
   EXPECT_EQ(RunGpuwhy({"doctor", "--strict", "--from", topo}).code, kExitUnusable);
 }
 
-}  // namespace
+}  // namespace bad_input_test
 }  // namespace gpuwhy

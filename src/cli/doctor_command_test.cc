@@ -11,7 +11,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace doctor_command_test {
 
 namespace fs = std::filesystem;
 
@@ -133,5 +133,5 @@ TEST_F(DoctorCommandTest, ThisMachineAlwaysExitsZero) {
   EXPECT_NE(r.out.find("Checklist"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace doctor_command_test
 }  // namespace gpuwhy

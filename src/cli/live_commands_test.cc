@@ -19,7 +19,7 @@
 #include "ingest/metrics/metric_log.h"
 
 namespace gpuwhy {
-namespace {
+namespace live_commands_test {
 
 namespace fs = std::filesystem;
 const fs::path kLogs = fs::path(GPUWHY_SHARED_DATA) / "logs";
@@ -243,5 +243,5 @@ TEST(AnalyzeMetricLogTest, ProseIsNotAMetricLog) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace live_commands_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "ingest/metrics/recording_reader.h"
 
 namespace gpuwhy {
-namespace {
+namespace output_escape_test {
 
 namespace fs = std::filesystem;
 
@@ -218,5 +218,5 @@ TEST_F(OutputEscapeTest, CompactMarkdownOfEightRanksFitsAGithubComment) {
   EXPECT_EQ(RunGpuwhy({"analyze", dir, "--format", "md", "--detail", "most"}).code, kExitUnusable);
 }
 
-}  // namespace
+}  // namespace output_escape_test
 }  // namespace gpuwhy

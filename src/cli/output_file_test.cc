@@ -14,7 +14,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace output_file_test {
 
 namespace fs = std::filesystem;
 
@@ -129,5 +129,5 @@ TEST_F(OutputFileTest, AReportThatCannotReachStandardOutputExitsTwo) {
   }
 }
 
-}  // namespace
+}  // namespace output_file_test
 }  // namespace gpuwhy

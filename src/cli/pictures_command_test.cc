@@ -11,7 +11,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace pictures_command_test {
 
 class PicturesCommandTest : public CliFolderTest {
  protected:
@@ -93,5 +93,5 @@ TEST_F(PicturesCommandTest, AnnotatedTraceLoadsInInfo) {
   EXPECT_TRUE(info.err.empty()) << info.err;
 }
 
-}  // namespace
+}  // namespace pictures_command_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "cli/cli_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace pipeline_flags_test {
 
 // Silences the DataLoader rule whatever the share (docs/findings.md).
 const std::vector<std::string> kQuietDataLoader = {"--set",
@@ -168,5 +168,5 @@ TEST_F(PipelineFlagsTest, BadFlagsAreOneLineErrorsEverywhere) {
   }
 }
 
-}  // namespace
+}  // namespace pipeline_flags_test
 }  // namespace gpuwhy

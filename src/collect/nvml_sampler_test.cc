@@ -13,7 +13,7 @@
 #include "collect/fake_nvml/fake_nvml_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace nvml_sampler_test {
 
 namespace fs = std::filesystem;
 constexpr DurationNs kTick = kFakeNvmlTick;
@@ -90,5 +90,5 @@ TEST(NvmlSamplerTest, ProbeFindsTheSmallestUntouchedStride) {
   EXPECT_EQ(ProbeProcessRecordSize(buf.data(), buf.size(), 2, 0xA5), 24u);
 }
 
-}  // namespace
+}  // namespace nvml_sampler_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "collect/process_runner.h"
 
 namespace gpuwhy {
-namespace {
+namespace process_runner_test {
 
 namespace fs = std::filesystem;
 
@@ -99,5 +99,5 @@ TEST(ProcessRunnerTerminalTest, OneCtrlCReachesTheCommandOnce) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace process_runner_test
 }  // namespace gpuwhy

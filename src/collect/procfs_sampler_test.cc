@@ -11,7 +11,7 @@
 #include <thread>
 
 namespace gpuwhy {
-namespace {
+namespace procfs_sampler_test {
 
 const std::string kFixture = std::string(GPUWHY_TEST_DATA) + "/procfs/";
 
@@ -130,5 +130,5 @@ TEST(ProcfsSamplerTest, LiveBusyChildIsSeenPinned) {
   EXPECT_NE(set.Find("host.cpu_busy_pct"), nullptr);
 }
 
-}  // namespace
+}  // namespace procfs_sampler_test
 }  // namespace gpuwhy

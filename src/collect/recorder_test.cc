@@ -18,7 +18,7 @@
 #include "ingest/metrics/recording_reader.h"
 
 namespace gpuwhy {
-namespace {
+namespace recorder_test {
 
 MetricSeriesSet Example() { return ExampleRecordingSet(); }
 
@@ -156,5 +156,5 @@ TEST(ProcessRunnerTest, ForwardsSigintToTheCommand) {
   EXPECT_EQ(runner.exit_code(), 128 + SIGINT);
 }
 
-}  // namespace
+}  // namespace recorder_test
 }  // namespace gpuwhy

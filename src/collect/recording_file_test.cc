@@ -14,7 +14,7 @@
 #include "ingest/metrics/recording_reader.h"
 
 namespace gpuwhy {
-namespace {
+namespace recording_file_test {
 
 namespace fs = std::filesystem;
 
@@ -109,5 +109,5 @@ TEST(RecordingFileTest, AFailedWriteSticksAndFinishReportsIt) {
   EXPECT_NE(finished.message().find("write failed"), std::string::npos) << finished.message();
 }
 
-}  // namespace
+}  // namespace recording_file_test
 }  // namespace gpuwhy

@@ -16,7 +16,7 @@
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
 namespace gpuwhy {
-namespace {
+namespace catalog_test {
 
 TEST(CatalogTest, HoldsEveryRequiredRuleOnce) {
   const Catalog& catalog = Catalog::Default();
@@ -238,5 +238,5 @@ TEST(RuleRegistryTest, EveryRuleIsUniqueDocumentedAndOnAChecklist) {
   EXPECT_EQ(catalog.rules().size(), registered);
 }
 
-}  // namespace
+}  // namespace catalog_test
 }  // namespace gpuwhy

@@ -9,7 +9,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_host_only_test {
 
 // Steps of 10 ms on one host thread (the legacy export's shape: no cat, pid "CPU functions"),
 // the DataLoader's __next__ taking |loader_us| of each, an op taking 500 us after it.
@@ -59,5 +59,5 @@ TEST(DiagnoseHostOnlyTest, ASmallDataLoaderShareIsAssessedAndQuiet) {
   EXPECT_TRUE(assessed);
 }
 
-}  // namespace
+}  // namespace diagnose_host_only_test
 }  // namespace gpuwhy

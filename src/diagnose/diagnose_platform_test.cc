@@ -9,7 +9,7 @@
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_platform_test {
 
 std::string Logs() { return std::string(GPUWHY_SHARED_DATA) + "/logs/"; }
 
@@ -253,5 +253,5 @@ TEST(DiagnosePlatformTest, SkippedRecordsAreNotesBoundedPerKind) {
             "skipped: topo.txt: line 3: topology row GPU1 has 1 of 2 GPU link cells");
 }
 
-}  // namespace
+}  // namespace diagnose_platform_test
 }  // namespace gpuwhy

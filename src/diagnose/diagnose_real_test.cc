@@ -9,7 +9,7 @@
 #include "diagnose/diagnose_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_real_test {
 
 namespace fs = std::filesystem;
 
@@ -99,5 +99,5 @@ TEST(DiagnoseRealTest, EveryRealTraceDiagnosesSoundly) {
   EXPECT_GT(diagnosed, 10);
 }
 
-}  // namespace
+}  // namespace diagnose_real_test
 }  // namespace gpuwhy

@@ -7,7 +7,7 @@
 #include "ingest/metrics/metric_log.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_signals_real_test {
 
 namespace fs = std::filesystem;
 
@@ -59,5 +59,5 @@ TEST(DiagnoseSignalsRealTest, EncoderBusyCaptureReadsLowSmUtilization) {
   EXPECT_NE(d->Find("compute.low_gpu_utilization"), nullptr);
 }
 
-}  // namespace
+}  // namespace diagnose_signals_real_test
 }  // namespace gpuwhy

@@ -6,7 +6,7 @@
 #include "diagnose/merge.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_signals_test {
 
 constexpr DurationNs kTick = 100 * kNsPerMs;
 
@@ -168,5 +168,5 @@ TEST(DiagnoseSignalsTest, MergesIntoOneChecklistWithATraceDiagnosis) {
   EXPECT_EQ(trace_like.checklist.back().status, AssessStatus::kPartly);
 }
 
-}  // namespace
+}  // namespace diagnose_signals_test
 }  // namespace gpuwhy

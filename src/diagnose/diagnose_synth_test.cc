@@ -12,7 +12,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_synth_test {
 
 namespace fs = std::filesystem;
 
@@ -148,5 +148,5 @@ TEST(SynthDiagnosisTest, OverrideSilencesARule) {
   ExpectNoIdleDoubleCount(d, "input-bound with override");
 }
 
-}  // namespace
+}  // namespace diagnose_synth_test
 }  // namespace gpuwhy

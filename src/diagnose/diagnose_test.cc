@@ -6,7 +6,7 @@
 #include "diagnose/diagnose_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnose_test {
 
 using step_idle_test::TinyTrace;
 
@@ -159,5 +159,5 @@ TEST(DiagnoseTest, SeverityBands) {
   EXPECT_EQ(SeverityForShare(40, bands), Severity::kCritical);
 }
 
-}  // namespace
+}  // namespace diagnose_test
 }  // namespace gpuwhy

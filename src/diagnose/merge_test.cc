@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace merge_test {
 
 Finding MakeFinding(std::string id, Severity severity, DurationNs recoverable,
                     std::string evidence_id) {
@@ -112,5 +112,5 @@ TEST(MergeDiagnosis, StepReferenceComesFromTheSourceThatHasOne) {
   EXPECT_EQ(doctor.rank, 2);
 }
 
-}  // namespace
+}  // namespace merge_test
 }  // namespace gpuwhy

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace outcome_recorder_test {
 
 TEST(OutcomeRecorderTest, LatestReplacesTheStatusAndKeepsFired) {
   std::vector<RuleOutcome> o;
@@ -34,5 +34,5 @@ TEST(OutcomeRecorderTest, AppendKeepsEveryRow) {
   EXPECT_EQ(o.size(), 2u);
 }
 
-}  // namespace
+}  // namespace outcome_recorder_test
 }  // namespace gpuwhy

@@ -18,7 +18,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace diff_test {
 
 namespace fs = std::filesystem;
 
@@ -336,5 +336,5 @@ TEST(DiffRealTest, ResNet50MoreDataLoaderWorkersIsFasterAndNamesTheDataLoader) {
   EXPECT_TRUE(DiffRuns(t, b, options).regressed);
 }
 
-}  // namespace
+}  // namespace diff_test
 }  // namespace gpuwhy

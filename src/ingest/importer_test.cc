@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace importer_test {
 
 namespace fs = std::filesystem;
 
@@ -180,11 +180,11 @@ TEST(ImportTraceFileNeedsKinetoTest, LeadingWhitespaceIsAccepted) {
   EXPECT_EQ(result->rank.source, RankSource::kUnknown);
 }
 
-}  // namespace
+}  // namespace importer_test
 }  // namespace gpuwhy
 
 namespace gpuwhy {
-namespace {
+namespace importer_test {
 
 TEST(DataLossStatusTest, TruncatedTraceNamesFileAndByte) {
   std::string path = (std::filesystem::temp_directory_path() /
@@ -208,5 +208,5 @@ TEST(DataLossStatusTest, TruncatedTraceNamesFileAndByte) {
   EXPECT_TRUE(DataLossStatus(path, whole->problems).ok());
 }
 
-}  // namespace
+}  // namespace importer_test
 }  // namespace gpuwhy

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace input_kind_test {
 
 namespace fs = std::filesystem;
 
@@ -115,5 +115,5 @@ TEST(InputKindTest, EveryRealFileIsWhatItsFolderSays) {
   }
 }
 
-}  // namespace
+}  // namespace input_kind_test
 }  // namespace gpuwhy

@@ -28,7 +28,7 @@
 #include "ingest/recording_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace recording_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -207,5 +207,5 @@ TEST(RecordingFuzzTest, MutantsNeverBreakTheContract) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace recording_fuzz_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace data_problems_test {
 
 TEST(DataProblemsTest, EveryKindIsDeclaredOnceWithADescription) {
   std::set<std::string_view> ids;
@@ -59,5 +59,5 @@ TEST(DataProblemsTest, MergeAddsCountsAndKeepsTheFirstDetails) {
             "b.txt: line 5: short)");
 }
 
-}  // namespace
+}  // namespace data_problems_test
 }  // namespace gpuwhy

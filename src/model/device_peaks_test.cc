@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace device_peaks_test {
 
 std::string_view Found(std::string_view name) {
   const DevicePeak* peak = FindDevicePeak(name);
@@ -55,5 +55,5 @@ TEST(DevicePeaksTest, EveryEntryHasASourceAndBandwidth) {
   EXPECT_DOUBLE_EQ(a100->memory_bytes_per_s, 2039e9);
 }
 
-}  // namespace
+}  // namespace device_peaks_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace metric_series_test {
 
 TEST(MetricSeriesTest, StatisticsOverSamples) {
   MetricSeries s;
@@ -35,5 +35,5 @@ TEST(MetricSeriesTest, SetFindsByKeyAndSpansAllSeries) {
   EXPECT_EQ(set.problems.Detail(DataProblem::kUnparsedLine), "line 3: x");
 }
 
-}  // namespace
+}  // namespace metric_series_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace trace_test {
 
 CpuSliceTable::Row Slice(Trace& t, ThreadId thread, TimeNs start, TimeNs end, const char* name,
                          CpuSliceKind kind = CpuSliceKind::kOp, int64_t correlation = kNoValue) {
@@ -132,5 +132,5 @@ TEST(DataProblemsInTraceTest, TableDrivesIdsAndSeverity) {
   EXPECT_TRUE(stats.HasErrors());
 }
 
-}  // namespace
+}  // namespace trace_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace info_summary_test {
 
 // A two-step trace built by hand, as an importer would fill it.
 Trace MakeTrace() {
@@ -120,5 +120,5 @@ TEST(InfoSummaryTest, TraceWithoutStepsHasOneSynthesizedStep) {
   EXPECT_TRUE(s.problems.empty());
 }
 
-}  // namespace
+}  // namespace info_summary_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "ranks/cross_rank.h"
 
 namespace gpuwhy {
-namespace {
+namespace cross_rank_real_test {
 
 namespace fs = std::filesystem;
 
@@ -88,5 +88,5 @@ TEST(CrossRankRealTest, HtaSampledRanksAlignAndReportTheMissingOnes) {
   }
 }
 
-}  // namespace
+}  // namespace cross_rank_real_test
 }  // namespace gpuwhy

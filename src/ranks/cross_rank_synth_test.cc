@@ -16,7 +16,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace cross_rank_synth_test {
 
 namespace fs = std::filesystem;
 
@@ -129,5 +129,5 @@ TEST(SlowRankTest, SummariesRoundTripGiveTheSameVerdict) {
   EXPECT_EQ(merged.collectives.size(), direct.collectives.size());
 }
 
-}  // namespace
+}  // namespace cross_rank_synth_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace cross_rank_test {
 
 constexpr DurationNs kUs = kNsPerUs;
 
@@ -120,5 +120,5 @@ TEST(CrossRankTest, CollectiveKindFromKernelNames) {
   EXPECT_EQ(CollectiveKindFromKernel("void gemm_AllReduce_kernel()"), "");
 }
 
-}  // namespace
+}  // namespace cross_rank_test
 }  // namespace gpuwhy

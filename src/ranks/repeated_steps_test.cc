@@ -18,7 +18,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace repeated_steps_test {
 
 namespace fs = std::filesystem;
 
@@ -137,5 +137,5 @@ TEST_F(RepeatedStepsTest, BeforeTimesMatchABruteForceRecount) {
   EXPECT_GE(checked, 15u);
 }
 
-}  // namespace
+}  // namespace repeated_steps_test
 }  // namespace gpuwhy

@@ -11,7 +11,7 @@
 #include "ranks/summary_json_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace summary_json_fuzz_test {
 
 RankSummary Example() {
   RankSummary s = ranks_test::ExampleRankSummary();
@@ -34,5 +34,5 @@ TEST(RankSummaryFuzzTest, MutantsNeverBreakTheContract) {
   RecordProperty("runs", std::to_string(budget.runs()));
 }
 
-}  // namespace
+}  // namespace summary_json_fuzz_test
 }  // namespace gpuwhy

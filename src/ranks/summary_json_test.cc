@@ -5,7 +5,7 @@
 #include "ranks/rank_summary_example.h"
 
 namespace gpuwhy {
-namespace {
+namespace summary_json_test {
 
 RankSummary Example() { return ranks_test::ExampleRankSummary(); }
 
@@ -59,5 +59,5 @@ TEST(SummaryJsonTest, AnArrayElementThatIsNotAnObjectIsAnError) {
   EXPECT_EQ(odd.status().message(), "o.json: \"metrics\"[1] is not an object");
 }
 
-}  // namespace
+}  // namespace summary_json_test
 }  // namespace gpuwhy

@@ -20,7 +20,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace diagnosis_report_test {
 
 namespace fs = std::filesystem;
 
@@ -257,5 +257,5 @@ TEST(DiagnosisReportGoldenTest, ResNetWithoutWorkersNamesTheDataLoaderFirst) {
   ExpectEvidenceMatchesMetrics(rank, "resnet50 num_workers=0");
 }
 
-}  // namespace
+}  // namespace diagnosis_report_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace html_browser_test {
 
 namespace fs = std::filesystem;
 using namespace html_test;  // NOLINT
@@ -242,5 +242,5 @@ TEST_F(HtmlBrowserTest, HostileNamesNeverRunScript) {
   EXPECT_NE(dom.find("<table class=\"sortable\">"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_browser_test
 }  // namespace gpuwhy

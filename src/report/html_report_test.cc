@@ -12,7 +12,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace html_report_test {
 
 namespace fs = std::filesystem;
 using namespace html_test;  // NOLINT
@@ -158,5 +158,5 @@ TEST(HtmlReportTest, LateArrivalHeatMapFromTheCrossRankResult) {
   EXPECT_EQ(RenderReportHtml(ranks, {}).find("Late arrival"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace gpuwhy

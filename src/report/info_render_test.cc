@@ -6,7 +6,7 @@
 #include <simdjson.h>
 
 namespace gpuwhy {
-namespace {
+namespace info_render_test {
 
 InfoSummary MakeSummary() {
   InfoSummary s;
@@ -96,5 +96,5 @@ TEST(FormatTest, BytesAndDigits) {
   EXPECT_EQ(GroupDigits(INT64_MIN), "-9,223,372,036,854,775,808");
 }
 
-}  // namespace
+}  // namespace info_render_test
 }  // namespace gpuwhy

@@ -10,7 +10,7 @@
 #include "report/json_report_reader_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace json_report_reader_fuzz_test {
 
 constexpr const char* kSeeds[] = {
     R"({"schema_version": 1, "tool": "gpuwhy", "ranks": [{"rank": 3, "path": "rank3.json",
@@ -44,5 +44,5 @@ TEST(JsonReportReaderFuzzTest, MutantsNeverBreakTheContract) {
   RecordProperty("runs", std::to_string(budget.runs()));
 }
 
-}  // namespace
+}  // namespace json_report_reader_fuzz_test
 }  // namespace gpuwhy

@@ -18,7 +18,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace report_schema_test {
 
 namespace fs = std::filesystem;
 namespace dom = simdjson::dom;
@@ -284,5 +284,5 @@ TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace report_schema_test
 }  // namespace gpuwhy

@@ -16,7 +16,7 @@
 #include "synth/synth.h"
 
 namespace gpuwhy {
-namespace {
+namespace report_test {
 
 namespace fs = std::filesystem;
 
@@ -234,5 +234,5 @@ TEST(ReportTest, ResNetWithoutWorkersShowsInputWait) {
   ExpectValidJson(RenderReportJson(ranks, {}), 1);
 }
 
-}  // namespace
+}  // namespace report_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace terminal_style_test {
 
 TEST(TerminalTest, StyledOnlyWhenColourIsOn) {
   EXPECT_EQ(Styled(ColourMode::kOff, Style::kRed, "x"), "x");
@@ -32,5 +32,5 @@ TEST(TerminalTest, WrapText) {
   EXPECT_TRUE(WrapText("", 10).empty());
 }
 
-}  // namespace
+}  // namespace terminal_style_test
 }  // namespace gpuwhy

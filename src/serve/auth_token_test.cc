@@ -9,7 +9,7 @@
 #include <fstream>
 
 namespace gpuwhy {
-namespace {
+namespace auth_token_test {
 
 namespace fs = std::filesystem;
 
@@ -54,5 +54,5 @@ TEST_F(AuthTokenFileTest, AnEmptyOrMissingFileIsRefused) {
   EXPECT_FALSE(ReadAuthTokenFile(dir_ + "/missing").ok());
 }
 
-}  // namespace
+}  // namespace auth_token_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "serve/http_endpoint.h"
 
 namespace gpuwhy {
-namespace {
+namespace deploy_consistency_test {
 
 std::string Read(const std::string& relative) {
   std::ifstream in(std::string(GPUWHY_SOURCE_DIR) + "/" + relative);
@@ -125,5 +125,5 @@ TEST(DeployConsistencyTest, TheDaemonSetGetsEveryGpuDevice) {
       << "a device node mounted by hostPath: the device cgroup still denies it";
 }
 
-}  // namespace
+}  // namespace deploy_consistency_test
 }  // namespace gpuwhy

@@ -18,7 +18,7 @@
 #include "serve/served_endpoint_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace http_endpoint_test {
 
 class EndpointTest : public ::testing::Test {
  protected:
@@ -230,5 +230,5 @@ TEST_F(EndpointTest, HugeHeadersAndGarbageGetErrors) {
   ExpectHealthy();
 }
 
-}  // namespace
+}  // namespace http_endpoint_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "collect/nvml_sampler.h"
 
 namespace gpuwhy {
-namespace {
+namespace live_exporter_test {
 
 namespace fs = std::filesystem;
 
@@ -133,5 +133,5 @@ TEST(LiveExporterTest, NoNvmlIsStatedNotFatal) {
   EXPECT_NE(bodies->findings_json.find("nvml"), std::string::npos) << bodies->findings_json;
 }
 
-}  // namespace
+}  // namespace live_exporter_test
 }  // namespace gpuwhy

@@ -7,7 +7,7 @@
 #include "diagnose/diagnose_signals.h"
 
 namespace gpuwhy {
-namespace {
+namespace live_signals_test {
 
 TEST(LiveSignalsTest, PlatformSignalsFromScriptedDevicesAreRecognised) {
   NvmlSampler sampler(FreshLibrary(FAKE_NVML_PATH, PlatformScript()));
@@ -29,5 +29,5 @@ TEST(LiveSignalsTest, PlatformSignalsFromScriptedDevicesAreRecognised) {
   EXPECT_EQ(d.Find("platform.pcie_downgraded")->evidence.size(), 1u);  // GPU 0's link is fine
 }
 
-}  // namespace
+}  // namespace live_signals_test
 }  // namespace gpuwhy

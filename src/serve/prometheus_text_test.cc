@@ -10,7 +10,7 @@
 #include <sstream>
 
 namespace gpuwhy {
-namespace {
+namespace prometheus_text_test {
 
 constexpr TimeNs kSec = kNsPerSec;
 
@@ -164,5 +164,5 @@ TEST(PrometheusTextTest, EveryFamilyIsNamedByTheConventions) {
   }
 }
 
-}  // namespace
+}  // namespace prometheus_text_test
 }  // namespace gpuwhy

@@ -21,7 +21,7 @@
 #include "serve/served_endpoint_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace slow_clients_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -183,5 +183,5 @@ TEST_F(SlowClientsTest, AConnectionPastTheClientsShareIsRefusedAtOnce) {
   for (int fd : held) ::close(fd);
 }
 
-}  // namespace
+}  // namespace slow_clients_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "synth/kineto_writer.h"
 
 namespace gpuwhy {
-namespace {
+namespace synth_test {
 
 namespace fs = std::filesystem;
 using simdjson::dom::element;
@@ -451,5 +451,5 @@ TEST(SynthTest, WriterBufferStaysBoundedForLargeOutput) {
   EXPECT_LE(writer.peak_buffer_bytes(), 5u << 20);
 }
 
-}  // namespace
+}  // namespace synth_test
 }  // namespace gpuwhy

@@ -10,7 +10,7 @@
 #include "collect/system_probe/system_probe.h"
 
 namespace gpuwhy {
-namespace {
+namespace system_probe_test {
 
 namespace fs = std::filesystem;
 
@@ -117,5 +117,5 @@ TEST_F(SystemProbeTest, ParsesCommandOutputs) {
   EXPECT_TRUE(facts.problems.empty());
 }
 
-}  // namespace
+}  // namespace system_probe_test
 }  // namespace gpuwhy

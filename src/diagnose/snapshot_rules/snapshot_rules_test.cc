@@ -12,7 +12,7 @@
 #include "ingest/memory/snapshot_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace snapshot_rules_test {
 
 namespace fs = std::filesystem;
 constexpr int64_t kGiB = int64_t{1} << 30;
@@ -144,5 +144,5 @@ TEST(SnapshotRulesTest, RealSnapshotsAndSummariesGetTheExpertsTopClass) {
   EXPECT_EQ(right, static_cast<int>(verdicts.size()));
 }
 
-}  // namespace
+}  // namespace snapshot_rules_test
 }  // namespace gpuwhy

@@ -6,7 +6,7 @@
 #include <string>
 
 namespace gpuwhy {
-namespace {
+namespace bracket_scanner_test {
 
 // Byte-by-byte reference: the obviously correct version of FindEnd.
 size_t ReferenceEnd(const std::string& s, size_t begin) {
@@ -93,5 +93,5 @@ TEST(BracketScannerTest, EscapesAcrossBlockBoundaries) {
   }
 }
 
-}  // namespace
+}  // namespace bracket_scanner_test
 }  // namespace gpuwhy

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace gpuwhy {
-namespace {
+namespace json_event_splitter_test {
 
 class StringSource : public ByteSource {
  public:
@@ -122,5 +122,5 @@ TEST(JsonEventSplitterTest, LargeElementsGrowTheBuffer) {
   EXPECT_EQ(c.events[0].size(), big.size() + 11);
 }
 
-}  // namespace
+}  // namespace json_event_splitter_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "ingest/kineto/kineto_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace kineto_arg_keys_test {
 
 using kineto_test::Describe;
 
@@ -80,5 +80,5 @@ TEST(KinetoArgKeysTest, BothWalkersReadEveryKeyAlike) {
   }
 }
 
-}  // namespace
+}  // namespace kineto_arg_keys_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "ingest/kineto/kineto_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace kineto_fast_reader_test {
 
 using kineto_test::Describe;
 
@@ -134,5 +134,5 @@ TEST(KinetoFastReaderTest, AgreesWithSimdjsonOnEveryRealEvent) {
   EXPECT_GT(fast, total * 9 / 10) << fast << " of " << total;
 }
 
-}  // namespace
+}  // namespace kineto_fast_reader_test
 }  // namespace gpuwhy

@@ -13,7 +13,7 @@
 #include "ingest/kineto/kineto_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace kineto_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -77,5 +77,5 @@ TEST(KinetoFuzzTest, MutantsNeverBreakTheContract) {
   RecordProperty("runs", std::to_string(budget.runs()));
 }
 
-}  // namespace
+}  // namespace kineto_fuzz_test
 }  // namespace gpuwhy

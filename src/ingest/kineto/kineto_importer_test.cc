@@ -5,7 +5,7 @@
 #include <string>
 
 namespace gpuwhy {
-namespace {
+namespace kineto_importer_test {
 
 // A modern (PyTorch 2.x) trace with distributedInfo after traceEvents.
 constexpr const char* kModern = R"json({
@@ -200,5 +200,5 @@ TEST(KinetoImporterTest, EventsThatAreNotObjectsAreCounted) {
   EXPECT_EQ(imported->cpu_slices.size(), 1u);
 }
 
-}  // namespace
+}  // namespace kineto_importer_test
 }  // namespace gpuwhy

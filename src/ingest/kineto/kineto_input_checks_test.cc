@@ -13,7 +13,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace kineto_input_checks_test {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gpuwhy_kineto_checks_" + name)).string();
@@ -123,5 +123,5 @@ TEST(KinetoInputChecksTest, TheSplitterReadsNoMoreThanTheLimitOfOneEvent) {
   EXPECT_LT(source.given(), uint64_t{66} << 20);
 }
 
-}  // namespace
+}  // namespace kineto_input_checks_test
 }  // namespace gpuwhy

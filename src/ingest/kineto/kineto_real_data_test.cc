@@ -11,7 +11,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace kineto_real_data_test {
 
 namespace fs = std::filesystem;
 
@@ -106,5 +106,5 @@ TEST(KinetoRealDataTest, EveryCutOfASmallTraceImportsOrFailsWithItsByte) {
   }
 }
 
-}  // namespace
+}  // namespace kineto_real_data_test
 }  // namespace gpuwhy

@@ -11,7 +11,7 @@
 #include "ingest/kineto/kineto_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace legacy_profiler_form_test {
 
 constexpr const char* kLegacy =
     R"json([{"name": "aten::zeros", "ph": "X", "ts": 135, "dur": 20, "tid": 1, "pid": "CPU functions", "args": {}}, {"name": "ProfilerStep#6", "ph": "X", "ts": 179, "dur": 9356, "tid": 1, "pid": "CPU functions", "args": {}}, {"name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "ph": "X", "ts": 203, "dur": 8715, "tid": 1, "pid": "CPU functions", "args": {}}, {"name": "aten::addmm", "ph": "X", "ts": 8950, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {"Input Dims": [[4], [4, 16], [16, 4]]}}, {"name": "AddmmBackward0", "ph": "X", "ts": 9100, "dur": 30, "tid": 7, "pid": "CPU functions", "args": {}}, {"name": "Optimizer.step#SGD.step", "ph": "X", "ts": 9481, "dur": 46, "tid": 1, "pid": "CPU functions", "args": {}}, {"name": "my_scope", "ph": "X", "ts": 9490, "dur": 5, "tid": 1, "pid": "CPU functions", "args": {}}, {"name": "ProfilerStep#7", "ph": "X", "ts": 9561, "dur": 9483, "tid": 1, "pid": "CPU functions", "args": {}}])json";
@@ -79,5 +79,5 @@ TEST(LegacyProfilerFormTest, OnlyTheLegacyPidWithoutCategoryIsLegacy) {
   EXPECT_EQ(imported->cpu_slices.size(), 0u);
 }
 
-}  // namespace
+}  // namespace legacy_profiler_form_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace gpuwhy::pickle {
-namespace {
+namespace pickle_decoder_test {
 
 using namespace std::string_literals;
 
@@ -178,5 +178,5 @@ TEST(PickleDecoderTest, MalformedStacksAreErrorsWithOffsets) {
             "byte 0: unknown opcode 0xff; not a pickle gpuwhy reads");
 }
 
-}  // namespace
+}  // namespace pickle_decoder_test
 }  // namespace gpuwhy::pickle

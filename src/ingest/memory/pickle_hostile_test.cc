@@ -11,7 +11,7 @@
 #include "ingest/memory/snapshot_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace pickle_hostile_test {
 
 using namespace std::string_literals;
 using pickle::PickleDocument;
@@ -208,5 +208,5 @@ TEST(PickleHostileTest, SelfReferencingSnapshotsAreReadWithoutRecursion) {
   EXPECT_EQ(s->trace.size(), 2u);  // one entry, once per device
 }
 
-}  // namespace
+}  // namespace pickle_hostile_test
 }  // namespace gpuwhy

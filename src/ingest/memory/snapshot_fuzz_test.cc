@@ -14,7 +14,7 @@
 #include "ingest/memory/snapshot_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace snapshot_fuzz_test {
 
 namespace fs = std::filesystem;
 using namespace std::string_literals;
@@ -79,5 +79,5 @@ TEST(SnapshotFuzzTest, MutantsNeverBreakTheContract) {
   }
 }
 
-}  // namespace
+}  // namespace snapshot_fuzz_test
 }  // namespace gpuwhy

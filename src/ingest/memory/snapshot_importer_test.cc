@@ -9,7 +9,7 @@
 #include "base/file_input.h"
 
 namespace gpuwhy {
-namespace {
+namespace snapshot_importer_test {
 
 namespace fs = std::filesystem;
 using namespace std::string_literals;
@@ -152,5 +152,5 @@ TEST(SnapshotImporterTest, RealSnapshotCutAnywhereIsPartial) {
   EXPECT_GT(partial, 1000u);
 }
 
-}  // namespace
+}  // namespace snapshot_importer_test
 }  // namespace gpuwhy

@@ -8,7 +8,7 @@
 #include "ingest/metrics/metric_log.h"
 
 namespace gpuwhy {
-namespace {
+namespace dcgm_csv_importer_test {
 
 TEST(DcgmCsvTest, EntitiesBecomeDevicesWithTheExporterIds) {
   const char* text =
@@ -123,5 +123,5 @@ TEST(DcgmFieldsTest, ShortNamesAreUniqueAndNameTheExporterField) {
   }
 }
 
-}  // namespace
+}  // namespace dcgm_csv_importer_test
 }  // namespace gpuwhy

@@ -14,7 +14,7 @@
 #include "ingest/metrics/metric_log_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace metric_log_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -100,5 +100,5 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, MetricLogFuzzTest, ::testing::ValuesIn(kTa
                            return std::string(info.param.name);
                          });
 
-}  // namespace
+}  // namespace metric_log_fuzz_test
 }  // namespace gpuwhy

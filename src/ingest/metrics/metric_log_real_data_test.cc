@@ -12,7 +12,7 @@
 #include "ingest/metrics/metric_log.h"
 
 namespace gpuwhy {
-namespace {
+namespace metric_log_real_data_test {
 
 namespace fs = std::filesystem;
 
@@ -144,5 +144,5 @@ TEST(MetricLogRealDataTest, DeepSpeechDmonHasFourGpusAtLowSm) {
   EXPECT_TRUE(set->times_synthesized);
 }
 
-}  // namespace
+}  // namespace metric_log_real_data_test
 }  // namespace gpuwhy

@@ -9,7 +9,7 @@
 #include "ingest/metrics/metric_log_formats.h"
 
 namespace gpuwhy {
-namespace {
+namespace metric_log_test {
 
 TEST(DmonTest, DateTimeColumnsRepeatedHeaderAndBadLine) {
   const char* text =
@@ -148,11 +148,11 @@ TEST(MetricLogTest, TracesAndProseAreNotMetricLogs) {
   EXPECT_FALSE(ParseMetricLogText("hello\n", "x").ok());
 }
 
-}  // namespace
+}  // namespace metric_log_test
 }  // namespace gpuwhy
 
 namespace gpuwhy {
-namespace {
+namespace metric_log_test {
 
 // Found by the fuzzer: a pmon header without a pid column indexed field -1, and one whose
 // command column is not last let a row one field short index past its end (a crash).
@@ -198,11 +198,11 @@ TEST(MetricLogTest, SamplesOfALogWhoseClockWentBackArePutInTimeOrder) {
             std::string::npos);
 }
 
-}  // namespace
+}  // namespace metric_log_test
 }  // namespace gpuwhy
 
 namespace gpuwhy {
-namespace {
+namespace metric_log_test {
 
 // Found by the metric-log fuzzer under UBSan: a date in the year 1 (dmon -o DT, --query-gpu)
 // and a DCGM TimeStamp of 9661796909 s overflowed int64 nanoseconds (undefined behaviour); a
@@ -224,5 +224,5 @@ TEST(MetricLogTest, ATimeBeyondWhatNanosecondsHoldIsNoTime) {
   EXPECT_EQ(gr->size(), 1u);
 }
 
-}  // namespace
+}  // namespace metric_log_test
 }  // namespace gpuwhy

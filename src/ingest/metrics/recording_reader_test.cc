@@ -11,7 +11,7 @@
 #include "ingest/metrics/recording_reader.h"
 
 namespace gpuwhy {
-namespace {
+namespace recording_reader_test {
 
 // "series ..." then |times| (as the writer's deltas) and |values|.
 std::string Block(std::string_view header, const std::vector<int64_t>& deltas,
@@ -123,5 +123,5 @@ TEST(RecordingReaderTest, ARecordingCutAtAnyByteKeepsTheBlocksBeforeTheCut) {
   EXPECT_EQ(previous, 3u);
 }
 
-}  // namespace
+}  // namespace recording_reader_test
 }  // namespace gpuwhy

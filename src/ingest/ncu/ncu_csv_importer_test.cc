@@ -9,7 +9,7 @@
 #include <filesystem>
 
 namespace gpuwhy {
-namespace {
+namespace ncu_csv_importer_test {
 
 namespace fs = std::filesystem;
 
@@ -121,5 +121,5 @@ TEST(NcuCsvImporterTest, MissingFileNamesIt) {
   EXPECT_NE(p.status().message().find("/nonexistent/k.ncu.csv"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace ncu_csv_importer_test
 }  // namespace gpuwhy

@@ -10,7 +10,7 @@
 #include "ingest/ncu/ncu_csv_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace ncu_real_data_test {
 
 namespace fs = std::filesystem;
 
@@ -72,5 +72,5 @@ TEST(NcuRealDataTest, RealExportsAreSniffedAsNcu) {
   }
 }
 
-}  // namespace
+}  // namespace ncu_real_data_test
 }  // namespace gpuwhy

@@ -6,7 +6,7 @@
 #include "ingest/ncu/ncu_pages.h"
 
 namespace gpuwhy {
-namespace {
+namespace ncu_values_test {
 
 TEST(NcuValuesTest, ThousandsSeparatorsAndText) {
   EXPECT_EQ(ParseNcuNumber("19,200"), 19200.0);
@@ -65,5 +65,5 @@ TEST(CsvRecordsTest, QuotedCommasDoubledQuotesAndLineBreaks) {
   EXPECT_FALSE(reader.Next(r));
 }
 
-}  // namespace
+}  // namespace ncu_values_test
 }  // namespace gpuwhy

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace gpuwhy {
-namespace {
+namespace nsys_encoding_test {
 
 // Values from the RTX 2070 SUPER export in ../shared/data: PROCESSES says python3 is pid
 // 9908 with globalPid 281641205366784, and its runtime calls carry globalTid
@@ -70,5 +70,5 @@ TEST(NsysEnumsTest, NamesMatchKinetoSpelling) {
   EXPECT_EQ(NsysSyncName(1), "Event Sync");
 }
 
-}  // namespace
+}  // namespace nsys_encoding_test
 }  // namespace gpuwhy

@@ -17,7 +17,7 @@
 #include "ingest/nsys/nsys_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace nsys_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -122,5 +122,5 @@ TEST(NsysFuzzTest, MutantsNeverBreakTheContract) {
   RecordProperty("runs", std::to_string(budget.runs()));
 }
 
-}  // namespace
+}  // namespace nsys_fuzz_test
 }  // namespace gpuwhy

@@ -12,7 +12,7 @@
 #include "ingest/nsys/nsys_test_util.h"
 
 namespace gpuwhy {
-namespace {
+namespace nsys_importer_test {
 
 using nsys_test::kBaseSchema;
 using nsys_test::ScratchDir;
@@ -271,5 +271,5 @@ TEST(NsysImporterTest, NeverWritesTheFileOrCreatesJournals) {
   EXPECT_EQ(files, 1u);  // no -journal, -wal or -shm next to it
 }
 
-}  // namespace
+}  // namespace nsys_importer_test
 }  // namespace gpuwhy

@@ -10,7 +10,7 @@
 #include "ingest/nsys/nsys_importer.h"
 
 namespace gpuwhy {
-namespace {
+namespace nsys_real_data_test {
 
 namespace fs = std::filesystem;
 
@@ -142,5 +142,5 @@ TEST(DynamicVitExportTest, NoCudaActivityIsExplainedWithTheCaptureCommand) {
   EXPECT_EQ(m.find('\n'), std::string::npos);
 }
 
-}  // namespace
+}  // namespace nsys_real_data_test
 }  // namespace gpuwhy

@@ -16,7 +16,7 @@
 #include "ingest/nsys/sqlite_reader.h"
 
 namespace gpuwhy {
-namespace {
+namespace sqlite_table_scan_test {
 
 using nsys_test::ScratchDir;
 using nsys_test::WriteDatabase;
@@ -199,5 +199,5 @@ TEST(SqliteTableScanTest, DamagedPagesNeverCrashTheScan) {
   EXPECT_GT(errors, 0);
 }
 
-}  // namespace
+}  // namespace sqlite_table_scan_test
 }  // namespace gpuwhy

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 namespace gpuwhy {
-namespace {
+namespace profile_summary_reader_test {
 
 namespace fs = std::filesystem;
 
@@ -143,5 +143,5 @@ TEST(ProfileSummaryReaderTest, EveryRealSummaryReads) {
   EXPECT_EQ(read, 8u);
 }
 
-}  // namespace
+}  // namespace profile_summary_reader_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
-namespace {
+namespace kernel_log_test {
 
 XidEvent OnlyXid(std::string_view text) {
   SystemFacts facts;
@@ -106,5 +106,5 @@ TEST(KernelLogTest, MalformedXidIsAProblemNotACrash) {
   EXPECT_EQ(facts.kernel_log_lines, 3);
 }
 
-}  // namespace
+}  // namespace kernel_log_test
 }  // namespace gpuwhy

@@ -9,7 +9,7 @@
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
-namespace {
+namespace system_bundle_test {
 
 namespace fs = std::filesystem;
 
@@ -41,5 +41,5 @@ TEST(SystemBundleTest, AGzipBombInABundleIsSkippedAloneNamingTheLimit) {
   fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace system_bundle_test
 }  // namespace gpuwhy

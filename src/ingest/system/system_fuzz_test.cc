@@ -15,7 +15,7 @@
 #include "ingest/system/system_fuzz_body.h"
 
 namespace gpuwhy {
-namespace {
+namespace system_fuzz_test {
 
 namespace fs = std::filesystem;
 
@@ -131,5 +131,5 @@ std::string TargetName(const ::testing::TestParamInfo<Target>& info) {
 
 INSTANTIATE_TEST_SUITE_P(EveryParser, SystemFuzzTest, ::testing::ValuesIn(kTargets), TargetName);
 
-}  // namespace
+}  // namespace system_fuzz_test
 }  // namespace gpuwhy

@@ -11,7 +11,7 @@
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
-namespace {
+namespace system_real_data_test {
 
 namespace fs = std::filesystem;
 
@@ -322,5 +322,5 @@ TEST(SystemRealDataTest, InfinibandPorts) {
   EXPECT_GT(down, 0u);
 }
 
-}  // namespace
+}  // namespace system_real_data_test
 }  // namespace gpuwhy

@@ -5,7 +5,7 @@
 #include "base/text_escape.h"
 
 namespace gpuwhy::system {
-namespace {
+namespace text_lines_test {
 
 TEST(QuoteTest, ALongLineIsCutWhereACharacterStarts) {
   // 299 ASCII bytes, then a three-byte '€' across the 300-byte limit.
@@ -18,5 +18,5 @@ TEST(QuoteTest, ALongLineIsCutWhereACharacterStarts) {
   EXPECT_EQ(Quote("f", {1, "  short \x1b[2J "}).text, "short \x1b[2J");  // kept as read
 }
 
-}  // namespace
+}  // namespace text_lines_test
 }  // namespace gpuwhy::system
