@@ -4,7 +4,7 @@ so that DataLoader workers have something to hide behind: with --workers 0 the D
 holds most of each step, with 2 it prefetches while the step runs.
 
     loop.py [--workers N] [--iterations N] [--capture plain|profile|handler] [--dir DIR]
-            [--crash-after N]
+            [--crash-after N] [--ddp]
 
 plain: no gpuwhy at all (what `gpuwhy run --profile` is given); profile: gpuwhy.profile;
 handler: torch.profiler.profile(on_trace_ready=gpuwhy.trace_handler(DIR))."""
@@ -32,8 +32,13 @@ class SlowDataset(Dataset):
         return torch.randn(32), torch.randn(8)
 
 
-def train(loader, iterations, crash_after, on_step=None):
+def train(loader, iterations, crash_after, on_step=None, ddp=False):
     model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    if ddp:
+        # One process per rank, as torchrun starts them (RANK, WORLD_SIZE, MASTER_ADDR/PORT):
+        # gradients all-reduced over gloo, the CPU backend.
+        torch.distributed.init_process_group("gloo")
+        model = torch.nn.parallel.DistributedDataParallel(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for i, (x, y) in enumerate(loader):
         loss = torch.nn.functional.mse_loss(model(x), y)
@@ -56,10 +61,11 @@ def main():
     p.add_argument("--capture", default="plain", choices=["plain", "profile", "handler"])
     p.add_argument("--dir", default="traces")
     p.add_argument("--crash-after", type=int, default=0)
+    p.add_argument("--ddp", action="store_true", help="DistributedDataParallel over gloo")
     a = p.parse_args()
     loader = DataLoader(SlowDataset(), batch_size=BATCH, num_workers=a.workers)
     if a.capture == "plain":
-        train(loader, a.iterations, a.crash_after)
+        train(loader, a.iterations, a.crash_after, ddp=a.ddp)
     elif a.capture == "profile":
         import gpuwhy
 

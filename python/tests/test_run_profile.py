@@ -82,10 +82,11 @@ class RunProfileTest(unittest.TestCase):
             # Dies in the middle of the recorded window (steps 8-10): what was recorded stays.
             "crash": (["--profile", "--profile-dir", cls.dirs["crash"]],
                       loop + ["--crash-after", "9"], {}),
-            # Two ranks as torchrun starts them (two_ranks.py says why not torchrun itself).
+            # Two ranks as torchrun starts them (two_ranks.py says why not torchrun itself),
+            # training one model with DistributedDataParallel over gloo.
             "ranks": (["--profile=2", "--profile-dir", cls.dirs["ranks"]],
                       [sys.executable, str(support.TESTS_DIR / "two_ranks.py"), str(support.LOOP),
-                       "--iterations", "12"], {}),
+                       "--iterations", "12", "--ddp"], {}),
             "nohooks": (["--profile", "--profile-dir", cls.dirs["nohooks"]], loop,
                         {"GPUWHY_PROFILE_NO_STEP_HOOKS": "1"}),
         }
@@ -147,6 +148,10 @@ class RunProfileTest(unittest.TestCase):
         self.assertTrue(names[1].startswith("rank1."), names)
         for t in self.traces("ranks"):
             self.assertEqual(len(support.step_names(t)), 2, t)
+            with open(t) as f:
+                text = f.read()
+            for op in ("DistributedDataParallel.forward", "gloo:all_reduce"):
+                self.assertIn(op, text, t)  # the DDP step itself was recorded on each rank
         self.assertIn("--profile: 2 trace(s)", err)
 
     def test_without_optimizer_hooks_the_wrapper_steps(self):
