@@ -29,7 +29,9 @@ void AddEvidence(Finding& f, Metric metric, std::string comparison, double thres
 std::string FormatTitle(const RuleSpec& spec, std::span<const TitleArg> args) {
   fmt::dynamic_format_arg_store<fmt::format_context> store;
   for (const TitleArg& a : args) {
-    if (!a.text.empty()) {
+    // A text argument is one whose view points somewhere, even at "" (an optional clause left
+    // out); only {name, value} leaves it null.
+    if (a.text.data() != nullptr) {
       store.push_back(fmt::arg(a.name, std::string(a.text)));
     } else {
       store.push_back(fmt::arg(a.name, a.value));

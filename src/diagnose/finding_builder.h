@@ -15,7 +15,7 @@ namespace gpuwhy {
 struct TitleArg {
   const char* name;
   double value = 0;
-  std::string_view text = {};
+  std::string_view text = {};  // set (even to ""): the argument is this text, not |value|
 };
 
 // A finding pre-filled from its spec: id, class, default severity, fixes and verify text.
