@@ -109,6 +109,20 @@ void AddStats(const MemorySnapshot& s, AllocatorState& out) {
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
 }
 
+// A log's OOM messages: each is one failed allocation; the device's capacity is printed in them.
+void AddOomMessages(const MemorySnapshot& s, AllocatorState& out) {
+  for (const OomMessage& m : s.oom_messages) {
+    ++out.oom_messages;
+    out.largest_oom_request = std::max(out.largest_oom_request, m.requested);
+    if (!out.largest_oom_message || m.requested > out.largest_oom_message->requested) {
+      out.largest_oom_message = m;
+    }
+    if (m.capacity != kNoValue) out.capacity = m.capacity;
+  }
+  // A memory_summary() of the same log counts the same failures: the larger count, not the sum.
+  out.ooms = std::max(out.ooms, out.oom_messages);
+}
+
 }  // namespace
 
 std::string AllocationSiteOf(const MemorySnapshot& s, StackId stack) {
@@ -153,6 +167,7 @@ AllocatorState AnalyzeAllocatorState(const MemorySnapshot& s) {
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
   AddTrace(s, out, sites);
   if (s.segments.empty() && !s.stats.empty()) AddStats(s, out);
+  AddOomMessages(s, out);
   for (auto& [frame, site] : sites.sites()) {
     if (frame.empty()) continue;
     site.frame = frame;

@@ -46,6 +46,10 @@ struct AllocatorState {
   int64_t ooms = 0;
   int64_t largest_oom_request = 0;
   int64_t alloc_retries = 0;  // memory_summary's "cudaMalloc retries"
+  // A log's CUDA out-of-memory messages: how many, and the one that asked for the most (its
+  // free, cached-but-unallocated and other processes' bytes say why it failed).
+  int64_t oom_messages = 0;
+  std::optional<OomMessage> largest_oom_message;
   // From memory_summary()/memory_stats() counters instead of segments: cached_free is then the
   // non-releasable (inactive split) bytes, the part of the cache that cannot be released.
   bool has_stats = false;

@@ -2,11 +2,13 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "base/file_input.h"
+#include "ingest/memory/oom_message_parser.h"
 #include "ingest/metrics/recording_reader.h"
 #include "ingest/ncu/ncu_csv_importer.h"
 
@@ -89,7 +91,8 @@ std::string_view InputKindName(InputKind kind) {
     case InputKind::kRankSummary: return "a gpuwhy rank summary";
     case InputKind::kGpuwhyReport: return "a gpuwhy JSON report";
     case InputKind::kPythonPickle: return "a Python pickle";
-    case InputKind::kMemorySummary: return "a torch.cuda.memory_summary() text";
+    case InputKind::kMemorySummary:
+      return "a torch.cuda memory text (memory_summary() table or CUDA out-of-memory message)";
     case InputKind::kProfileSummary: return "a profiler summary report";
     case InputKind::kNcuCsv: return "an Nsight Compute CSV export";
     case InputKind::kUnknown: return "a file of no format gpuwhy knows";
@@ -107,6 +110,24 @@ std::string JoinFormatNames(Format first, Format last, Name name) {
     out += name(static_cast<Format>(f));
   }
   return out;
+}
+
+// torch.cuda memory text: a memory_summary() table or a CUDA out-of-memory message.
+bool HoldsMemoryText(std::string_view text) {
+  return text.find("PyTorch CUDA memory summary") != std::string_view::npos ||
+         text.find(kOomMarker) != std::string_view::npos;
+}
+
+// The last kHeadBytes of a plain file: an OOM message ends a training log, past its head.
+bool TailHoldsMemoryText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  if (size <= static_cast<std::streamoff>(kHeadBytes)) return false;
+  std::string tail(kHeadBytes, '\0');
+  in.seekg(size - static_cast<std::streamoff>(kHeadBytes));
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<size_t>(in.gcount()));
+  return HoldsMemoryText(tail);
 }
 
 }  // namespace
@@ -137,7 +158,8 @@ std::string InputKindHelp(InputKind kind) {
       return "allocator snapshots (torch.cuda.memory._dump_snapshot pickles, decoded as data, "
              "never run)";
     case InputKind::kMemorySummary:
-      return "torch.cuda.memory_summary() text (alone, or inside a log or Markdown file)";
+      return "torch.cuda.memory_summary() tables and CUDA out-of-memory messages (alone, or "
+             "inside a training log or Markdown file)";
     case InputKind::kProfileSummary:
       return "profiler summaries (nsys stats cuda_gpu_kern_sum text, DLProf summary and kernel "
              "CSVs)";
@@ -217,7 +239,7 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
     out.kind = InputKind::kMetricLog;
   } else if (out.system_format != SystemFormat::kUnknown) {
     out.kind = InputKind::kSystemLog;
-  } else if (head.find("PyTorch CUDA memory summary") != std::string_view::npos) {
+  } else if (HoldsMemoryText(head)) {
     out.kind = InputKind::kMemorySummary;
   } else {
     out.kind = raw_gzip ? InputKind::kKinetoJson : InputKind::kUnknown;
@@ -253,7 +275,11 @@ InputClass ClassifyInput(const std::string& path) {
   const bool gzip = (*source)->compression() == Compression::kGzip;
   std::string head(kHeadBytes, '\0');
   const bool complete = ReadHead(**source, head);
-  return ClassifyHead(head, gzip, complete);
+  InputClass input = ClassifyHead(head, gzip, complete);
+  if (input.kind == InputKind::kUnknown && !complete && !gzip && TailHoldsMemoryText(path)) {
+    input.kind = InputKind::kMemorySummary;
+  }
+  return input;
 }
 
 }  // namespace gpuwhy

@@ -80,6 +80,23 @@ TEST(InputKindTest, FilesAndFolders) {
   fs::remove(rep);
 }
 
+// A CUDA out-of-memory message is memory text, in the head or at the end of a long training log
+// (past the head that classification reads first); the same log without it is no known format.
+TEST(InputKindTest, AnOomMessageMakesATrainingLogMemoryText) {
+  const std::string oom =
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+      "capacity of 79.15 GiB of which 1.23 GiB is free.\n";
+  EXPECT_EQ(KindOf("step 1 loss 2.0\n" + oom), InputKind::kMemorySummary);
+  std::string log;
+  for (int i = 0; log.size() < (200 << 10); ++i) log += "step " + std::to_string(i) + " loss 2\n";
+  const std::string path = (fs::temp_directory_path() / "gpuwhy_input_kind_oom.log").string();
+  { std::ofstream(path) << log; }
+  EXPECT_EQ(ClassifyInput(path).kind, InputKind::kUnknown);
+  { std::ofstream(path, std::ios::app) << oom; }
+  EXPECT_EQ(ClassifyInput(path).kind, InputKind::kMemorySummary);
+  fs::remove(path);
+}
+
 // Every file of a folder whose content is known by the folder it sits in.
 TEST(InputKindTest, EveryRealFileIsWhatItsFolderSays) {
   const fs::path data = fs::path(GPUWHY_SHARED_DATA);

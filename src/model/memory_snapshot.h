@@ -140,12 +140,34 @@ struct AllocatorStats {
   PoolStats non_releasable_allocations;
 };
 
+// One CUDA out-of-memory message from a training log, as the caching allocator prints it:
+//   2.1+: "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.23 GiB
+//          is free. [Process 4242 has 9.00 GiB memory in use.] Including non-PyTorch memory,
+//          this process has 77.91 GiB memory in use. Of the allocated memory 75.21 GiB is
+//          allocated by PyTorch, and 1.95 GiB is reserved by PyTorch but unallocated."
+//   older: "Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already
+//          allocated; 3.75 MiB free; 14.74 GiB reserved in total by PyTorch)"
+// Sizes keep the message's rounding (two decimals of their unit); kNoValue where not printed.
+struct OomMessage {
+  int32_t device = -1;  // -1: not printed
+  int64_t requested = kNoValue;
+  int64_t capacity = kNoValue;              // the device's total memory
+  int64_t free = kNoValue;                  // free on the device at the failure
+  int64_t process_in_use = kNoValue;        // this process, PyTorch and not
+  int64_t allocated_by_pytorch = kNoValue;  // in live tensors
+  int64_t reserved_unallocated = kNoValue;  // cached by the allocator, in no tensor
+  int32_t other_processes = 0;              // "Process N has X memory in use" lines
+  int64_t other_processes_bytes = 0;
+  size_t line = 0;  // 1-based, where "out of memory" is
+};
+
 struct MemorySnapshot {
   std::string path;
   // "torch.cuda.memory._dump_snapshot", or "torch.cuda.memory_summary" (segments and trace
   // empty, stats filled).
   std::string source = "torch.cuda.memory._dump_snapshot";
-  std::vector<AllocatorStats> stats;  // one per summary read, in file order
+  std::vector<AllocatorStats> stats;     // one per summary read, in file order
+  std::vector<OomMessage> oom_messages;  // CUDA OOM messages of a log, in file order
   uint64_t file_bytes = 0;
   SnapshotLayout layout;
   std::vector<MemorySegment> segments;

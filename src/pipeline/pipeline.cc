@@ -260,12 +260,23 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
                          site.live_bytes / 1048576.0, site.live_blocks);
   }
   if (snapshot.source != "torch.cuda.memory._dump_snapshot") {
-    report.diagnosis.notes.push_back(fmt::format(
-        "{} table(s) of {}: {:.2f} GiB reserved, {:.2f} GiB allocated now, peak {:.2f} GiB "
-        "allocated; {} CUDA OOMs, {} cudaMalloc retries",
-        snapshot.stats.size(), snapshot.source, state.reserved / 1073741824.0,
-        state.allocated / 1073741824.0, std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0,
-        state.ooms, state.alloc_retries));
+    if (!snapshot.stats.empty()) {
+      report.diagnosis.notes.push_back(fmt::format(
+          "{} table(s) of torch.cuda.memory_summary: {:.2f} GiB reserved, {:.2f} GiB allocated "
+          "now, peak {:.2f} GiB allocated; {} CUDA OOMs, {} cudaMalloc retries",
+          snapshot.stats.size(), state.reserved / 1073741824.0, state.allocated / 1073741824.0,
+          std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0, state.ooms,
+          state.alloc_retries));
+    }
+    if (!snapshot.oom_messages.empty()) {
+      std::string lines;
+      for (size_t i = 0; i < snapshot.oom_messages.size() && i < 5; ++i) {
+        lines += fmt::format("{}{}", i ? ", " : "", snapshot.oom_messages[i].line);
+      }
+      if (snapshot.oom_messages.size() > 5) lines += ", ...";
+      report.diagnosis.notes.push_back(fmt::format("{} CUDA out-of-memory message(s), line {}",
+                                                   snapshot.oom_messages.size(), lines));
+    }
     return report;
   }
   report.diagnosis.notes.push_back(fmt::format(

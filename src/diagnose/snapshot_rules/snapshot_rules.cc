@@ -3,8 +3,9 @@
 //     needed (or no trace to say), split into blocks smaller than what is cached;
 //   memory.empty_cache_churn: segments released and reallocated while the job runs
 //     (segment_free in the trace: the allocator hit its limit and flushed, or empty_cache());
-//   memory.oom_retries: OOM entries in the trace (the request against the largest free block), or
-//     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary().
+//   memory.oom_retries: OOM entries in the trace (the request against the largest free block),
+//     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary(), or a log's CUDA
+//     out-of-memory messages (what the allocator said was free, cached and held by others).
 // A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
@@ -136,12 +137,50 @@ void Churn(SnapshotRuleContext& r) {
                         {"expandable", 0, ExpandableText(s)}});
 }
 
+std::string Size(int64_t bytes) {
+  return bytes >= (int64_t{1} << 30) ? fmt::format("{:.2f} GiB", bytes / kGiB)
+                                     : fmt::format("{:.0f} MiB", bytes / kMiB);
+}
+
+// What the allocator's own message says about the failure, and which way it points: the cache
+// held the request but not in one block (fragmentation), other processes held the device, or
+// the job's own tensors filled it.
+std::string OomMessageDetail(const OomMessage& m, Finding& f) {
+  SnapshotRuleContext::Evidence(f, "memory.oom_message_request_mib", m.requested / kMiB, "MiB", ">",
+                                0, nullptr);
+  std::string out = fmt::format("; the log's failure asked for {}", Size(m.requested));
+  if (m.device >= 0) out += fmt::format(" on GPU {}", m.device);
+  if (m.free != kNoValue && m.capacity != kNoValue) {
+    out += fmt::format(" with {} free of {}", Size(m.free), Size(m.capacity));
+  }
+  if (m.allocated_by_pytorch != kNoValue) {
+    out += fmt::format(", {} in live tensors", Size(m.allocated_by_pytorch));
+  }
+  if (m.reserved_unallocated != kNoValue) {
+    SnapshotRuleContext::Evidence(f, "memory.oom_message_reserved_unallocated_mib",
+                                  m.reserved_unallocated / kMiB, "MiB", ">=", m.requested / kMiB,
+                                  nullptr);
+    out += fmt::format(", {} cached but unallocated", Size(m.reserved_unallocated));
+  }
+  if (m.reserved_unallocated != kNoValue && m.reserved_unallocated >= m.requested) {
+    return out + ": the cache held the bytes but not in one block (fragmentation: " + kExpandable +
+           " first)";
+  }
+  if (m.other_processes > 0) {
+    SnapshotRuleContext::Evidence(f, "memory.oom_message_other_processes_mib",
+                                  m.other_processes_bytes / kMiB, "MiB", ">", 0, nullptr);
+    return out + fmt::format(": {} other process(es) held {} of the GPU", m.other_processes,
+                             Size(m.other_processes_bytes));
+  }
+  return out + ": the job's own memory filled the device (lower the peak)";
+}
+
 void Oom(SnapshotRuleContext& r) {
   const AllocatorState& s = r.s_;
-  if (!s.has_trace && !s.has_stats) {
+  if (!s.has_trace && !s.has_stats && s.oom_messages == 0) {
     r.Outcome(kOom, AssessStatus::kNotAssessed, false,
-              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump) "
-              "or torch.cuda.memory_summary()");
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump), "
+              "torch.cuda.memory_summary() or the log's CUDA out-of-memory message");
     return;
   }
   if (s.ooms == 0 && s.alloc_retries == 0) {
@@ -152,10 +191,16 @@ void Oom(SnapshotRuleContext& r) {
   f.severity = s.ooms > 0 ? Severity::kHigh : Severity::kMedium;
   SnapshotRuleContext::Evidence(f, "memory.snapshot_ooms", static_cast<double>(s.ooms),
                                 unit::kCount, ">", 0, nullptr);
-  SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
-                                unit::kCount, ">", 0, nullptr);
+  // A log's OOM message does not say whether cudaMalloc was retried: no count, not a zero.
+  const bool retries_known = s.has_trace || s.has_stats;
+  if (retries_known) {
+    SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
+                                  unit::kCount, ">", 0, nullptr);
+  }
   std::string detail;
-  if (s.largest_oom_request > 0) {
+  if (s.largest_oom_message) {
+    detail = OomMessageDetail(*s.largest_oom_message, f);
+  } else if (s.largest_oom_request > 0) {
     detail = fmt::format(
         "; a {:.0f} MiB request failed while the largest cached free block was "
         "{:.0f} MiB ({:.1f} GiB cached free in all)",
@@ -166,9 +211,10 @@ void Oom(SnapshotRuleContext& r) {
     detail = fmt::format("; peak {:.1f} GiB allocated, {:.1f} GiB reserved",
                          s.peak_allocated / kGiB, s.peak_reserved / kGiB);
   }
-  r.Emit(std::move(f), {{"ooms", static_cast<double>(s.ooms)},
-                        {"retries", static_cast<double>(s.alloc_retries)},
-                        {"detail", 0, detail}});
+  const std::string retries =
+      retries_known ? fmt::format(" and {} cudaMalloc retr(ies)", s.alloc_retries) : "";
+  r.Emit(std::move(f),
+         {{"ooms", static_cast<double>(s.ooms)}, {"retries", 0, retries}, {"detail", 0, detail}});
 }
 
 void NearCapacity(SnapshotRuleContext& r) {
@@ -253,15 +299,15 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .default_severity = Severity::kHigh,
       .severity_logic = "high when an allocation failed (OOM); medium for cudaMalloc retries "
                         "alone (the allocator freed its cache and retried: at the device limit)",
-      .title_template = "{ooms:.0f} out-of-memory event(s) and {retries:.0f} cudaMalloc "
-                        "retr(ies): the allocator ran at the device limit{detail}",
+      .title_template = "{ooms:.0f} out-of-memory event(s){retries}: the allocator ran at the "
+                        "device limit{detail}",
       .recoverable_logic = "none: the step failed",
       .params = {},
       .fixes = {ExpandableFix(),
                 {"Lower the peak: activation checkpointing, bf16, a smaller micro-batch", ""}},
       .verify = "no oom entry in a new snapshot; CUDA OOMs and cudaMalloc retries 0 in "
-                "torch.cuda.memory_summary()",
-      .needs = "an allocator snapshot with its trace",
+                "torch.cuda.memory_summary(); no 'CUDA out of memory' in the log",
+      .needs = "an allocator snapshot with its trace, a memory_summary() or the OOM message",
       .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000)",
       .checklist = checklist,
   });

@@ -104,6 +104,42 @@ TEST(SnapshotRulesTest, CudaMallocRetriesInASummaryAreAtTheLimit) {
       << d.findings[0].title;
 }
 
+// A log's OOM message decides which way the finding points: cached bytes that could have held
+// the request (fragmentation), other processes on the GPU, or the job's own tensors.
+TEST(SnapshotRulesTest, AnOomMessageSaysWhyTheAllocationFailed) {
+  OomMessage m;
+  m.device = 0;
+  m.requested = 2 * kGiB;
+  m.capacity = 80 * kGiB;
+  m.free = kGiB;
+  m.allocated_by_pytorch = 73 * kGiB;
+  m.reserved_unallocated = 4 * kGiB;
+  AllocatorState s;
+  s.oom_messages = 1;
+  s.ooms = 1;
+  s.largest_oom_message = m;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.oom_retries"});
+  std::string title = d.findings[0].title;
+  EXPECT_EQ(d.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(title.find("asked for 2.00 GiB on GPU 0 with 1.00 GiB free of 80.00 GiB"),
+            std::string::npos)
+      << title;
+  EXPECT_NE(title.find("fragmentation"), std::string::npos) << title;
+  // No retry count in a message: none claimed.
+  EXPECT_EQ(title.find("cudaMalloc retr"), std::string::npos) << title;
+
+  s.largest_oom_message->reserved_unallocated = 64 << 20;
+  s.largest_oom_message->other_processes = 2;
+  s.largest_oom_message->other_processes_bytes = 30 * kGiB;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("2 other process(es) held 30.00 GiB"), std::string::npos) << title;
+
+  s.largest_oom_message->other_processes = 0;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("the job's own memory filled the device"), std::string::npos) << title;
+}
+
 // verdicts.tsv rows of kind memory for snapshots: path -> expected top class.
 std::vector<std::pair<std::string, std::string>> SnapshotVerdicts(const fs::path& data) {
   std::ifstream in(data / "verdicts" / "verdicts.tsv");

@@ -1,10 +1,12 @@
 // The body shared by the deterministic mutation fuzzer (memory_summary_fuzz_test.cc, in ctest)
 // and the libFuzzer target (fuzz/memory_summary_fuzzer.cc, clang only): parse |data| as
-// torch.cuda.memory_summary() text and check the contract: no crash, no exception, no undefined
-// behaviour (under the sanitizers; sizes like "9e99 GiB" must not overflow), an error names the
-// input ("NAME: ..."), and every value read is either absent (kNoValue) or not negative.
+// torch.cuda.memory_summary() text (tables and CUDA out-of-memory messages) and check the contract:
+// no crash, no exception, no undefined behaviour (under the sanitizers; sizes like "9e99 GiB" must
+// not overflow), an error names the input ("NAME: ..."), and every value read is either absent
+// (kNoValue) or not negative.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -22,7 +24,7 @@ inline std::string FuzzMemorySummaryParser(std::string_view data) {
                ? ""
                : "error without the name: " + parsed.status().message();
   }
-  if (parsed->stats.empty()) return "a summary without a table";
+  if (parsed->stats.empty() && parsed->oom_messages.empty()) return "no table and no message";
   const auto valid = [](int64_t v) { return v == kNoValue || v >= 0; };
   for (const AllocatorStats& stats : parsed->stats) {
     if (!valid(stats.num_ooms) || !valid(stats.num_alloc_retries)) return "negative counter";
@@ -36,6 +38,16 @@ inline std::string FuzzMemorySummaryParser(std::string_view data) {
         }
       }
     }
+  }
+  for (const OomMessage& m : parsed->oom_messages) {
+    if (m.requested < 0) return "an OOM message without its request";
+    for (int64_t v :
+         {m.capacity, m.free, m.process_in_use, m.allocated_by_pytorch, m.reserved_unallocated}) {
+      if (!valid(v)) return "a negative size in an OOM message";
+    }
+    if (m.other_processes < 0 || m.other_processes_bytes < 0) return "negative other processes";
+    if (m.line == 0 || m.line > static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) + 1)
+      return "an OOM message outside the text's lines";
   }
   return "";
 }

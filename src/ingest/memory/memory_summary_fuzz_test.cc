@@ -21,7 +21,15 @@ constexpr const char* kInlineSeed =
     "[rank1]: | Allocated memory      |   10 GiB   |   12 GiB   |  100 GiB   |   90 GiB   |\n"
     "[rank1]: |       from large pool |    9 GiB   |   11 GiB   |   99 GiB   |   90 GiB   |\n"
     "[rank1]: | GPU reserved memory   |   14 GiB   |   14 GiB   |   14 GiB   |    0 B     |\n"
-    "[rank1]: | Allocations           |    1024    |    2048    |   10 K     |    9 K     |\n";
+    "[rank1]: | Allocations           |    1024    |    2048    |   10 K     |    9 K     |\n"
+    "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has "
+    "a total capacity of 79.15 GiB of which 1.23 GiB is free. Process 7 has 3.00 GiB memory in "
+    "use. Including non-PyTorch memory, this process has 77.91 GiB memory in use. Of the "
+    "allocated memory 73.21 GiB is allocated by PyTorch, and 3.95 GiB is reserved by PyTorch "
+    "but unallocated.\n"
+    "RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 7.93 GiB total "
+    "capacity; 130.35 MiB already allocated; 47.06 MiB free; 188.00 MiB reserved in total by "
+    "PyTorch)\n";
 
 std::vector<std::string> Seeds() {
   std::vector<std::string> seeds = {kInlineSeed};

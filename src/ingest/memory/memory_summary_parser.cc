@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/file_input.h"
+#include "ingest/memory/oom_message_parser.h"
 
 namespace gpuwhy {
 namespace {
@@ -147,9 +148,14 @@ StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::stri
     reader.Line(text.substr(start, end - start), number);
     start = end + 1;
   }
-  if (out.stats.empty()) {
-    return InvalidArgument("{}: no torch.cuda.memory_summary() table ('{}')", name, kTitle);
+  out.oom_messages = FindOomMessages(text);
+  if (out.stats.empty() && out.oom_messages.empty()) {
+    return InvalidArgument(
+        "{}: no torch.cuda.memory_summary() table ('{}') and no CUDA out-of-memory message "
+        "('{}')",
+        name, kTitle, kOomMarker);
   }
+  if (out.stats.empty()) out.source = "CUDA out-of-memory message";
   return out;
 }
 

@@ -13,8 +13,10 @@
 
 namespace gpuwhy {
 
-// A MemorySnapshot with source "torch.cuda.memory_summary" and one stats entry per table; an
-// error naming |name| when the text holds none.
+// A MemorySnapshot with source "torch.cuda.memory_summary" and one stats entry per table, and
+// the CUDA out-of-memory messages of the same text (ingest/memory/oom_message_parser.h; source
+// "CUDA out-of-memory message" when there is no table); an error naming |name| when the text
+// holds neither.
 StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::string_view name);
 
 // Reads |path| (plain or gzip) whole and parses it.

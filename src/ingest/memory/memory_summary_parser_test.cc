@@ -67,7 +67,7 @@ TEST(MemorySummaryParserTest, TextWithoutATableIsNamed) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
             "x.log: no torch.cuda.memory_summary() table ('PyTorch CUDA memory summary, device "
-            "ID')");
+            "ID') and no CUDA out-of-memory message ('out of memory. Tried to allocate ')");
 }
 
 TEST(MemorySummaryParserTest, RealTablesInBothLayouts) {
