@@ -236,6 +236,9 @@ Status DataLossStatus(const std::string& path, const DataProblems& problems) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
     if (info.severity == ProblemSeverity::kInfo) continue;
     std::string_view detail = problems.Detail(kind);
+    // Text importers name the file in their details ("PATH: line 14: ..."): the message below
+    // names it once already.
+    if (detail.starts_with(path + ": ")) detail.remove_prefix(path.size() + 2);
     if (kind == DataProblem::kTruncated) {
       parts.insert(parts.begin(),
                    fmt::format("{} (truncated; the events before the cut were kept)", detail));

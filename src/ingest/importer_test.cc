@@ -180,6 +180,15 @@ TEST(ImportTraceFileNeedsKinetoTest, LeadingWhitespaceIsAccepted) {
   EXPECT_EQ(result->rank.source, RankSource::kUnknown);
 }
 
+// An importer that names the file in its detail (the text readers do) is not named twice.
+TEST(DataLossStatusTest, ADetailThatNamesTheFileIsNotNamedTwice) {
+  DataProblems problems;
+  problems.Add(DataProblem::kTruncated, "cut.csv: line 14: ends inside a quoted field");
+  EXPECT_EQ(DataLossStatus("cut.csv", problems).message(),
+            "cut.csv: line 14: ends inside a quoted field (truncated; the events before the cut "
+            "were kept)");
+}
+
 }  // namespace importer_test
 }  // namespace gpuwhy
 
