@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,15 @@ class JsonWriter {
     Key(key);
     if (present) {
       Int(value);
+    } else {
+      Null();
+    }
+  }
+  // A measurement that may be missing: the number, or null.
+  void FieldOrNull(std::string_view key, const std::optional<double>& value) {
+    Key(key);
+    if (value) {
+      Double(*value);
     } else {
       Null();
     }

@@ -266,15 +266,6 @@ void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode c
   RenderImportStats(out, p.problems, colour);
 }
 
-void WriteOptional(JsonWriter& w, std::string_view key, const std::optional<double>& value) {
-  w.Key(key);
-  if (value) {
-    w.Double(*value);
-  } else {
-    w.Null();
-  }
-}
-
 void WriteProfile(JsonWriter& w, const KernelProfileSummary& p) {
   w.BeginObject();
   w.Field("path", p.path);
@@ -294,14 +285,14 @@ void WriteProfile(JsonWriter& w, const KernelProfileSummary& p) {
     w.Field("metrics", static_cast<int64_t>(k.metrics));
     w.Field("roofline_class", RooflineClassId(r.roofline_class));
     w.Field("rule", r.rule);
-    WriteOptional(w, "sm_pct", r.sm_pct);
-    WriteOptional(w, "memory_pct", r.memory_pct);
-    WriteOptional(w, "dram_pct", r.dram_pct);
-    WriteOptional(w, "achieved_occupancy_pct", r.achieved_occupancy_pct);
-    WriteOptional(w, "theoretical_occupancy_pct", r.theoretical_occupancy_pct);
-    WriteOptional(w, "tensor_pipe_pct", r.tensor_pipe_pct);
-    WriteOptional(w, "duration_ns", r.duration_ns);
-    WriteOptional(w, "dram_bytes", r.dram_bytes);
+    w.FieldOrNull("sm_pct", r.sm_pct);
+    w.FieldOrNull("memory_pct", r.memory_pct);
+    w.FieldOrNull("dram_pct", r.dram_pct);
+    w.FieldOrNull("achieved_occupancy_pct", r.achieved_occupancy_pct);
+    w.FieldOrNull("theoretical_occupancy_pct", r.theoretical_occupancy_pct);
+    w.FieldOrNull("tensor_pipe_pct", r.tensor_pipe_pct);
+    w.FieldOrNull("duration_ns", r.duration_ns);
+    w.FieldOrNull("dram_bytes", r.dram_bytes);
     w.EndObject();
   }
   w.EndArray();

@@ -183,6 +183,39 @@ void WriteImportStats(JsonWriter& w, const RankHeader& h) {
   w.EndArray();
 }
 
+// The top kernels joined to the Nsight Compute exports given with the trace, each with its
+// measured roofline class and the rule that decided it (absent without an export).
+void WriteProfiledKernels(JsonWriter& w, const ProfiledKernelsResult& r) {
+  if (r.profiles == 0) return;
+  w.Key("profiled_kernels");
+  w.BeginObject();
+  w.Field("exports", static_cast<int64_t>(r.profiles));
+  w.Field("kernels_in_exports", static_cast<int64_t>(r.profiled_kernels));
+  w.Field("classified_time_pct", r.classified_time_pct);
+  w.Key("top");
+  w.BeginArray();
+  for (const ProfiledTopKernel& k : r.top) {
+    const KernelRoofline& roof = k.roofline;
+    w.BeginObject();
+    w.Field("name", k.trace_name);
+    w.Field("total_ns", k.total_ns);
+    w.Field("time_pct", k.time_pct);
+    w.Field("export", k.profile_path);
+    w.Field("ncu_id", k.profile_id);
+    w.Field("match", ProfileMatchName(k.match));
+    w.Field("roofline_class", RooflineClassId(roof.roofline_class));
+    w.Field("rule", roof.rule);
+    w.FieldOrNull("sm_pct", roof.sm_pct);
+    w.FieldOrNull("memory_pct", roof.memory_pct);
+    w.FieldOrNull("dram_pct", roof.dram_pct);
+    w.FieldOrNull("achieved_occupancy_pct", roof.achieved_occupancy_pct);
+    w.FieldOrNull("tensor_pipe_pct", roof.tensor_pipe_pct);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   const TraceAnalysis& a = rank.analysis;
   w.BeginObject();
@@ -194,6 +227,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   WriteIdleGaps(w, a.idle_gaps, top_n);
   WriteSteps(w, a.steps);
   w.Field("hta_compat", a.hta_compat);
+  WriteProfiledKernels(w, a.profiled_kernels);
   WriteQuality(w, a.data_quality);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");

@@ -7,12 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
+#include "ingest/ncu/ncu_csv_importer.h"
 #include "report/cross_rank_report.h"
 #include "report/report.h"
 #include "synth/synth.h"
@@ -244,6 +246,45 @@ TEST_F(ReportSchemaTest, RealTracesMatchTheSchema) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no real traces under " << kData;
+}
+
+// A trace with an Nsight Compute export beside it: its top kernels carry their measured roofline
+// class in the JSON (the text report shows the same table), and the object matches the schema.
+TEST_F(ReportSchemaTest, KernelsJoinedToAnNcuExportCarryTheirClass) {
+  const fs::path ncu = fs::path(GPUWHY_TEST_DATA) / "ncu" / "modern_details.ncu.csv";
+  StatusOr<KernelProfile> profile = ImportNcuCsv(ncu.string());
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  const std::string add =
+      "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char *, (int)3>>(int, T2, T3)";
+  std::string events = R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,)"
+                       R"("tid":1,"ts":0,"dur":1000})";
+  for (int i = 0; i < 4; ++i) {
+    events +=
+        fmt::format(R"(,{{"ph":"X","cat":"kernel","name":"{}","pid":0,"tid":7,"ts":{},"dur":150,)"
+                    R"("args":{{"device":0,"stream":7,"grid":[20736,1,1],"block":[256,1,1]}}}})",
+                    add, 100 + 200 * i);
+  }
+  const fs::path trace_path =
+      fs::path(::testing::TempDir()) / ("gpuwhy_ncu_join_" + std::to_string(getpid()) + ".json");
+  std::ofstream(trace_path) << R"({"traceEvents":[)" << events << "]}";
+  StatusOr<Trace> trace = ImportTraceFile(trace_path.string());
+  fs::remove(trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  AnalysisOptions options;
+  options.kernel_profiles = std::span<const KernelProfile>(&*profile, 1);
+  std::vector<RankReport> one;
+  one.push_back({SummarizeTraceHeader(*trace), AnalyzeTrace(*trace, options), {}});
+  const std::string json = RenderReportJson(one, {});
+  ExpectValid(json, "ncu join");
+  dom::parser parser;
+  dom::element joined = parser.parse(json)["ranks"].at(0)["profiled_kernels"];
+  EXPECT_EQ(int64_t(joined["exports"]), 1);
+  dom::element top = joined["top"].at(0);
+  EXPECT_EQ(std::string_view(top["match"]), "name and launch shape");
+  EXPECT_EQ(std::string_view(top["roofline_class"]), "memory_bound");
+  EXPECT_NEAR(double(top["memory_pct"]), 91.37, 0.01);
+  EXPECT_NEAR(double(top["time_pct"]), 100.0, 0.01);
 }
 
 TEST_F(ReportSchemaTest, CrossRankReportMatchesTheSchema) {
