@@ -85,12 +85,19 @@ std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSumm
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (!clocks[i].aligned) continue;
     tolerance = std::max(tolerance, 4 * clocks[i].uncertainty_ns);
+    // A summary without step positions (written before them) falls back to the number, which
+    // is right unless the capture repeats step numbers.
     std::map<int64_t, TimeNs> step_starts;
-    for (const RankStepTiming& s : ranks[i]->steps) step_starts[s.number] = s.start;
+    for (const RankStepTiming& s : ranks[i]->steps) step_starts.emplace(s.number, s.start);
+    const std::vector<RankStepTiming>& steps = ranks[i]->steps;
     DurationNs offset = clocks[i].offset_ns;
     for (const RankCollectiveTiming& c : ranks[i]->collectives) {
-      auto step = step_starts.find(c.step);
-      TimeNs step_start = step == step_starts.end() ? 0 : step->second - offset;
+      TimeNs step_start = 0;
+      if (c.step_index >= 0 && c.step_index < static_cast<int64_t>(steps.size())) {
+        step_start = steps[static_cast<size_t>(c.step_index)].start - offset;
+      } else if (auto step = step_starts.find(c.step); step != step_starts.end()) {
+        step_start = step->second - offset;
+      }
       by_key[{c.step, c.kind, c.process_group}].push_back(
           {i, &c, c.start - offset, c.end - offset, step_start});
     }

@@ -75,6 +75,8 @@ void AddCollectives(const Trace& trace, const TraceAnalysis& analysis, RankSumma
     c.end = ops.end[i];
     const StepExtent* step = StepHolding(analysis.steps.extents, c.start);
     c.step = step != nullptr ? step->number : kNoValue;
+    // AddSteps keeps one entry per extent, in order: the extent's position is the step's.
+    if (step != nullptr) c.step_index = step - analysis.steps.extents.steps.data();
     if (auto it = records.find(static_cast<uint32_t>(i)); it != records.end()) {
       c.bytes = it->second->bytes;
       c.group_size = it->second->group_size;

@@ -37,7 +37,10 @@ struct RankStepTiming {
 
 // One communication kernel (one rank's part of a collective) on this rank's own clock.
 struct RankCollectiveTiming {
-  int64_t step = kNoValue;    // the step whose extent holds the kernel start; kNoValue: none
+  int64_t step = kNoValue;  // the step whose extent holds the kernel start; kNoValue: none
+  // That step's position in RankSummary::steps: numbers repeat in concatenated captures, the
+  // position does not. kNoValue: none, or a summary written before it was recorded.
+  int64_t step_index = kNoValue;
   std::string kind;           // from the kernel name: "AllReduce", "SendRecv", "AllGather", ...
   std::string process_group;  // "" when the trace does not say
   int32_t device = 0;

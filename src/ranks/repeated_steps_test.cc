@@ -13,6 +13,7 @@
 
 #include "analyze/analysis.h"
 #include "ingest/importer.h"
+#include "ranks/cross_rank.h"
 #include "ranks/rank_summary.h"
 #include "synth/repeat_trace.h"
 #include "synth/synth.h"
@@ -135,6 +136,37 @@ TEST_F(RepeatedStepsTest, BeforeTimesMatchABruteForceRecount) {
     ++checked;
   }
   EXPECT_GE(checked, 15u);
+}
+
+// Matched across ranks, each arrival is measured from the step that holds it: with numbers
+// repeating, the step found by number was another copy's (after the arrival, or long before).
+// Two ranks of the same repeated capture; the oracle is the brute-force holding step.
+TEST_F(RepeatedStepsTest, CrossRankArrivalsCountFromTheStepThatHoldsThem) {
+  ASSERT_NE(repeated_, nullptr);
+  RankSummary rank0 = repeated_->summary;
+  RankSummary rank1 = repeated_->summary;
+  rank0.rank = 0;
+  rank1.rank = 1;
+  rank0.world_size = rank1.world_size = 2;
+  CrossRankResult job = AnalyzeCrossRank({rank0, rank1}, {});
+  ASSERT_FALSE(job.collectives.empty());
+  std::set<TimeNs> step_starts_seen;
+  size_t checked = 0;
+  for (const MatchedCollective& m : job.collectives) {
+    for (const CollectiveArrival& a : m.arrivals) {
+      const RankStepTiming* holding = nullptr;
+      for (const RankStepTiming& s : repeated_->summary.steps) {
+        if (s.start <= a.arrival && a.arrival < s.end) holding = &s;
+      }
+      if (holding == nullptr || m.step == kNoValue) continue;
+      EXPECT_EQ(a.step_start, holding->start) << "step " << m.step << " arrival " << a.arrival;
+      step_starts_seen.insert(a.step_start);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20u);
+  // Every copy's steps are used, not one copy's for all three.
+  EXPECT_GE(step_starts_seen.size(), 3u * 4u);
 }
 
 }  // namespace repeated_steps_test

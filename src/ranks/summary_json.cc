@@ -28,6 +28,7 @@ RankSource ParseRankSource(std::string_view s) {
 void WriteCollective(JsonWriter& w, const RankCollectiveTiming& c) {
   w.BeginObject();
   w.FieldOrNull("step", c.step, c.step != kNoValue);
+  w.FieldOrNull("step_index", c.step_index, c.step_index != kNoValue);
   w.Field("kind", c.kind);
   w.Field("process_group", c.process_group);
   w.Field("device", static_cast<int64_t>(c.device));
@@ -90,6 +91,7 @@ Status ParseArrays(simdjson::dom::object root, const std::string& path, RankSumm
   RETURN_IF_ERROR(ForEachObject(root, "collectives", path, [&](simdjson::dom::object c) {
     RankCollectiveTiming t;
     t.step = IntOr(c, "step");
+    t.step_index = IntOr(c, "step_index");
     t.kind = StrOr(c, "kind");
     t.process_group = StrOr(c, "process_group");
     t.device = static_cast<int32_t>(IntOr(c, "device", 0));
