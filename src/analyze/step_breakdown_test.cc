@@ -123,6 +123,34 @@ TEST(StepBreakdownTest, NoStepsMeansOneWholeTraceStep) {
   EXPECT_FALSE(r.not_applicable.empty());
 }
 
+// Without ProfilerStep, a capture that repeats the optimizer's step is cut into iterations at
+// each outermost Optimizer.step end (a nested record of the same name is no second step); the
+// part after the last one is no iteration.
+TEST(StepBreakdownTest, NoProfilerStepButOptimizerStepsGivesIterations) {
+  TinyTrace t;
+  t.Op("aten::add", 0, 10);
+  t.Kernel(2, 4, 20, 30);
+  for (TimeNs end : {100, 200, 300}) {
+    t.Slice(t.main(), "Optimizer.step#SGD.step", CpuSliceKind::kUserAnnotation, end - 20, end);
+    t.Slice(t.main(), "Optimizer.step#SGD.step", CpuSliceKind::kUserAnnotation, end - 15, end - 5);
+    t.Kernel(end - 50, end - 45, end - 40, end - 30);
+  }
+  t.Op("aten::add", 310, 340);  // after the last optimizer step
+  MetricSet metrics;
+  StepBreakdownResult r = Analyse(t.Finish(), metrics);
+  EXPECT_FALSE(r.extents.synthesized);
+  ASSERT_EQ(r.extents.steps.size(), 3u);
+  EXPECT_EQ(r.extents.steps[0].number, 1);
+  EXPECT_EQ(r.extents.steps[0].host, (Interval{0, 100}));
+  EXPECT_EQ(r.extents.steps[1].host, (Interval{100, 200}));
+  EXPECT_EQ(r.extents.steps[2].host, (Interval{200, 300}));
+  EXPECT_EQ(r.extents.steps[2].gpu_op_count, 1);
+  bool said = false;
+  for (const std::string& note : r.extents.notes)
+    said = said || note.find("optimizer") != note.npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(StepBreakdownTest, EmptyTraceIsNotApplicable) {
   Trace t;
   t.Finalize();

@@ -62,6 +62,12 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
         {r.number, {r.host_start, r.host_end}, {r.host_start, r.host_end}, r.gpu_op_count});
     out.device_extended = out.device_extended || r.gpu_op_count > 0;
   }
+  if (trace.steps.from_optimizer) {
+    out.notes.push_back(fmt::format(
+        "no ProfilerStep in the trace: its {} steps are the iterations between optimizer steps "
+        "(each ends where an outermost Optimizer.step#... ends)",
+        rows.size()));
+  }
   if (out.synthesized) {
     // The plugin spans the whole host activity; our synthesized step spans host and GPU.
     out.notes.push_back("no ProfilerStep in the trace: one step spans the whole trace");

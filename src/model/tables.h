@@ -200,6 +200,9 @@ struct StepTable {
   };
   std::vector<Row> rows;
   bool synthesized = false;  // no ProfilerStep in the trace: one step spans everything
+  // No ProfilerStep, but the capture repeats the optimizer's step: each row is one iteration,
+  // from one outermost Optimizer.step#... end to the next (the first from the trace start).
+  bool from_optimizer = false;
   size_t size() const { return rows.size(); }
 };
 

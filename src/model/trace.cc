@@ -391,10 +391,37 @@ std::span<const CorrelatedGpuOp> Trace::FindGpuOps(int64_t correlation) const {
   return {range.first, range.second};
 }
 
+void Trace::AddOptimizerIterations() {
+  // The profiler's record_function("Optimizer.step#SGD.step") may nest in a second one of the
+  // same name (the hook and the wrapper): only the outermost spans mark iterations.
+  std::vector<Interval> optimizer;
+  for (size_t i = 0; i < cpu_slices.size(); ++i) {
+    if (Str(cpu_slices.name[i]).starts_with("Optimizer.step#")) {
+      optimizer.push_back({cpu_slices.start[i], cpu_slices.end[i]});
+    }
+  }
+  std::sort(optimizer.begin(), optimizer.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<TimeNs> ends;
+  for (const Interval& step : optimizer) {
+    if (!ends.empty() && step.start < ends.back()) continue;  // nested in the previous one
+    ends.push_back(step.end);
+  }
+  if (ends.size() < 2) return;
+  const StringId name = strings.Intern("iteration (Optimizer.step)");
+  TimeNs start = span_.start;
+  for (size_t k = 0; k < ends.size(); ++k) {
+    steps.rows.push_back({static_cast<int64_t>(k + 1), name, start, ends[k], start, ends[k], 0});
+    start = ends[k];
+  }
+  steps.from_optimizer = true;
+}
+
 void Trace::BuildSteps() {
   auto& rows = steps.rows;
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto& a, const auto& b) { return a.host_start < b.host_start; });
+  if (rows.empty()) AddOptimizerIterations();
   if (rows.empty()) {
     steps.synthesized = true;
     rows.push_back(

@@ -124,6 +124,8 @@ class Trace {
   // Drops duplicate launches and counts GPU ops without one (indexes built by Finalize).
   void CheckCorrelations();
   void BuildSteps();
+  // Without ProfilerStep: one step per iteration between optimizer steps, when there are two.
+  void AddOptimizerIterations();
   void CountStreamOverlaps();
   void ComputeSpan();
 
