@@ -82,10 +82,14 @@ void AllocatorChurn(RuleContext& ctx) {
   double steady_steps = std::max<double>(1, static_cast<double>(mem.per_step.size()));
   double alloc_per_step =
       static_cast<double>(mem.steady_alloc_time) / steady_steps / ctx.device_count;
-  // Allocator calls stall the GPU only while it has nothing queued: the host_busy idle time
-  // is the most they can cost, and they take it before host.cpu_bound_gaps does.
-  f.recoverable_ns_per_step =
-      static_cast<DurationNs>(ctx.ClaimIdle(IdleCause::kHostBusy, alloc_per_step));
+  // Allocator calls stall the GPU only while it has nothing queued. They run on the thread
+  // that launches, so the GPU idles under them as host_busy or, when the next kernel is not
+  // launched yet, as launch_bound: they take both (up to their own time per step) before
+  // host.cpu_bound_gaps and launch.launch_bound do. An upper bound: not every call sits in a
+  // gap.
+  double claimed = ctx.ClaimIdle(IdleCause::kHostBusy, alloc_per_step);
+  claimed += ctx.ClaimIdle(IdleCause::kLaunchBound, alloc_per_step - claimed);
+  f.recoverable_ns_per_step = static_cast<DurationNs>(claimed);
   f.confidence = Confidence::kMedium;
   ctx.AddMetricEvidence(f, "memory.alloc_calls_per_step", ">=", min_calls.value, &min_calls);
   ctx.AddMetricEvidence(f, "memory.steady_alloc_ms", ">", 0, nullptr);
