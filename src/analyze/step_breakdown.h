@@ -45,6 +45,7 @@ struct StepExtents {
   // per-step rules are not assessed.
   bool steady_state = true;
   bool synthesized = false;      // no ProfilerStep: one step spans the trace
+  bool from_optimizer = false;   // no ProfilerStep: the steps are optimizer iterations
   bool device_extended = false;  // at least one step launched GPU work
   std::vector<std::string> notes;
   // First kept step start to last kept step end; empty when there is no step.

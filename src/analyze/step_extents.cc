@@ -56,6 +56,7 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
   StepExtents out;
   const auto& rows = trace.steps.rows;
   out.synthesized = trace.steps.synthesized;
+  out.from_optimizer = trace.steps.from_optimizer;
   if (rows.empty()) return out;
   for (const auto& r : rows) {
     out.steps.push_back(

@@ -115,7 +115,8 @@ void RenderHeader(std::string& out, const Section& s) {
   const StepBreakdownResult& steps = s.analysis.steps;
   if (!steps.extents.steps.empty() && !steps.extents.synthesized) {
     Field(out, "",
-          fmt::format("(to the end of each step's GPU work; host ProfilerStep range mean {})",
+          fmt::format("(to the end of each step's GPU work; host {} mean {})",
+                      steps.extents.from_optimizer ? "iteration range" : "ProfilerStep range",
                       Ms(steps.mean_host_ns / 1e6)));
   }
 }

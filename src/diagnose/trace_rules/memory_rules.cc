@@ -99,7 +99,11 @@ void AllocatorChurn(RuleContext& ctx) {
       f.top_events.push_back(r.label);
     }
   }
+  // The runtime's own names: ROCm's are hipMalloc/hipFree.
+  const char* api =
+      ctx.trace.metadata.vendor == GpuVendor::kAmd ? "hipMalloc/hipFree" : "cudaMalloc/cudaFree";
   ctx.Emit(std::move(f), {{"calls", mem.alloc_calls_per_step},
+                          {"api", 0, api},
                           {"alloc_ms", NsToMs(static_cast<DurationNs>(alloc_per_step))}});
 }
 
@@ -179,10 +183,9 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .section = ChecklistSection::kMemoryAndModel,
       .default_severity = Severity::kLow,
       .severity_logic = "recoverable share of step; low when not estimable",
-      .title_template = "{calls:.0f} cudaMalloc/cudaFree calls per steady-state step "
-                        "({alloc_ms:.1f} ms)",
-      .recoverable_logic = "allocator call time per step, carved out of host_busy idle (never "
-                           "more than it)",
+      .title_template = "{calls:.0f} {api} calls per steady-state step ({alloc_ms:.1f} ms)",
+      .recoverable_logic = "allocator call time per step, carved out of host_busy and then "
+                           "launch_bound idle (never more than they hold)",
       .params = {{"min_calls_per_step", 1, "count",
                   "gpuwhy: PyTorch's caching allocator makes steady-state steps allocation-free",
                   "alloc + free calls per steady-state step at or above this fire"}},
