@@ -114,6 +114,15 @@ void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value) {
   w.FieldOrNull(key, value, value >= 0);
 }
 
+void WriteRooflineJson(JsonWriter& w, const KernelRoofline& r) {
+  w.Field("roofline_class", RooflineClassId(r.roofline_class));
+  w.Field("rule", r.rule);
+  w.FieldOrNull("sm_pct", r.sm_pct);
+  w.FieldOrNull("memory_pct", r.memory_pct);
+  w.FieldOrNull("dram_pct", r.dram_pct);
+  w.FieldOrNull("achieved_occupancy_pct", r.achieved_occupancy_pct);
+}
+
 void WriteMetricScope(JsonWriter& w, const MetricScope& scope) {
   w.Key("scope");
   w.BeginObject();

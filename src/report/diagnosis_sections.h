@@ -41,6 +41,10 @@ void RenderAnalysisTables(std::string& out, const Section& s);
 void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d);
 // "key": value, or null for -1 (all / unknown), as every scope in the JSON report.
 void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value);
+// A kernel's measured roofline: "roofline_class", "rule" and the SM, memory, DRAM and achieved
+// occupancy percentages (null where the export had no such metric), for `info` of an export
+// and for a trace's joined kernels alike.
+void WriteRooflineJson(JsonWriter& w, const KernelRoofline& r);
 // "scope": {"rank", "device", "stream", "step"} with null for "all".
 void WriteMetricScope(JsonWriter& w, const MetricScope& scope);
 

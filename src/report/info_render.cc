@@ -4,6 +4,7 @@
 
 #include "base/json_writer.h"
 #include "base/text_escape.h"
+#include "report/diagnosis_sections.h"
 #include "report/info_sections.h"
 #include "report/terminal_style.h"
 
@@ -283,12 +284,7 @@ void WriteProfile(JsonWriter& w, const KernelProfileSummary& p) {
     w.Field("grid_blocks", k.grid_blocks);
     w.Field("block_threads", k.block_threads);
     w.Field("metrics", static_cast<int64_t>(k.metrics));
-    w.Field("roofline_class", RooflineClassId(r.roofline_class));
-    w.Field("rule", r.rule);
-    w.FieldOrNull("sm_pct", r.sm_pct);
-    w.FieldOrNull("memory_pct", r.memory_pct);
-    w.FieldOrNull("dram_pct", r.dram_pct);
-    w.FieldOrNull("achieved_occupancy_pct", r.achieved_occupancy_pct);
+    report::WriteRooflineJson(w, r);
     w.FieldOrNull("theoretical_occupancy_pct", r.theoretical_occupancy_pct);
     w.FieldOrNull("tensor_pipe_pct", r.tensor_pipe_pct);
     w.FieldOrNull("duration_ns", r.duration_ns);

@@ -203,12 +203,7 @@ void WriteProfiledKernels(JsonWriter& w, const ProfiledKernelsResult& r) {
     w.Field("export", k.profile_path);
     w.Field("ncu_id", k.profile_id);
     w.Field("match", ProfileMatchName(k.match));
-    w.Field("roofline_class", RooflineClassId(roof.roofline_class));
-    w.Field("rule", roof.rule);
-    w.FieldOrNull("sm_pct", roof.sm_pct);
-    w.FieldOrNull("memory_pct", roof.memory_pct);
-    w.FieldOrNull("dram_pct", roof.dram_pct);
-    w.FieldOrNull("achieved_occupancy_pct", roof.achieved_occupancy_pct);
+    report::WriteRooflineJson(w, roof);
     w.FieldOrNull("tensor_pipe_pct", roof.tensor_pipe_pct);
     w.EndObject();
   }
