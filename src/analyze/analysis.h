@@ -14,6 +14,7 @@
 #include "analyze/memory_usage.h"
 #include "analyze/metric.h"
 #include "analyze/profiled_kernels.h"
+#include "analyze/sm_efficiency.h"
 #include "analyze/step_breakdown.h"
 #include "analyze/sync_copies.h"
 #include "analyze/temporal_breakdown.h"
@@ -33,6 +34,7 @@ struct TraceAnalysis {
   IdleGapsResult idle_gaps;
   KernelStatsResult kernels;
   ProfiledKernelsResult profiled_kernels;  // with Nsight Compute exports given
+  SmEfficiencyResult sm_efficiency;        // from Kineto launch arguments (estimates)
   LaunchStatsResult launch;
   SyncCopiesResult sync_copies;
   CommunicationResult communication;

@@ -211,6 +211,48 @@ void WriteProfiledKernels(JsonWriter& w, const ProfiledKernelsResult& r) {
   w.EndObject();
 }
 
+// Grid fill estimated from Kineto's launch arguments (absent when no kernel carries them).
+void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r) {
+  if (!r.valid) return;
+  w.Key("sm_efficiency");
+  w.BeginObject();
+  w.Field("source", "kineto launch arguments (estimates, TensorBoard plugin definitions)");
+  w.Field("window_start_ns", r.window.start);
+  w.Field("window_end_ns", r.window.end);
+  w.FieldOrNull("est_sm_efficiency_pct", r.est_sm_efficiency_pct);
+  w.FieldOrNull("est_occupancy_pct", r.est_occupancy_pct);
+  w.Field("small_grid_time_pct", r.small_grid_time_pct);
+  w.Field("small_grid_mean_blocks_per_sm", r.small_grid_mean_fill);
+  w.Field("blocks_per_sm_coverage_pct", r.blocks_coverage_pct);
+  w.Key("per_device");
+  w.BeginArray();
+  for (const DeviceSmEfficiency& d : r.per_device) {
+    w.BeginObject();
+    w.Field("device", static_cast<int64_t>(d.device));
+    w.FieldOrNull("est_sm_efficiency_pct", d.est_sm_efficiency_pct);
+    w.FieldOrNull("est_occupancy_pct", d.est_occupancy_pct);
+    w.Field("kernel_ns", d.totals.kernel_ns);
+    w.Field("small_grid_ns", d.totals.small_grid_ns);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("top_small_grids");
+  w.BeginArray();
+  for (const SmallGridKernel& k : r.top_small_grids) {
+    w.BeginObject();
+    w.Field("name", k.name);
+    w.Field("count", k.count);
+    w.Field("total_ns", k.total_ns);
+    w.Field("mean_blocks_per_sm", k.mean_blocks_per_sm);
+    w.FieldOrNull("est_occupancy_pct", k.est_occupancy_pct);
+    w.Field("blocks", k.blocks);
+    w.Field("threads_per_block", k.threads_per_block);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   const TraceAnalysis& a = rank.analysis;
   w.BeginObject();
@@ -223,6 +265,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   WriteSteps(w, a.steps);
   w.Field("hta_compat", a.hta_compat);
   WriteProfiledKernels(w, a.profiled_kernels);
+  WriteSmEfficiency(w, a.sm_efficiency);
   WriteQuality(w, a.data_quality);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");

@@ -85,6 +85,46 @@ void RenderProfiledKernels(std::string& out, const Section& s) {
   }
 }
 
+// Grid fill estimated from the launch arguments, and the kernels that cannot fill the SMs.
+void RenderSmEfficiency(std::string& out, const Section& s) {
+  const SmEfficiencyResult& r = s.analysis.sm_efficiency;
+  NotApplicableLines(out, r.not_applicable);
+  if (!r.valid) return;
+  std::string occupancy =
+      r.est_occupancy_pct ? fmt::format(", est. achieved occupancy {}", Pct(*r.est_occupancy_pct))
+                          : "";
+  Wrapped(out,
+          fmt::format(
+              "grid fill (estimated from Kineto's launch arguments, TensorBoard plugin "
+              "definitions): est. SM efficiency {} of the window{}; {} of compute-kernel time in "
+              "grids with fewer blocks than SMs (mean {:.2f} blocks per SM); {} of kernel "
+              "time carries blocks per SM",
+              Pct(*r.est_sm_efficiency_pct), occupancy, Pct(r.small_grid_time_pct),
+              r.small_grid_mean_fill, Pct(r.blocks_coverage_pct)),
+          2);
+  if (r.top_small_grids.empty()) return;
+  TextTable t({{"small grid", 29, Align::kLeft},
+               {"count", 8},
+               {"time", 11},
+               {"blocks/SM", 9},
+               {"grid x block", 14},
+               {"occup.", 7}},
+              2, /*tight=*/true);
+  std::vector<std::string> names;
+  const size_t rows = std::min<size_t>(r.top_small_grids.size(), 5);
+  for (size_t i = 0; i < rows; ++i) names.push_back(r.top_small_grids[i].name);
+  names = ShortenKernelNames(names, 29);
+  for (size_t i = 0; i < rows; ++i) {
+    const SmallGridKernel& k = r.top_small_grids[i];
+    std::string shape = k.blocks > 0 && k.threads_per_block > 0
+                            ? fmt::format("{} x {}", k.blocks, k.threads_per_block)
+                            : "-";
+    t.AddRow({names[i], Count(k.count), MsNs(k.total_ns),
+              fmt::format("{:.2f}", k.mean_blocks_per_sm), shape, PctOrDash(k.est_occupancy_pct)});
+  }
+  t.Render(out);
+}
+
 void RenderQueues(std::string& out, const Section& s) {
   const LaunchStatsResult& r = s.analysis.launch;
   if (r.queues.empty()) return;
@@ -144,6 +184,7 @@ void RenderKernels(std::string& out, const Section& s) {
   t.Render(out);
   RenderKernelSummary(out, r);
   NotApplicableLines(out, r.not_applicable);
+  RenderSmEfficiency(out, s);
   RenderProfiledKernels(out, s);
 }
 

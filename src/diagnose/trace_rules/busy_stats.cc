@@ -2,6 +2,7 @@
 // the analysed window. Kernel names are examined once per distinct name.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -10,6 +11,18 @@
 
 namespace gpuwhy {
 namespace {
+
+// Blocks / SMs of one launch: from the grid and the device's SM count, else from Kineto's
+// "blocks per SM" (CUPTI's same ratio) where the trace lacks device properties; -1 unknown.
+double GridFill(const DeviceTable::Row* device, const LaunchConfig& launch) {
+  if (device != nullptr && device->sm_count > 0 && launch.grid[0] > 0) {
+    int64_t blocks =
+        int64_t{launch.grid[0]} * std::max(1, launch.grid[1]) * std::max(1, launch.grid[2]);
+    return static_cast<double>(blocks) / device->sm_count;
+  }
+  if (!std::isnan(launch.blocks_per_sm) && launch.blocks_per_sm > 0) return launch.blocks_per_sm;
+  return -1;
+}
 
 struct NameFacts {
   bool tensor_cores = false;
@@ -109,14 +122,12 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
           s.fp32_gemm_conv_ns += ns;
           fp32_names[name_id] += ns;
         }
-        const DeviceTable::Row* dev = trace.devices.Find(ops.device[i]);
-        const LaunchConfig& lc = ops.launch[i];
-        if (dev == nullptr || dev->sm_count <= 0 || lc.grid[0] <= 0) break;
+        double fill = GridFill(trace.devices.Find(ops.device[i]), ops.launch[i]);
+        if (fill < 0) break;
         s.grids_known = true;
-        int64_t blocks = int64_t{lc.grid[0]} * std::max(1, lc.grid[1]) * std::max(1, lc.grid[2]);
-        if (blocks >= dev->sm_count) break;
+        if (fill >= 1) break;
         s.underfilled_gemm_ns += ns;
-        s.underfilled_saving_ns += ns * (1.0 - static_cast<double>(blocks) / dev->sm_count);
+        s.underfilled_saving_ns += ns * (1.0 - fill);
         underfilled_names[name_id] += ns;
         break;
       }

@@ -134,6 +134,9 @@ void SmallGemms(RuleContext& ctx) {
                            ">=", min_share.value, &min_share);
   RuleContext::AddEvidence(f, "diagnose.underfilled_saving_step_pct", ctx.PctOfStep(per_step),
                            unit::kPercent, ">=", min_pct.value, &min_pct);
+  // Grid fill of every kernel, from the launch arguments, where the trace has them.
+  ctx.AddMetricEvidence(f, "kernels.est_sm_efficiency_pct", "<=", 100, nullptr);
+  ctx.AddMetricEvidence(f, "kernels.small_grid_time_pct", ">=", 0, nullptr);
   f.top_events = b.top_underfilled_names;
   ctx.Emit(std::move(f), {{"share", share}});
 }
@@ -221,7 +224,8 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
                  "torch.bmm / torch.baddbmm instead of a "
                  "Python loop of torch.mm"}},
       .verify = "kernels.class.gemm_pct falls per sample; step throughput (samples/s) rises",
-      .needs = "kernel launch grids and the device's SM count (default torch.profiler, CUDA)",
+      .needs = "kernel launch grids and the device's SM count, or Kineto's blocks per SM "
+               "(default torch.profiler, CUDA)",
       .capture_command = kCaptureProfilerSchedule,
       .checklist = {{Checklist::kTrace, "GEMM sizes and batch"}},
   });
