@@ -7,6 +7,7 @@
 #include "analyze/analysis_input.h"
 #include "analyze/communication.h"
 #include "analyze/data_quality.h"
+#include "analyze/flops.h"
 #include "analyze/hta_idle_split.h"
 #include "analyze/idle_gaps.h"
 #include "analyze/kernel_stats.h"
@@ -35,6 +36,7 @@ struct TraceAnalysis {
   KernelStatsResult kernels;
   ProfiledKernelsResult profiled_kernels;  // with Nsight Compute exports given
   SmEfficiencyResult sm_efficiency;        // from Kineto launch arguments (estimates)
+  FlopsResult flops;                       // model FLOPs and MFU
   LaunchStatsResult launch;
   SyncCopiesResult sync_copies;
   CommunicationResult communication;

@@ -104,6 +104,8 @@ inline constexpr const char* kBytes = "bytes";
 inline constexpr const char* kGBps = "GB/s";
 inline constexpr const char* kRatio = "ratio";
 inline constexpr const char* kSeconds = "s";
+inline constexpr const char* kTflop = "TFLOP";
+inline constexpr const char* kTflops = "TFLOP/s";
 }  // namespace unit
 
 }  // namespace gpuwhy

@@ -165,8 +165,9 @@ struct CpuSliceTable {
     CpuSliceKind kind = CpuSliceKind::kOp;
     int64_t correlation = kNoValue;
     int64_t external_id = kNoValue;
-    StringId input_dims;   // raw JSON of "Input Dims" when record_shapes was on
-    StringId input_types;  // raw JSON of "Input type"
+    StringId input_dims;       // raw JSON of "Input Dims" when record_shapes was on
+    StringId input_types;      // raw JSON of "Input type"
+    int64_t flops = kNoValue;  // "flops" of profile(with_flops=True)
   };
   std::vector<ThreadId> thread;
   std::vector<TimeNs> start;
@@ -177,6 +178,7 @@ struct CpuSliceTable {
   std::vector<int64_t> external_id;
   std::vector<StringId> input_dims;
   std::vector<StringId> input_types;
+  std::vector<int64_t> flops;
   // Filled by Trace::Finalize(): nesting per thread.
   std::vector<uint16_t> depth;
   std::vector<CpuSliceId> parent;

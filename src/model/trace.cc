@@ -311,7 +311,7 @@ void Trace::PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel) 
   CpuSliceTable& t = cpu_slices;
   // Two halves of the columns (by bytes), one per thread.
   RunBoth(
-      parallel, [&t, &order] { PermuteAll(order, t.start, t.end, t.kind, t.input_dims); },
+      parallel, [&t, &order] { PermuteAll(order, t.start, t.end, t.kind, t.input_dims, t.flops); },
       [&t, &order] {
         PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types);
       });

@@ -257,7 +257,7 @@ bool IsUnitWord(std::string_view word) {
     word.remove_suffix(1);
   }
   for (std::string_view unit :
-       {"%", "ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB", "GB/s"}) {
+       {"%", "ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB", "GB/s", "TFLOP", "TFLOP/s"}) {
     if (word == unit) return true;
   }
   return false;

@@ -125,6 +125,30 @@ void RenderSmEfficiency(std::string& out, const Section& s) {
   t.Render(out);
 }
 
+// Model FLOPs and MFU (docs/metrics/flops.md).
+void RenderFlops(std::string& out, const Section& s) {
+  const FlopsResult& r = s.analysis.flops;
+  if (!r.valid) {
+    NotApplicableLines(out, r.not_applicable);
+    return;
+  }
+  std::string mfu = r.mfu_pct ? fmt::format("; MFU {} of the {} {} dense peak ({:.0f} TFLOP/s)",
+                                            Pct(*r.mfu_pct), r.device_name,
+                                            PrecisionName(*r.precision), *r.peak_flops_per_s / 1e12)
+                              : "";
+  std::string rate = r.achieved_flops_per_s > 0
+                         ? fmt::format(", {:.3g} TFLOP/s per device over the window",
+                                       r.achieved_flops_per_s / 1e12)
+                         : "";
+  Wrapped(out,
+          fmt::format("model FLOPs (matrix-multiply ops, {} from with_flops, the rest from "
+                      "shapes): {:.3g} TFLOP per step{}{}",
+                      Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate,
+                      mfu),
+          2);
+  NotApplicableLines(out, r.not_applicable);
+}
+
 void RenderQueues(std::string& out, const Section& s) {
   const LaunchStatsResult& r = s.analysis.launch;
   if (r.queues.empty()) return;
@@ -185,6 +209,7 @@ void RenderKernels(std::string& out, const Section& s) {
   RenderKernelSummary(out, r);
   NotApplicableLines(out, r.not_applicable);
   RenderSmEfficiency(out, s);
+  RenderFlops(out, s);
   RenderProfiledKernels(out, s);
 }
 

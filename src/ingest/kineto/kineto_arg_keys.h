@@ -120,6 +120,7 @@ inline constexpr auto kKinetoArgKeys = [] {
       {"Input Dims", kRawJson, &KinetoArgs::input_dims},
       {"Input dims", kRawJson, &KinetoArgs::input_dims},
       {"Input type", kRawJson, &KinetoArgs::input_types},
+      {"flops", kInt, &KinetoArgs::flops},
       // "M" metadata events.
       {"name", kString, &KinetoArgs::name},
   });

@@ -1,0 +1,72 @@
+// Model FLOPs of a trace: the matrix-multiply class ops (GEMMs, batched GEMMs, attention,
+// convolutions) counted once each, from the "flops" profile(with_flops=True) records, else
+// from the shapes record_shapes=True stores; then achieved FLOP/s over the utilization window
+// and model-FLOPs utilization (MFU) against the device's peak for the ops' precision
+// (device_peaks.h). Formulas: docs/metrics/flops.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis_input.h"
+#include "analyze/kernel_stats.h"
+#include "analyze/metric.h"
+#include "analyze/utilization.h"
+#include "model/device_peaks.h"
+
+namespace gpuwhy {
+
+struct OpFlops {
+  std::string name;  // "aten::addmm"
+  int64_t count = 0;
+  double flops = 0;
+};
+
+struct FlopsResult {
+  bool valid = false;  // some counted op started inside the window
+  double total_flops = 0;
+  double recorded_flops = 0;  // of total_flops, from with_flops (the rest from shapes)
+  int64_t ops = 0;
+  int64_t ops_without_shapes = 0;  // matmul-class ops with neither flops nor shapes
+  int64_t steps = 1;               // steps in the window (1 without ProfilerStep)
+  double per_step_flops = 0;
+  double achieved_flops_per_s = 0;     // total / (window x devices)
+  std::optional<Precision> precision;  // of most counted FLOPs, from the input types
+  std::string device_name;
+  std::optional<double> peak_flops_per_s;  // per device, dense, for precision
+  std::optional<double> mfu_pct;
+  std::vector<OpFlops> by_op;  // by FLOPs, descending
+  std::vector<std::string> not_applicable;
+};
+
+// The FLOPs of one op from its recorded input dims, or nullopt when the op has no formula or
+// the dims do not fit it.
+std::optional<double> FlopsFromShapes(std::string_view op_name,
+                                      const std::vector<std::vector<int64_t>>& dims);
+
+FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& util,
+                         const KernelStatsResult& kernels, MetricSet& metrics);
+
+// What ComputeFlops emits (docs/metrics/flops.md).
+namespace metric {
+inline constexpr MetricDecl kFlopsTotalTflop{
+    "flops.total_tflop", unit::kTflop, kRank,
+    "matrix-multiply class FLOPs of the ops starting in the window, each op counted once"};
+inline constexpr MetricDecl kFlopsPerStepTflop{"flops.per_step_tflop", unit::kTflop, kRank,
+                                               "flops.total_tflop / steps in the window"};
+inline constexpr MetricDecl kFlopsAchievedTflops{
+    "flops.achieved_tflops", unit::kTflops, kRank,
+    "flops.total_tflop / (window seconds x devices): per device"};
+inline constexpr MetricDecl kFlopsMfuPct{
+    "flops.mfu_pct", unit::kPercent, kRank,
+    "flops.achieved_tflops / the device's dense peak for the ops' precision"};
+inline constexpr MetricDecl kFlopsRecordedPct{
+    "flops.recorded_pct", unit::kPercent, kRank,
+    "share of the counted FLOPs read from with_flops records (the rest from shapes)"};
+inline constexpr const MetricDecl* kFlopsMetrics[] = {&kFlopsTotalTflop, &kFlopsPerStepTflop,
+                                                      &kFlopsAchievedTflops, &kFlopsMfuPct,
+                                                      &kFlopsRecordedPct};
+}  // namespace metric
+
+}  // namespace gpuwhy

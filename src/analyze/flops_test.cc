@@ -1,0 +1,100 @@
+#include "analyze/flops.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwhy {
+namespace flops_test {
+
+using Dims = std::vector<std::vector<int64_t>>;
+
+TEST(FlopsFromShapesTest, GemmsAreTwoMacsPerOutputElementAndReduction) {
+  EXPECT_EQ(FlopsFromShapes("aten::mm", {{128, 10}, {10, 512}}), 2.0 * 128 * 10 * 512);
+  EXPECT_EQ(FlopsFromShapes("aten::addmm", {{512}, {128, 784}, {784, 512}, {}, {}}),
+            2.0 * 128 * 784 * 512);
+  EXPECT_EQ(FlopsFromShapes("aten::bmm", {{2, 5, 7}, {2, 7, 3}}), 2.0 * 2 * 5 * 7 * 3);
+  EXPECT_EQ(FlopsFromShapes("aten::baddbmm", {{2, 5, 3}, {2, 5, 7}, {2, 7, 3}}),
+            2.0 * 2 * 5 * 7 * 3);
+  EXPECT_EQ(FlopsFromShapes("aten::mm", {{128, 10}, {11, 512}}), std::nullopt);  // K differs
+  EXPECT_EQ(FlopsFromShapes("aten::mm", {{128, 10}}), std::nullopt);
+  EXPECT_EQ(FlopsFromShapes("aten::relu", {{128, 10}}), std::nullopt);
+}
+
+TEST(FlopsFromShapesTest, AttentionCountsBothProductsAndBackwardTwoAndAHalfTimes) {
+  Dims qkv = {{2, 8, 128, 64}, {2, 8, 256, 64}, {2, 8, 256, 64}};
+  const double forward = 4.0 * 2 * 8 * 128 * 256 * 64;
+  EXPECT_EQ(FlopsFromShapes("aten::scaled_dot_product_attention", qkv), forward);
+  Dims backward = {{2, 8, 128, 64}, qkv[0], qkv[1], qkv[2]};
+  EXPECT_EQ(FlopsFromShapes("aten::_scaled_dot_product_flash_attention_backward", backward),
+            2.5 * forward);
+}
+
+class ComputeFlopsTest : public ::testing::Test {
+ protected:
+  void Op(const char* name, TimeNs start, TimeNs end, const char* dims, int64_t flops = kNoValue,
+          const char* types = "[\"c10::BFloat16\", \"c10::BFloat16\"]") {
+    CpuSliceTable::Row row;
+    row.thread = trace_.GetOrCreateThread(1, 1);
+    row.start = start;
+    row.end = end;
+    row.name = trace_.strings.Intern(name);
+    row.kind = CpuSliceKind::kOp;
+    if (dims != nullptr) row.input_dims = trace_.strings.Intern(dims);
+    row.input_types = trace_.strings.Intern(types);
+    row.flops = flops;
+    trace_.cpu_slices.Append(row);
+  }
+  FlopsResult Run() {
+    trace_.devices.rows.push_back({0, trace_.strings.Intern("NVIDIA H100 80GB HBM3")});
+    GpuOpTable::Row k;
+    k.start = 0;
+    k.end = 10;
+    k.name = trace_.strings.Intern("kernel");
+    trace_.gpu_ops.Append(k);
+    trace_.Finalize();
+    timelines_ = BuildDeviceTimelines(trace_);
+    util_.valid = true;
+    util_.window = {0, 1'000'000'000};  // 1 s
+    AnalysisInput input{trace_, timelines_, options_};
+    return ComputeFlops(input, util_, kernels_, metrics_);
+  }
+  Trace trace_;
+  DeviceTimelines timelines_;
+  AnalysisOptions options_;
+  UtilizationResult util_;
+  KernelStatsResult kernels_;
+  MetricSet metrics_;
+};
+
+// aten::linear's child addmm is the one GEMM; a recorded flops value wins over the shapes;
+// an op outside the window is left out.
+TEST_F(ComputeFlopsTest, CountsEachGemmOnceInsideTheWindowAndPrefersRecordedFlops) {
+  Op("aten::linear", 100, 900, "[[1024, 4096], [4096, 4096], [4096]]");
+  Op("aten::addmm", 200, 800, "[[4096], [1024, 4096], [4096, 4096], [], []]");
+  Op("aten::mm", 1000, 2000, "[[8, 8], [8, 8]]", /*flops=*/5000);
+  Op("aten::mm", 2'000'000'000, 2'000'000'100, "[[8, 8], [8, 8]]");  // after the window
+  Op("aten::bmm", 3000, 4000, nullptr);                              // no shapes
+  FlopsResult r = Run();
+  ASSERT_TRUE(r.valid);
+  const double addmm = 2.0 * 1024 * 4096 * 4096;
+  EXPECT_EQ(r.ops, 2);
+  EXPECT_DOUBLE_EQ(r.total_flops, addmm + 5000);
+  EXPECT_DOUBLE_EQ(r.recorded_flops, 5000);
+  EXPECT_EQ(r.ops_without_shapes, 1);
+  EXPECT_DOUBLE_EQ(r.achieved_flops_per_s, addmm + 5000);  // over 1 s, one device
+  ASSERT_TRUE(r.precision.has_value());
+  EXPECT_EQ(*r.precision, Precision::kBf16);
+  ASSERT_TRUE(r.mfu_pct.has_value());
+  EXPECT_NEAR(*r.mfu_pct, 100.0 * (addmm + 5000) / *r.peak_flops_per_s, 1e-9);
+  ASSERT_NE(metrics_.Find("flops.mfu_pct"), nullptr);
+}
+
+TEST_F(ComputeFlopsTest, WithoutShapesItSaysHowToRecordThem) {
+  Op("aten::mm", 100, 200, nullptr);
+  FlopsResult r = Run();
+  EXPECT_FALSE(r.valid);
+  ASSERT_EQ(r.not_applicable.size(), 1u);
+  EXPECT_NE(r.not_applicable[0].find("record_shapes=True"), std::string::npos);
+}
+
+}  // namespace flops_test
+}  // namespace gpuwhy

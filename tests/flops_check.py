@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""gpuwhy's FLOPs against PyTorch's own counter.
+
+Runs a small model (linear layers, batched matmuls, a convolution; forward, backward, optimizer)
+under real PyTorch's profiler with record_shapes=True and with_flops=True, and writes the ops
+it recorded -- names, times, input dims, input types, and PyTorch's `flops` -- as a Kineto
+trace (Debian's CPU build exports the legacy form, without the args). Then checks:
+
+  1. with the `flops` args removed, gpuwhy's FLOPs from shapes equal PyTorch's flops of the same
+     GEMM ops (mm, addmm, bmm, baddbmm) within 1%;
+  2. with them, gpuwhy reads PyTorch's numbers (flops.recorded_pct = 100) and counts each op
+     once (the GEMMs plus conv2d, not conv2d's convolution child).
+
+Usage: flops_check.py --gpuwhy PATH [--python-with-torch PATH]
+Exits 77 (CTest's skip code) when torch cannot be imported, 1 on any mismatch.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
+
+PROFILE = r"""
+import json, sys, torch, torch.nn as nn
+from torch.profiler import profile, ProfilerActivity
+torch.manual_seed(0)
+model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, stride=2), nn.ReLU(), nn.Flatten(),
+                      nn.Linear(8 * 16 * 16, 96), nn.ReLU(), nn.Linear(96, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(6, 3, 32, 32)
+a, b = torch.randn(4, 5, 7), torch.randn(4, 7, 3)
+with profile(activities=[ProfilerActivity.CPU], record_shapes=True, with_flops=True) as p:
+    for _ in range(3):
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        torch.baddbmm(torch.zeros(4, 5, 3), a, b)
+        torch.bmm(a, b)
+        torch.matmul(torch.randn(33, 17), torch.randn(17, 9))
+ops = []
+for e in p.events():
+    ops.append({"name": e.name, "start_us": e.time_range.start, "end_us": e.time_range.end,
+                "tid": e.thread, "dims": e.input_shapes, "flops": e.flops or 0})
+json.dump(ops, sys.stdout)
+"""
+
+
+def trace_of(ops, with_flops):
+    events = []
+    for op in ops:
+        args = {"Input Dims": op["dims"], "Input type": ["float"] * len(op["dims"])}
+        if with_flops and op["flops"]:
+            args["flops"] = op["flops"]
+        events.append({"ph": "X", "cat": "cpu_op", "name": op["name"], "pid": 1,
+                       "tid": op["tid"] + 1, "ts": op["start_us"],
+                       "dur": max(op["end_us"] - op["start_us"], 0), "args": args})
+    return {"schemaVersion": 1, "traceEvents": events}
+
+
+def gpuwhy_flops(gpuwhy, trace, folder, name):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump(trace, f)
+    run = subprocess.run([gpuwhy, "analyze", path, "--format", "json"], capture_output=True,
+                         text=True)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"gpuwhy exited {run.returncode}: {run.stderr.strip()}")
+    metrics = json.loads(run.stdout)["ranks"][0]["metrics"]
+    return {m["id"]: m["value"] for m in metrics if m["id"].startswith("flops.")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--gpuwhy", required=True)
+    parser.add_argument("--python-with-torch",
+                        help="interpreter that imports torch (default: this one, else "
+                             "/usr/bin/python3, as python/CMakeLists.txt picks)")
+    args = parser.parse_args()
+    candidates = [args.python_with_torch] if args.python_with_torch else [sys.executable,
+                                                                          "/usr/bin/python3"]
+    torch_python = next((c for c in candidates if os.path.exists(c) and subprocess.run(
+        [c, "-c", "import torch"], capture_output=True).returncode == 0), None)
+    if torch_python is None:
+        print(f"skip: none of {candidates} imports torch (apt-get install python3-torch)")
+        return 77
+    args.python_with_torch = torch_python
+    run = subprocess.run([args.python_with_torch, "-c", PROFILE], capture_output=True, text=True)
+    if run.returncode != 0:
+        print("FAIL: the PyTorch run failed:", run.stderr.strip()[-2000:])
+        return 1
+    ops = json.loads(run.stdout)
+    gemm_flops = sum(op["flops"] for op in ops if op["name"] in GEMMS)
+    # conv2d carries PyTorch's count; its children do not.
+    counted = gemm_flops + sum(op["flops"] for op in ops if op["name"] == "aten::conv2d")
+    failures = []
+    if gemm_flops <= 0:
+        failures.append("PyTorch recorded no GEMM flops: the check would prove nothing")
+    with tempfile.TemporaryDirectory() as folder:
+        shapes = gpuwhy_flops(args.gpuwhy, trace_of(ops, False), folder, "shapes.json")
+        recorded = gpuwhy_flops(args.gpuwhy, trace_of(ops, True), folder, "recorded.json")
+    got = shapes.get("flops.total_tflop", 0) * 1e12
+    print(f"from shapes: gpuwhy {got:.0f} FLOP, PyTorch {gemm_flops} FLOP over "
+          f"{sum(op['name'] in GEMMS for op in ops)} GEMM ops")
+    if abs(got - gemm_flops) > 0.01 * gemm_flops:
+        failures.append(f"FLOPs from shapes {got:.0f} differ from PyTorch's {gemm_flops} by >1%")
+    got = recorded.get("flops.total_tflop", 0) * 1e12
+    print(f"recorded: gpuwhy {got:.0f} FLOP, PyTorch {counted} FLOP "
+          f"(recorded_pct {recorded.get('flops.recorded_pct')})")
+    if abs(got - counted) > 1e-6 * counted or recorded.get("flops.recorded_pct") != 100:
+        failures.append(f"recorded FLOPs {got:.0f} are not PyTorch's {counted}")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
