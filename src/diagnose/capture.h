@@ -27,6 +27,14 @@ inline constexpr const char* kCaptureEveryRank =
 inline constexpr const char* kCaptureLiveMetrics =
     "gpuwhy run -- python train.py  (samples utilization, SM activity, clocks, power, PCIe)";
 
+inline constexpr const char* kCaptureFlops =
+    "torch.profiler.profile(..., record_shapes=True, with_flops=True)  (FLOPs and MFU)";
+
+inline constexpr const char* kCaptureNcu =
+    "ncu --set full -k regex:<top kernel> -c 20 -o kernels python train.py; ncu --import "
+    "kernels.ncu-rep --csv --page details > kernels.ncu.csv; gpuwhy analyze trace.json "
+    "kernels.ncu.csv  (measured throughput per kernel)";
+
 inline constexpr const char* kCaptureDoctor =
     "gpuwhy doctor  (driver, PCIe link, persistence mode, Xid errors, other processes)";
 

@@ -109,6 +109,37 @@ ChecklistItem Timeline(const TraceAnalysis& a, const Diagnosis& d) {
   return item;
 }
 
+// Which efficiency sources the trace had, their numbers, and how to capture the others.
+void AddEfficiencySources(const TraceAnalysis& a, ChecklistItem& item) {
+  std::vector<std::string> seen;
+  if (a.sm_efficiency.valid && a.sm_efficiency.est_sm_efficiency_pct) {
+    seen.push_back(fmt::format("est. SM efficiency {:.1f}% (launch arguments)",
+                               *a.sm_efficiency.est_sm_efficiency_pct));
+  }
+  if (a.flops.mfu_pct) {
+    seen.push_back(
+        fmt::format("MFU {:.1f}% ({})", *a.flops.mfu_pct, PrecisionName(*a.flops.precision)));
+  } else if (a.flops.valid) {
+    seen.push_back("FLOPs without a device peak");
+  } else {
+    AppendUnique(item.missing, "op shapes or with_flops (FLOPs, MFU)");
+    AppendUnique(item.command, kCaptureFlops);
+  }
+  if (a.profiled_kernels.profiles > 0) {
+    seen.push_back(fmt::format("Nsight Compute classes for {:.0f}% of kernel time",
+                               a.profiled_kernels.classified_time_pct));
+  } else {
+    AppendUnique(item.missing, "measured per-kernel throughput (Nsight Compute)");
+    AppendUnique(item.command, kCaptureNcu);
+  }
+  if (!seen.empty()) {
+    item.detail += fmt::format("; sources: {}", fmt::join(seen, ", "));
+  }
+  if (!item.missing.empty() && item.status == AssessStatus::kAssessed) {
+    item.status = AssessStatus::kPartly;
+  }
+}
+
 bool HasPython(const Trace& trace) {
   return std::find(trace.cpu_slices.kind.begin(), trace.cpu_slices.kind.end(),
                    CpuSliceKind::kPython) != trace.cpu_slices.kind.end();
@@ -144,7 +175,10 @@ std::vector<ChecklistItem> BuildChecklist(const Trace& trace, const TraceAnalysi
   items.push_back(std::move(comm));
   items.push_back(
       FromRules(ChecklistSection::kKernelsAndSync, "launch overhead and sync points", catalog, d));
-  items.push_back(FromRules(ChecklistSection::kKernelsAndSync, "kernel efficiency", catalog, d));
+  ChecklistItem efficiency =
+      FromRules(ChecklistSection::kKernelsAndSync, "kernel efficiency", catalog, d);
+  if (analysis.utilization.valid) AddEfficiencySources(analysis, efficiency);
+  items.push_back(std::move(efficiency));
   items.push_back(
       FromRules(ChecklistSection::kMemoryAndModel, "memory capacity and allocator", catalog, d));
   items.push_back(FromRules(ChecklistSection::kMemoryAndModel, "GEMM sizes and batch", catalog, d));
