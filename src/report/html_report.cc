@@ -7,6 +7,7 @@
 
 #include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
+#include "report/efficiency_lines.h"
 #include "report/html_sections.h"
 #include "report/html_writer.h"
 #include "report/report.h"
@@ -256,6 +257,12 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
   }
   for (const std::string& line : k.not_applicable)
     Element(out, "p", "n/a: " + line, "class=\"note\"");
+  for (const std::string& line : {GridFillSentence(a.sm_efficiency), FlopsSentence(a.flops)}) {
+    if (!line.empty()) Element(out, "p", line);
+  }
+  for (const auto* lines : {&a.sm_efficiency.not_applicable, &a.flops.not_applicable}) {
+    for (const std::string& line : *lines) Element(out, "p", "n/a: " + line, "class=\"note\"");
+  }
   CloseSection(out);
 }
 

@@ -88,6 +88,15 @@ TEST(HtmlReportTest, InputBoundTraceHasTheVerdictAndEveryChart) {
   EXPECT_EQ(html.find("src="), std::string::npos);
 }
 
+// The Kernels section says what the launch arguments estimate and why FLOPs are missing.
+TEST(HtmlReportTest, KernelsSectionCarriesTheEfficiencyEstimates) {
+  std::string html = SynthReport("input-bound", 6);
+  EXPECT_NE(html.find("<p>grid fill (estimated from Kineto&#39;s launch arguments"),
+            std::string::npos);
+  EXPECT_NE(html.find("n/a: FLOPs: matrix-multiply ops carry neither shapes nor flops"),
+            std::string::npos);
+}
+
 TEST(HtmlReportTest, CommunicationSectionForCollectives) {
   std::string html = SynthReport("comm-exposed", 8);
   EXPECT_NE(html.find("<h2>Communication</h2>"), std::string::npos);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "report/efficiency_lines.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
 
@@ -90,18 +91,7 @@ void RenderSmEfficiency(std::string& out, const Section& s) {
   const SmEfficiencyResult& r = s.analysis.sm_efficiency;
   NotApplicableLines(out, r.not_applicable);
   if (!r.valid) return;
-  std::string occupancy =
-      r.est_occupancy_pct ? fmt::format(", est. achieved occupancy {}", Pct(*r.est_occupancy_pct))
-                          : "";
-  Wrapped(out,
-          fmt::format(
-              "grid fill (estimated from Kineto's launch arguments, TensorBoard plugin "
-              "definitions): est. SM efficiency {} of the window{}; {} of compute-kernel time in "
-              "grids with fewer blocks than SMs (mean {:.2f} blocks per SM); {} of kernel "
-              "time carries blocks per SM",
-              Pct(*r.est_sm_efficiency_pct), occupancy, Pct(r.small_grid_time_pct),
-              r.small_grid_mean_fill, Pct(r.blocks_coverage_pct)),
-          2);
+  Wrapped(out, GridFillSentence(r), 2);
   if (r.top_small_grids.empty()) return;
   TextTable t({{"small grid", 29, Align::kLeft},
                {"count", 8},
@@ -132,20 +122,7 @@ void RenderFlops(std::string& out, const Section& s) {
     NotApplicableLines(out, r.not_applicable);
     return;
   }
-  std::string mfu = r.mfu_pct ? fmt::format("; MFU {} of the {} {} dense peak ({:.0f} TFLOP/s)",
-                                            Pct(*r.mfu_pct), r.device_name,
-                                            PrecisionName(*r.precision), *r.peak_flops_per_s / 1e12)
-                              : "";
-  std::string rate = r.achieved_flops_per_s > 0
-                         ? fmt::format(", {:.3g} TFLOP/s per device over the window",
-                                       r.achieved_flops_per_s / 1e12)
-                         : "";
-  Wrapped(out,
-          fmt::format("model FLOPs (matrix-multiply ops, {} from with_flops, the rest from "
-                      "shapes): {:.3g} TFLOP per step{}{}",
-                      Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate,
-                      mfu),
-          2);
+  Wrapped(out, FlopsSentence(r), 2);
   NotApplicableLines(out, r.not_applicable);
 }
 

@@ -1,0 +1,38 @@
+#include "report/efficiency_lines.h"
+
+#include <fmt/format.h>
+
+#include "report/text_format.h"
+
+namespace gpuwhy::report {
+
+std::string GridFillSentence(const SmEfficiencyResult& r) {
+  if (!r.valid || !r.est_sm_efficiency_pct) return "";
+  std::string occupancy =
+      r.est_occupancy_pct ? fmt::format(", est. achieved occupancy {}", Pct(*r.est_occupancy_pct))
+                          : "";
+  return fmt::format(
+      "grid fill (estimated from Kineto's launch arguments, TensorBoard plugin definitions): est. "
+      "SM efficiency {} of the window{}; {} of compute-kernel time in grids with fewer blocks "
+      "than SMs (mean {:.2f} blocks per SM); {} of kernel time carries blocks per SM",
+      Pct(*r.est_sm_efficiency_pct), occupancy, Pct(r.small_grid_time_pct), r.small_grid_mean_fill,
+      Pct(r.blocks_coverage_pct));
+}
+
+std::string FlopsSentence(const FlopsResult& r) {
+  if (!r.valid || r.total_flops <= 0) return "";
+  std::string rate = r.achieved_flops_per_s > 0
+                         ? fmt::format(", {:.3g} TFLOP/s per device over the window",
+                                       r.achieved_flops_per_s / 1e12)
+                         : "";
+  std::string mfu = r.mfu_pct ? fmt::format("; MFU {} of the {} {} dense peak ({:.0f} TFLOP/s)",
+                                            Pct(*r.mfu_pct), r.device_name,
+                                            PrecisionName(*r.precision), *r.peak_flops_per_s / 1e12)
+                              : "";
+  return fmt::format(
+      "model FLOPs (matrix-multiply ops, {} from with_flops, the rest from shapes): {:.3g} TFLOP "
+      "per step{}{}",
+      Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate, mfu);
+}
+
+}  // namespace gpuwhy::report
