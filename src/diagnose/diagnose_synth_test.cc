@@ -38,6 +38,7 @@ std::string InjectedKey(const std::string& scenario) {
   if (scenario == "sync-heavy") return "gpu_idle_after_mid_step_syncs_ns_per_step";
   if (scenario == "comm-exposed") return "exposed_comm_ns_per_step";
   if (scenario == "pageable-copies") return "pageable_copy_ns_per_step";
+  if (scenario == "small-grids") return "underfilled_saving_ns_per_step";
   return "";
 }
 

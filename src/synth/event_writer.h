@@ -31,6 +31,9 @@ std::string_view EventCatName(EventCat cat);
 
 // A kernel's name and launch shape. `args_tail` is the constant part of its Kineto args,
 // pre-formatted once ("registers per thread":…,"grid":[…],…); the numbers are kept too.
+// The simulated GPU: an H100 SXM (both writers describe it; launch shapes are sized to it).
+inline constexpr int kSynthDeviceSms = 132;
+
 struct KernelSpec {
   std::string_view name;  // must not need JSON escaping
   std::string args_tail;

@@ -17,6 +17,18 @@ KernelCatalog BuildCatalog() {
       "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize256x128x64_warpgroupsize2x1x1_"
       "execute_segment_k_off_kernel__5x_cublas",
       132, 384, 168, 213008, 1.0, 12.0, 0);
+  k.gemm_tn_small = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      33, 128, 168, 98304, 0.25, 1.0, 2);
+  k.gemm_nn_small = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_warpgroupsize1x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      33, 128, 168, 98304, 0.25, 1.0, 2);
+  k.gemm_nt_small = MakeKernelSpec(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize64x64x64_warpgroupsize1x1x1_"
+      "execute_segment_k_off_kernel__5x_cublas",
+      33, 128, 168, 98304, 0.25, 1.0, 2);
   k.flash_fwd = MakeKernelSpec(
       "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
       "4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, "

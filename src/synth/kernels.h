@@ -11,6 +11,10 @@ struct KernelCatalog {
   KernelSpec gemm_tn;  // forward linear
   KernelSpec gemm_nn;  // backward: grad input
   KernelSpec gemm_nt;  // backward: grad weight
+  // The same GEMMs of a per-GPU batch too small for the device: 33 blocks on 132 SMs.
+  KernelSpec gemm_tn_small;
+  KernelSpec gemm_nn_small;
+  KernelSpec gemm_nt_small;
   KernelSpec flash_fwd;
   KernelSpec flash_bwd;
   KernelSpec layer_norm_fwd;

@@ -86,9 +86,9 @@ void KinetoWriter::Begin(const DocumentInfo& info) {
                    "\"totalGlobalMem\": 85018279936, \"computeMajor\": 9, \"computeMinor\": 0, "
                    "\"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048, "
                    "\"regsPerBlock\": 65536, \"warpSize\": 32, \"sharedMemPerBlock\": 49152, "
-                   "\"numSms\": 132, \"regsPerMultiprocessor\": 65536, "
+                   "\"numSms\": {}, \"regsPerMultiprocessor\": 65536, "
                    "\"sharedMemPerBlockOptin\": 232448, \"sharedMemPerMultiprocessor\": 233472}}",
-                   d == 0 ? "" : ",", d);
+                   d == 0 ? "" : ",", d, kSynthDeviceSms);
   }
   fmt::format_to(out, "\n  ],\n");
   if (info.distributed) {

@@ -278,10 +278,10 @@ Status NsysWriter::Finish(TimeNs, TimeNs) {
       info_.base_time_ns, GlobalTid(info_.pid, 0), info_.pid);
   for (int d = 0; d < info_.num_devices; ++d) {
     meta += fmt::format(
-        "INSERT INTO TARGET_INFO_GPU VALUES ({}, {}, 'NVIDIA H100 80GB HBM3', 85018279936, 132, "
+        "INSERT INTO TARGET_INFO_GPU VALUES ({}, {}, 'NVIDIA H100 80GB HBM3', 85018279936, {}, "
         "{}, 32, "
         "64, 9, 0);",
-        kVmBits, d, d);
+        kVmBits, d, kSynthDeviceSms, d);
   }
   Exec(meta.c_str());
   Exec("COMMIT");

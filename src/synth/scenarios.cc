@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "synth/kernels.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -49,8 +50,14 @@ Recipe PageableCopies() {
   return r;
 }
 
-const std::array<ScenarioInfo, 6>& Catalog() {
-  static const std::array<ScenarioInfo, 6> catalog = {{
+Recipe SmallGrids() {
+  Recipe r;
+  r.small_batch_gemms = true;
+  return r;
+}
+
+const std::array<ScenarioInfo, 7>& Catalog() {
+  static const std::array<ScenarioInfo, 7> catalog = {{
       {"healthy", "well-fed GPU: kernels back to back, ~95% busy, small launch gaps", "none",
        Recipe{}},
       {"input-bound",
@@ -68,6 +75,9 @@ const std::array<ScenarioInfo, 6>& Catalog() {
       {"pageable-copies",
        "a 192 MiB host-to-device copy from pageable memory blocks the host 18 ms each step",
        "input.pageable_copies", PageableCopies()},
+      {"small-grids",
+       "a per-GPU batch too small for the H100: every GEMM runs 33 thread blocks on 132 SMs",
+       "memory.small_batch_gemms", SmallGrids()},
   }};
   return catalog;
 }
@@ -116,6 +126,15 @@ std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const Measur
     out.push_back({"pageable_copy_bytes_per_step", Int(r.batch_bytes)});
     out.push_back({"pageable_copy_ns_per_step", Int(r.batch_copy_ns)});
     out.push_back({"pageable_copy_share_of_step", Fraction(r.batch_copy_ns, mean.step_ns)});
+  } else if (scenario.name == "small-grids") {
+    // memory.small_batch_gemms' model: each GEMM x (1 - blocks / SMs).
+    const int blocks = Kernels().gemm_tn_small.grid_x;
+    out.push_back({"gemm_blocks", Int(blocks)});
+    out.push_back({"device_sms", Int(kSynthDeviceSms)});
+    out.push_back({"gemm_ns_per_step", Int(mean.gemm_ns)});
+    out.push_back({"underfilled_gemm_share_of_gemm_time", "1.0000"});
+    out.push_back({"underfilled_saving_ns_per_step",
+                   Int(mean.gemm_ns * (kSynthDeviceSms - blocks) / kSynthDeviceSms)});
   }
   return out;
 }

@@ -30,6 +30,9 @@ struct Recipe {
   DurationNs exposed_allreduce_ns = 0;  // exact
   int64_t exposed_allreduce_nelems = 0;
   int min_world_size = 1;  // the job's world size is at least this
+  // A per-GPU batch too small for the device: every GEMM runs 33 blocks on 132 SMs (a quarter
+  // of them), as long as the full-size GEMM (latency, not work, sets its time).
+  bool small_batch_gemms = false;
 };
 
 // Measured per-step means from the simulation, for the ground truth.
@@ -39,6 +42,7 @@ struct MeasuredStep {
   DurationNs sync_wait_ns = 0;
   DurationNs idle_after_sync_ns = 0;
   int64_t kernels = 0;
+  DurationNs gemm_ns = 0;
 };
 
 // One "key": value pair of the truth's "injected" object; value is raw JSON.

@@ -129,6 +129,7 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     sum.gpu_busy_ns += stats.gpu_busy_ns;
     sum.sync_wait_ns += stats.sync_wait_ns;
     sum.idle_after_sync_ns += stats.idle_after_sync_ns;
+    sum.gemm_ns += stats.gemm_ns;
     RETURN_IF_ERROR(writer.status());
   }
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
@@ -142,6 +143,7 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   truth.mean.gpu_busy_ns = sum.gpu_busy_ns / n;
   truth.mean.sync_wait_ns = sum.sync_wait_ns / n;
   truth.mean.idle_after_sync_ns = sum.idle_after_sync_ns / n;
+  truth.mean.gemm_ns = sum.gemm_ns / n;
   truth.mean.kernels = truth.counts[static_cast<int>(EventCat::kKernel)] / n;
   return truth;
 }

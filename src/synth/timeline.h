@@ -27,6 +27,7 @@ struct StepStats {
   DurationNs gpu_busy_ns = 0;         // |∪ GPU ops| inside the step
   DurationNs sync_wait_ns = 0;        // host time blocked in cudaStreamSynchronize
   DurationNs idle_after_sync_ns = 0;  // GPU idle from a sync's drain to the next GPU op
+  DurationNs gemm_ns = 0;             // GEMM kernel time (filled by the training step)
 };
 
 class Timeline {

@@ -16,17 +16,19 @@ constexpr DurationNs kBucketAllReduceNs = 1100 * kNsPerUs;
 void Host(Timeline& t, DurationNs lo, DurationNs hi) { t.Advance(t.rng().Uniform(lo, hi)); }
 DurationNs Gpu(Timeline& t, DurationNs base_us) { return t.rng().Jitter(base_us * kNsPerUs, 30); }
 
-// An ATen op whose body launches one kernel.
-void KernelOp(Timeline& t, std::string_view name, const KernelSpec& k, DurationNs base_us) {
+// An ATen op whose body launches one kernel; returns the kernel's duration.
+DurationNs KernelOp(Timeline& t, std::string_view name, const KernelSpec& k, DurationNs base_us) {
   t.Begin(name);
   Host(t, 3000, 7000);
-  t.Launch(k, Gpu(t, base_us));
+  DurationNs kernel_ns = Gpu(t, base_us);
+  t.Launch(k, kernel_ns);
   Host(t, 1000, 2500);
   t.End();
+  return kernel_ns;
 }
 
-// aten::linear → aten::t (view) + aten::addmm (the GEMM).
-void Linear(Timeline& t, DurationNs gemm_us) {
+// aten::linear → aten::t (view) + aten::addmm (the GEMM); returns the GEMM's duration.
+DurationNs Linear(Timeline& t, const KernelSpec& gemm, DurationNs gemm_us) {
   t.Begin("aten::linear");
   Host(t, 1500, 3000);
   t.Begin("aten::t");
@@ -38,8 +40,9 @@ void Linear(Timeline& t, DurationNs gemm_us) {
   t.End();
   t.End();
   t.End();
-  KernelOp(t, "aten::addmm", Kernels().gemm_tn, gemm_us);
+  DurationNs gemm_ns = KernelOp(t, "aten::addmm", gemm, gemm_us);
   t.End();
+  return gemm_ns;
 }
 
 void LayerNorm(Timeline& t) {
@@ -62,24 +65,32 @@ void Attention(Timeline& t) {
   t.End();
 }
 
-// autograd::engine::evaluate_function: X → X → one op per kernel.
-void BackwardNode(Timeline& t, std::string_view evaluate, std::string_view node,
-                  std::initializer_list<std::pair<const KernelSpec*, DurationNs>> kernels,
-                  std::string_view op = "aten::mm") {
+// autograd::engine::evaluate_function: X → X → one op per kernel; returns their durations.
+DurationNs BackwardNode(Timeline& t, std::string_view evaluate, std::string_view node,
+                        std::initializer_list<std::pair<const KernelSpec*, DurationNs>> kernels,
+                        std::string_view op = "aten::mm") {
   t.Begin(evaluate);
   Host(t, 2000, 4000);
   t.Begin(node);
   Host(t, 1500, 3000);
-  for (const auto& [spec, base_us] : kernels) KernelOp(t, op, *spec, base_us);
+  DurationNs kernels_ns = 0;
+  for (const auto& [spec, base_us] : kernels) kernels_ns += KernelOp(t, op, *spec, base_us);
   t.End();
   Host(t, 1000, 2000);
   t.End();
+  return kernels_ns;
 }
 
 }  // namespace
 
 TrainingStep::TrainingStep(const Recipe& recipe, int main_tid, int autograd_tid, int world_size)
-    : recipe_(recipe), main_tid_(main_tid), autograd_tid_(autograd_tid), world_size_(world_size) {
+    : recipe_(recipe),
+      gemm_tn_(recipe.small_batch_gemms ? &Kernels().gemm_tn_small : &Kernels().gemm_tn),
+      gemm_nn_(recipe.small_batch_gemms ? &Kernels().gemm_nn_small : &Kernels().gemm_nn),
+      gemm_nt_(recipe.small_batch_gemms ? &Kernels().gemm_nt_small : &Kernels().gemm_nt),
+      main_tid_(main_tid),
+      autograd_tid_(autograd_tid),
+      world_size_(world_size) {
   std::string ranks;
   for (int r = 0; r < world_size; ++r) ranks += fmt::format("{}{}", r == 0 ? "" : ", ", r);
   auto args = [&](int64_t nelems) {
@@ -98,6 +109,7 @@ StepStats TrainingStep::Run(Timeline& t, int number) {
   t.SetThread(main_tid_);
   t.SetLaunchCost(recipe_.launch_min_ns, recipe_.launch_max_ns);
   t.BeginStep(number);
+  step_gemm_ns_ = 0;
   t.Begin(kDataLoaderNext, EventCat::kUserAnnotation);
   t.Advance(recipe_.dataloader_ns);
   t.End();
@@ -117,7 +129,9 @@ StepStats TrainingStep::Run(Timeline& t, int number) {
   ItemSync(t, 0);  // loss.item() for logging
   t.Allocate(-recipe_.batch_bytes);
   Host(t, 15000, 30000);
-  return t.EndStep();
+  StepStats stats = t.EndStep();
+  stats.gemm_ns = step_gemm_ns_;
+  return stats;
 }
 
 void TrainingStep::CopyBatch(Timeline& t) {
@@ -149,21 +163,21 @@ void TrainingStep::Forward(Timeline& t) {
   int sync_every = recipe_.mid_step_syncs > 0 ? recipe_.layers / recipe_.mid_step_syncs : 0;
   for (int layer = 0; layer < recipe_.layers; ++layer) {
     LayerNorm(t);
-    Linear(t, 95);
+    step_gemm_ns_ += Linear(t, *gemm_tn_, 95);
     Attention(t);
-    Linear(t, 42);
+    step_gemm_ns_ += Linear(t, *gemm_tn_, 42);
     KernelOp(t, "aten::add", k.add_bf16, 10);
     LayerNorm(t);
-    Linear(t, 165);
+    step_gemm_ns_ += Linear(t, *gemm_tn_, 165);
     KernelOp(t, "aten::gelu", k.gelu_fwd, 24);
-    Linear(t, 160);
+    step_gemm_ns_ += Linear(t, *gemm_tn_, 160);
     KernelOp(t, "aten::add", k.add_bf16, 10);
     if (sync_every > 0 && (layer + 1) % sync_every == 0) {
       ItemSync(t, recipe_.host_work_after_sync_ns);  // e.g. a NaN check on activations
     }
   }
   LayerNorm(t);
-  Linear(t, 620);
+  step_gemm_ns_ += Linear(t, *gemm_tn_, 620);
   t.Begin("aten::cross_entropy_loss");
   Host(t, 2000, 4000);
   KernelOp(t, "aten::_log_softmax", k.softmax_fwd, 180);
@@ -178,8 +192,8 @@ void TrainingStep::Backward(Timeline& t) {
                {{&k.nll_loss_bwd, 8}}, "aten::nll_loss_backward");
   BackwardNode(t, "autograd::engine::evaluate_function: LogSoftmaxBackward0", "LogSoftmaxBackward0",
                {{&k.softmax_bwd, 190}}, "aten::_log_softmax_backward_data");
-  BackwardNode(t, "autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0",
-               {{&k.gemm_nn, 610}, {&k.gemm_nt, 640}});
+  step_gemm_ns_ += BackwardNode(t, "autograd::engine::evaluate_function: AddmmBackward0",
+                                "AddmmBackward0", {{gemm_nn_, 610}, {gemm_nt_, 640}});
   const char* layer_norm_eval = "autograd::engine::evaluate_function: NativeLayerNormBackward0";
   BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
                {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
@@ -187,18 +201,18 @@ void TrainingStep::Backward(Timeline& t) {
   bool overlapped_comm = world_size_ > 1 && !recipe_.exposed_allreduce;
   for (int layer = recipe_.layers - 1; layer >= 0; --layer) {
     const char* addmm = "autograd::engine::evaluate_function: AddmmBackward0";
-    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 160}, {&k.gemm_nt, 170}});
+    step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 160}, {gemm_nt_, 170}});
     BackwardNode(t, "autograd::engine::evaluate_function: GeluBackward0", "GeluBackward0",
                  {{&k.gelu_bwd, 36}}, "aten::gelu_backward");
-    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 165}, {&k.gemm_nt, 175}});
+    step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 165}, {gemm_nt_, 175}});
     BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
                  {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
                  "aten::native_layer_norm_backward");
-    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 42}, {&k.gemm_nt, 45}});
+    step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 42}, {gemm_nt_, 45}});
     BackwardNode(t, "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0",
                  "ScaledDotProductFlashAttentionBackward0", {{&k.flash_bwd, 380}},
                  "aten::_flash_attention_backward");
-    BackwardNode(t, addmm, "AddmmBackward0", {{&k.gemm_nn, 95}, {&k.gemm_nt, 100}});
+    step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 95}, {gemm_nt_, 100}});
     BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
                  {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
                  "aten::native_layer_norm_backward");

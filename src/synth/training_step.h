@@ -26,6 +26,11 @@ class TrainingStep {
   void AllReduce(Timeline& t, const std::string& args, DurationNs kernel_ns);
 
   const Recipe& recipe_;
+  // The GEMM kernels of this recipe: full grids, or a quarter of the SMs (small_batch_gemms).
+  const KernelSpec* gemm_tn_;
+  const KernelSpec* gemm_nn_;
+  const KernelSpec* gemm_nt_;
+  DurationNs step_gemm_ns_ = 0;  // GEMM kernel time of the step being generated
   int main_tid_;
   int autograd_tid_;
   int world_size_;
