@@ -44,6 +44,7 @@ seed_dirs() {
     fuzz_nvidia_smi_xml) echo logs/nvidia-smi-q-xml ;;
     fuzz_nvidia_smi_table|fuzz_nvlink) echo logs/nvidia-smi ;;
     fuzz_infiniband) echo logs/infiniband ;;
+    fuzz_command_capture) echo logs/nvidia-smi-captures ;;
     *) ;;
   esac
 }

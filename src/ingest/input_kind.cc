@@ -149,9 +149,9 @@ std::string InputKindHelp(InputKind kind) {
                          JoinFormatNames(MetricLogFormat::kDmon, MetricLogFormat::kRecording,
                                          MetricLogFormatName));
     case InputKind::kSystemLog:
-      return fmt::format(
-          "node logs ({})",
-          JoinFormatNames(SystemFormat::kKernelLog, SystemFormat::kEnvironment, SystemFormatName));
+      return fmt::format("node logs ({})",
+                         JoinFormatNames(SystemFormat::kKernelLog, SystemFormat::kCommandCapture,
+                                         SystemFormatName));
     case InputKind::kRankSummary: return "rank summaries (gpuwhy analyze --summary)";
     case InputKind::kGpuwhyReport: return "gpuwhy JSON reports (analyze --format json)";
     case InputKind::kPythonPickle:
@@ -235,7 +235,9 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
   }
   out.system_format = SniffSystemFormat(head);
   out.metric_format = SniffMetricLog(head.substr(0, kMetricHeadBytes));
-  if (out.metric_format != MetricLogFormat::kNone) {
+  if (out.system_format == SystemFormat::kCommandCapture) {
+    out.kind = InputKind::kSystemLog;  // its dmon sections do not make it a metric log
+  } else if (out.metric_format != MetricLogFormat::kNone) {
     out.kind = InputKind::kMetricLog;
   } else if (out.system_format != SystemFormat::kUnknown) {
     out.kind = InputKind::kSystemLog;

@@ -51,7 +51,8 @@ Status ParseNvidiaSmiQuery(std::string_view text, std::string_view path, SystemF
     }
     while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
     if (sections.empty()) {
-      if (key == "Driver Version") driver = std::string(value);
+      // Driver 610 appends "[Deprecated; ... Use KMD Version instead]": the number is the word.
+      if (key == "Driver Version") driver = std::string(value.substr(0, value.find(' ')));
       if (key == "CUDA Version") cuda = std::string(value);
       continue;
     }

@@ -2,8 +2,12 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "base/file_input.h"
+#include "ingest/system/command_capture.h"
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
@@ -36,7 +40,7 @@ double ShareOfLines(std::string_view text, Test test) {
 }  // namespace
 
 std::string_view SystemFormatName(SystemFormat format) {
-  static constexpr std::array<std::string_view, 12> kNames = {"unknown",
+  static constexpr std::array<std::string_view, 13> kNames = {"unknown",
                                                               "kernel log",
                                                               "lspci -vvv",
                                                               "nvidia-smi topo -m",
@@ -47,13 +51,16 @@ std::string_view SystemFormatName(SystemFormat format) {
                                                               "nvidia-smi --query-gpu csv",
                                                               "nvidia-smi nvlink -s",
                                                               "ibstat",
-                                                              "environment"};
+                                                              "environment",
+                                                              "command capture"};
   return kNames[static_cast<size_t>(format)];
 }
 
 SystemFormat SniffSystemFormat(std::string_view text) {
   std::string_view head = text.substr(0, 64 * 1024);
   using system::Contains;
+  // First: a capture holds the other formats' outputs in its sections.
+  if (system::SplitCommandCapture(head).size() >= 2) return SystemFormat::kCommandCapture;
   if (Contains(head, "<nvidia_smi_log") || system::Trim(head).starts_with("<?xml")) {
     return SystemFormat::kNvidiaSmiXml;
   }
@@ -111,10 +118,43 @@ Status ParseSystemText(SystemFormat format, std::string_view text, std::string_v
     case SystemFormat::kNvLinkStatus: return ParseNvLinkStatus(text, path, facts);
     case SystemFormat::kInfiniband: return ParseInfiniband(text, path, facts);
     case SystemFormat::kEnvironment: return ParseEnvironment(text, path, facts);
+    case SystemFormat::kCommandCapture:
+      facts.inputs.pop_back();  // each section is recorded as its own input
+      return ParseCommandCapture(text, path, facts);
     case SystemFormat::kUnknown: break;
   }
   facts.inputs.pop_back();
   return NotFound("{}: not a recognised system log", path);
+}
+
+Status ParseCommandCapture(std::string_view text, std::string_view path, SystemFacts& facts) {
+  std::vector<system::CapturedSection> sections = system::SplitCommandCapture(text);
+  // The last section of each format wins: two snapshots of one GPU are one GPU.
+  std::map<SystemFormat, const system::CapturedSection*> latest;
+  for (const system::CapturedSection& s : sections) {
+    SystemFormat format = system::FormatOfCommand(s.command);
+    if (format != SystemFormat::kUnknown && format != SystemFormat::kCommandCapture)
+      latest[format] = &s;
+  }
+  if (latest.empty()) return NotFound("{}: a command capture with no section gpuwhy reads", path);
+  // nvidia-smi's forms describe the same GPUs: only the richest present is read (each would
+  // add its own record of every GPU).
+  constexpr std::array<SystemFormat, 4> kGpuStateByRichness = {
+      SystemFormat::kNvidiaSmiXml, SystemFormat::kNvidiaSmiQuery, SystemFormat::kNvidiaSmiCsv,
+      SystemFormat::kNvidiaSmiTable};
+  bool have_state = false;
+  for (SystemFormat format : kGpuStateByRichness) {
+    if (latest.count(format) == 0) continue;
+    if (have_state) latest.erase(format);
+    have_state = true;
+  }
+  Status first_error;
+  for (const auto& [format, s] : latest) {
+    std::string label = fmt::format("{} (`{}` from line {})", path, s->command, s->first_line);
+    Status status = ParseSystemText(format, s->text, label, facts);
+    if (!status.ok() && first_error.ok()) first_error = status;
+  }
+  return first_error;
 }
 
 Status ReadSystemFile(const std::string& path, SystemFacts& facts) {

@@ -48,6 +48,11 @@ const Target kTargets[] = {
     {SystemFormat::kNvidiaSmiTable, "nvidia-smi",
      "| NVIDIA-SMI 550.90.07   Driver Version: 550.90.07   CUDA Version: 12.4 |\n"
      "|   0  NVIDIA H100    On  |   00000000:19:00.0 Off |    0 |\n"},
+    {SystemFormat::kCommandCapture, "nvidia-smi-captures",
+     "########################################\n# $ nvidia-smi -q\n"
+     "########################################\nNVSMI LOG\nDriver Version : 1\n"
+     "########################################\n# $ nvidia-smi topo -m\n"
+     "########################################\n\tGPU0\nGPU0\t X \n"},
 };
 
 std::vector<std::string> Seeds(const Target& t) {

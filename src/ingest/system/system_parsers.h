@@ -64,11 +64,17 @@ enum class SystemFormat {
   kNvLinkStatus,
   kInfiniband,
   kEnvironment,
+  kCommandCapture,  // several commands' outputs, each under "# $ COMMAND" (command_capture.h)
 };
 std::string_view SystemFormatName(SystemFormat format);  // "kernel log", "lspci -vvv", …
 
 // Recognises a format from the first 64 KiB of a file's text (names do not matter).
 SystemFormat SniffSystemFormat(std::string_view text);
+
+// A command capture: each section parsed as what its command prints; a command repeated
+// (an idle and a loaded snapshot) is read from its last section, the latest state. Sections
+// gpuwhy does not read (help, version, dmon) are skipped.
+Status ParseCommandCapture(std::string_view text, std::string_view path, SystemFacts& facts);
 
 // Parses |text| as |format| and records the input in facts.inputs.
 Status ParseSystemText(SystemFormat format, std::string_view text, std::string_view path,

@@ -61,6 +61,36 @@ TEST(SystemRealDataTest, EveryFileParses) {
   EXPECT_GE(files, 80u);
 }
 
+// nvidia_gpu_exporter's captures: twenty commands per file, each under "# $ COMMAND". Each
+// is read as its command prints: one GPU (the file names its model and driver), not one per
+// section, and no help text taken for GPU records.
+TEST(SystemRealDataTest, NvidiaSmiCapturesAreReadSectionBySection) {
+  SKIP_WITHOUT_DATA();
+  size_t files = 0;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(LogsDir() + "/nvidia-smi-captures")) {
+    SCOPED_TRACE(entry.path().string());
+    StatusOr<std::string> text = ReadWholeFile(entry.path().string());
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(SniffSystemFormat(*text), SystemFormat::kCommandCapture);
+    SystemFacts facts = ReadOne("nvidia-smi-captures/" + entry.path().filename().string());
+    ASSERT_EQ(facts.gpus.size(), 1u);
+    // gpuexp_<os>__<model>__<driver>.txt
+    std::string stem = entry.path().stem().string();
+    std::string driver = stem.substr(stem.rfind("__") + 2);
+    std::string model = stem.substr(stem.find("__") + 2);
+    model = model.substr(0, model.find("__"));
+    if (model.ends_with("-mig")) model.resize(model.size() - 4);
+    std::string name;
+    for (char c : facts.gpus[0].name) name += c == ' ' ? '-' : static_cast<char>(std::tolower(c));
+    EXPECT_TRUE(name.starts_with(model)) << name << " vs " << model;
+    EXPECT_EQ(facts.gpus[0].driver_version, driver);
+    EXPECT_TRUE(facts.HasInput("nvidia-smi -q"));
+    ++files;
+  }
+  EXPECT_EQ(files, 10u);
+}
+
 // grep -o 'NVRM: Xid (PCI:[0-9a-f:]*): [0-9]*' FILE | sort | uniq -c
 std::map<int, int> XidCounts(const SystemFacts& facts, std::string_view pci) {
   std::map<int, int> counts;
