@@ -246,6 +246,8 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
   } else {
     out.kind = raw_gzip ? InputKind::kKinetoJson : InputKind::kUnknown;
   }
+  if (out.kind == InputKind::kSystemLog || out.kind == InputKind::kMetricLog)
+    out.memory_text = HoldsMemoryText(head);
   return out;
 }
 
@@ -280,6 +282,8 @@ InputClass ClassifyInput(const std::string& path) {
   InputClass input = ClassifyHead(head, gzip, complete);
   if (input.kind == InputKind::kUnknown && !complete && !gzip && TailHoldsMemoryText(path)) {
     input.kind = InputKind::kMemorySummary;
+  } else if (input.kind == InputKind::kSystemLog && !input.memory_text && !complete && !gzip) {
+    input.memory_text = TailHoldsMemoryText(path);
   }
   return input;
 }

@@ -51,7 +51,10 @@ struct InputClass {
   SummaryTool summary_tool = SummaryTool::kNsysKernelSummary;  // kProfileSummary
   uint64_t offset = 0;  // of the first meaningful byte (kEmpty, kUnknown), for messages
   bool gzip = false;    // the file is gzip-compressed
-  std::string error;    // kMissing / kUnreadable: "PATH: why"
+  // A node or metric log that also holds torch.cuda memory text: a training log with NCCL
+  // lines that ends in a CUDA out-of-memory message is read as both.
+  bool memory_text = false;
+  std::string error;  // kMissing / kUnreadable: "PATH: why"
 };
 
 // "an nvidia-smi dmon log", "a kernel log", "a Kineto trace": the kind with its format.

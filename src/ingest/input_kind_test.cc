@@ -94,6 +94,15 @@ TEST(InputKindTest, AnOomMessageMakesATrainingLogMemoryText) {
   EXPECT_EQ(ClassifyInput(path).kind, InputKind::kUnknown);
   { std::ofstream(path, std::ios::app) << oom; }
   EXPECT_EQ(ClassifyInput(path).kind, InputKind::kMemorySummary);
+  // An NCCL log stays one, and says it holds memory text too, in its head or its tail.
+  std::string nccl = "h:1:2 [0] NCCL INFO NCCL version 2.18.3\n";
+  EXPECT_EQ(KindOf(nccl + oom), InputKind::kSystemLog);
+  EXPECT_TRUE(ClassifyHead(nccl + oom, false, true).memory_text);
+  EXPECT_FALSE(ClassifyHead(nccl, false, true).memory_text);
+  { std::ofstream(path) << nccl << log << oom; }
+  InputClass tail = ClassifyInput(path);
+  EXPECT_EQ(tail.kind, InputKind::kSystemLog);
+  EXPECT_TRUE(tail.memory_text);
   fs::remove(path);
 }
 

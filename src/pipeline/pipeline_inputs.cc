@@ -87,10 +87,23 @@ InputClass Classify(const std::string& path) {
   return status.ok() ? input : Unreadable(status);
 }
 
+// A file's role, and a second one for the memory text in a node log (an OOM message at the end
+// of a training log that is an NCCL log too) where the command reads memory text.
+void PlanFileAndItsMemoryText(const std::string& path, const InputClass& input,
+                              const InputPolicy& policy, std::vector<PlannedInput>& out) {
+  out.push_back(PlanFile(path, input, policy));
+  const InputRole role = out.back().role;
+  if (!input.memory_text || !policy.traces || !policy.memory_snapshots) return;
+  if (role != InputRole::kNodeLog && role != InputRole::kMetricLog) return;
+  InputClass memory = input;
+  memory.kind = InputKind::kMemorySummary;
+  out.push_back({path, memory, InputRole::kMemorySnapshot, {}});
+}
+
 void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<PlannedInput>& out) {
   InputClass input = Classify(path);
   if (input.kind != InputKind::kDirectory) {
-    out.push_back(PlanFile(path, input, policy));
+    PlanFileAndItsMemoryText(path, input, policy, out);
     return;
   }
   if (!policy.traces) {
@@ -99,7 +112,8 @@ void PlanPath(const std::string& path, const InputPolicy& policy, std::vector<Pl
   }
   StatusOr<std::vector<std::string>> files = ExpandInputPaths({path});
   if (files.ok() && !files->empty()) {
-    for (const std::string& file : *files) out.push_back(PlanFile(file, Classify(file), policy));
+    for (const std::string& file : *files)
+      PlanFileAndItsMemoryText(file, Classify(file), policy, out);
     return;
   }
   // A folder without trace files that holds node logs is a support bundle.

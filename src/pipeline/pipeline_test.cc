@@ -37,6 +37,11 @@ class PipelineTest : public ::testing::Test {
     Write("summary.txt", "|  PyTorch CUDA memory summary, device ID 0  |\n");
     Write("empty.json", "");
     Write("prose.txt", "nothing a tool would read\n");
+    Write("nccl_oom.log",
+          "node1:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+          "node1:1:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+          "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+          "total capacity of 79.15 GiB of which 1.23 GiB is free.\n");
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -151,6 +156,24 @@ TEST_F(PipelineTest, ReportOrdersTracesThenMetricLogsAndMergesNodeLogs) {
     for (const Finding& f : rank.diagnosis.findings) xid = xid || f.id.starts_with("platform.xid");
     EXPECT_TRUE(xid) << rank.header.path;
   }
+}
+
+// A training log that is an NCCL log and ends in a CUDA OOM is read as both: the node facts
+// and the memory text (doctor, which reads no memory text, takes the node log only).
+TEST_F(PipelineTest, AnNcclLogEndingInAnOomIsReadAsBoth) {
+  std::vector<PlannedInput> plan = PlanInputs({Path("nccl_oom.log")}, {});
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].role, InputRole::kNodeLog);
+  EXPECT_EQ(plan[1].role, InputRole::kMemorySnapshot);
+  Report report = RunPipeline({Path("nccl_oom.log")}, {});
+  bool oom = false;
+  for (const RankReport& rank : report.ranks) {
+    for (const Finding& f : rank.diagnosis.findings) oom = oom || f.id == "memory.oom_retries";
+  }
+  EXPECT_TRUE(oom);
+  const InputPolicy doctor{
+      .traces = false, .rank_summaries = false, .metric_logs = true, .node_logs = true};
+  EXPECT_EQ(PlanInputs({Path("nccl_oom.log")}, doctor).size(), 1u);
 }
 
 // An Nsight Compute export alone has no trace to join: it gets a report saying so (never an
