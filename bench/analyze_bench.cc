@@ -76,6 +76,12 @@ void PrintSplit(const gpuwhy::Trace& trace, int runs, double total) {
       {"steps", [&](MetricSet& m) { ComputeStepBreakdown(input, m); }},
       {"idle_gaps", [&](MetricSet& m) { ComputeIdleGaps(input, m); }},
       {"kernels", [&](MetricSet& m) { ComputeKernelStats(input, m); }},
+      {"sm_efficiency",
+       [&](MetricSet& m) { ComputeSmEfficiency(input, ComputeUtilization(input, m), m); }},
+      {"flops",
+       [&](MetricSet& m) {
+         ComputeFlops(input, ComputeUtilization(input, m), KernelStatsResult{}, m);
+       }},
       {"launch", [&](MetricSet& m) { ComputeLaunchStats(input, m); }},
       {"sync_copies", [&](MetricSet& m) { ComputeSyncCopies(input, m); }},
       {"communication", [&](MetricSet& m) { ComputeCommunication(input, m); }},
