@@ -91,6 +91,25 @@ TEST(DiagnosePlatformTest, RiserDowngradedTo2_5GTs) {
   EXPECT_NE(f->quotes[1].text.find("2.5GT/s (downgraded)"), std::string::npos);
 }
 
+// max_ratio says how far below capability a link must run: the riser at 2.5 of 16 GT/s keeps
+// a sixth of its bandwidth, so a bar of 0.1 lets it pass and one of 0.2 does not.
+TEST(DiagnosePlatformTest, PcieMaxRatioSetsHowFarBelowCapabilityFires) {
+  SKIP_WITHOUT_DATA();
+  SystemFacts facts;
+  ASSERT_TRUE(
+      ReadSystemFile(Logs() + "lspci/janhq_jan_issue183_rtx4090_riser_lnk_downgraded_excerpt.txt",
+                     facts)
+          .ok());
+  for (const auto& [bar, fires] : {std::pair{"0.1", false}, std::pair{"0.2", true}}) {
+    DiagnoseOptions options;
+    ASSERT_TRUE(
+        options.catalog.ApplyOverride(std::string("platform.pcie_downgraded.max_ratio=") + bar)
+            .ok());
+    Diagnosis d = DiagnoseSystemFacts(facts, options);
+    EXPECT_EQ(d.Find("platform.pcie_downgraded") != nullptr, fires) << bar;
+  }
+}
+
 TEST(DiagnosePlatformTest, H100LinksAtFullSpeed) {
   SKIP_WITHOUT_DATA();
   Diagnosis d = FromFiles({"lspci/gpud_lspci-vvv.txt"});

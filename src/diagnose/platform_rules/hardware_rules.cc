@@ -24,8 +24,9 @@ constexpr const char* kDriver = "platform.driver_mismatch";
 constexpr ParamRef kXidMinCount{kXid, "min_count"};
 constexpr ParamRef kClocksTempMarginC{kClocks, "temp_margin_c"};
 constexpr ParamRef kClocksPowerPct{kClocks, "power_pct"};
-constexpr std::array<const ParamRef*, 3> kParams = {&kXidMinCount, &kClocksTempMarginC,
-                                                    &kClocksPowerPct};
+constexpr ParamRef kPcieMaxRatio{kPcie, "max_ratio"};
+constexpr std::array<const ParamRef*, 4> kParams = {&kXidMinCount, &kClocksTempMarginC,
+                                                    &kClocksPowerPct, &kPcieMaxRatio};
 
 std::string GpuLabel(const GpuState& g) {
   std::string label = g.pci_bus_id.empty() ? g.name : g.pci_bus_id;
@@ -139,6 +140,17 @@ bool DataPlaneNic(const PcieLink& l) {
   return l.max_width.value_or(0) >= 8;
 }
 
+// Current over capable bandwidth of a link (speed x width), from what is known of each; 1 when
+// neither the speed nor the width pair is known (a marked downgrade alone keeps it).
+double LinkRatio(const PcieLink& l) {
+  double ratio = 1;
+  if (l.speed_gts && l.max_speed_gts && *l.max_speed_gts > 0)
+    ratio *= *l.speed_gts / *l.max_speed_gts;
+  if (l.width && l.max_width && *l.max_width > 0)
+    ratio *= static_cast<double>(*l.width) / *l.max_width;
+  return ratio;
+}
+
 void PcieRule(PlatformContext& ctx) {
   std::vector<PcieLink> links;
   size_t other_down = 0, idle_down = 0;
@@ -194,6 +206,16 @@ void PcieRule(PlatformContext& ctx) {
     ctx.Outcome(kPcie, AssessStatus::kNotAssessed, false, "no lspci -vvv, sysfs or nvidia-smi -q");
     return;
   }
+  if (links.empty()) {
+    ctx.Outcome(kPcie, AssessStatus::kAssessed, false, note);
+    return;
+  }
+  // --set platform.pcie_downgraded.max_ratio=0.5: only links at under half their bandwidth.
+  const double max_ratio = ctx.catalog.Get(kPcieMaxRatio).value;
+  std::erase_if(links, [&](const PcieLink& l) {
+    double ratio = LinkRatio(l);
+    return ratio < 1 && ratio >= max_ratio;
+  });
   if (links.empty()) {
     ctx.Outcome(kPcie, AssessStatus::kAssessed, false, note);
     return;
