@@ -96,8 +96,8 @@ std::optional<Precision> FirstTensorPrecision(std::string_view types_json) {
 
 std::optional<double> FlopsFromShapes(std::string_view op_name, const Dims& dims) {
   if (op_name == "aten::mm" || op_name == "aten::bmm") return Gemm(dims, 0, 1);
-  if (op_name == "aten::addmm" || op_name == "aten::baddbmm") return Gemm(dims, 1, 2);
-  if (op_name == "aten::addbmm") return Gemm(dims, 1, 2);
+  if (op_name == "aten::addmm" || op_name == "aten::baddbmm" || op_name == "aten::addbmm")
+    return Gemm(dims, 1, 2);
   if (op_name.ends_with("_backward")) {
     // Inputs start with grad_out, then q, k, v; backward recomputes P and runs four more
     // GEMMs: 2.5x the forward (FlashAttention's accounting).

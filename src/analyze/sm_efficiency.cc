@@ -112,7 +112,8 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
     GridFillTotals& t = totals[ops.device[i]];
     t.kernel_ns += ns;
     // The plugin keeps occupancy >= 0 and blocks per SM > 0; others are absent or invalid.
-    if (!std::isnan(launch.occupancy_pct) && launch.occupancy_pct >= 0) {
+    const bool has_occupancy = !std::isnan(launch.occupancy_pct) && launch.occupancy_pct >= 0;
+    if (has_occupancy) {
       t.occupancy_pct_ns += launch.occupancy_pct * static_cast<double>(ns);
       t.with_occupancy_ns += ns;
     }
@@ -135,7 +136,7 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
     ++acc.count;
     acc.total_ns += ns;
     acc.fill_ns += bps * static_cast<double>(ns);
-    if (!std::isnan(launch.occupancy_pct) && launch.occupancy_pct >= 0) {
+    if (has_occupancy) {
       acc.occupancy_pct_ns += launch.occupancy_pct * static_cast<double>(ns);
       acc.occupancy_ns += ns;
     }
