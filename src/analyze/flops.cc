@@ -92,6 +92,17 @@ std::optional<Precision> FirstTensorPrecision(std::string_view types_json) {
   return std::nullopt;
 }
 
+// GPU time of the kernels one runtime call launched (a graph launch may run many).
+DurationNs LaunchedKernelTime(const Trace& trace, int64_t correlation) {
+  if (correlation == kNoValue) return 0;
+  DurationNs ns = 0;
+  for (const CorrelatedGpuOp& c : trace.FindGpuOps(correlation)) {
+    if (trace.gpu_ops.kind[c.op.value] != GpuOpKind::kKernel) continue;
+    ns += trace.gpu_ops.end[c.op.value] - trace.gpu_ops.start[c.op.value];
+  }
+  return ns;
+}
+
 }  // namespace
 
 std::optional<double> FlopsFromShapes(std::string_view op_name, const Dims& dims) {
@@ -121,10 +132,18 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
   std::vector<char> covered(ops.size(), 0);
   std::map<std::string, OpFlops> by_name;
   std::map<Precision, double> by_precision;
+  // counted_root[i]: the counted op slice i is (or is nested in), or -1; its kernels are those
+  // launched by the runtime calls nested in it (by correlation).
+  std::vector<int64_t> counted_root(ops.size(), -1);
+  std::vector<char> root_in_window(ops.size(), 0);
   for (size_t i = 0; i < ops.size(); ++i) {
     CpuSliceId parent = i < ops.parent.size() ? ops.parent[i] : CpuSliceId();
     if (parent.valid() && parent.value < i && covered[parent.value]) {
       covered[i] = 1;
+      counted_root[i] = counted_root[parent.value];
+      if (counted_root[i] >= 0 && root_in_window[counted_root[i]] &&
+          ops.kind[i] == CpuSliceKind::kRuntime)
+        result.matmul_kernel_ns += LaunchedKernelTime(trace, ops.correlation[i]);
       continue;
     }
     if (ops.kind[i] != CpuSliceKind::kOp) continue;
@@ -144,7 +163,9 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
       continue;
     }
     covered[i] = 1;
+    counted_root[i] = static_cast<int64_t>(i);
     if (ops.start[i] < window.start || ops.start[i] >= window.end) continue;
+    root_in_window[i] = 1;
     ++result.ops;
     result.total_flops += *flops;
     if (recorded) result.recorded_flops += *flops;
@@ -195,6 +216,18 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     if (*result.precision == Precision::kFp32 && kernels.tensor_core_ns > 0)
       result.precision = Precision::kTf32;
   }
+  if (result.matmul_kernel_ns > 0) {
+    result.matmul_kernel_flops_per_s =
+        result.total_flops / (static_cast<double>(result.matmul_kernel_ns) / 1e9);
+    metrics.Add(metric::kFlopsMatmulKernelTflops, MetricScope::Rank(),
+                result.matmul_kernel_flops_per_s / 1e12);
+    if (kernels.kernel_time_ns > 0) {
+      result.matmul_kernel_time_pct = 100.0 * static_cast<double>(result.matmul_kernel_ns) /
+                                      static_cast<double>(kernels.kernel_time_ns);
+      metrics.Add(metric::kFlopsMatmulKernelTimePct, MetricScope::Rank(),
+                  result.matmul_kernel_time_pct);
+    }
+  }
   const DevicePeak* peak = nullptr;
   for (const DeviceTable::Row& d : trace.devices.rows) {
     result.device_name = std::string(trace.Str(d.name));
@@ -210,6 +243,10 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     result.peak_flops_per_s = *p;
     result.mfu_pct = 100.0 * result.achieved_flops_per_s / *p;
     metrics.Add(metric::kFlopsMfuPct, MetricScope::Rank(), *result.mfu_pct);
+    if (result.matmul_kernel_flops_per_s > 0) {
+      result.matmul_mfu_pct = 100.0 * result.matmul_kernel_flops_per_s / *p;
+      metrics.Add(metric::kFlopsMatmulMfuPct, MetricScope::Rank(), *result.matmul_mfu_pct);
+    }
   } else {
     result.not_applicable.push_back("MFU: no " + std::string(PrecisionName(*result.precision)) +
                                     " peak for " + std::string(peak->name));

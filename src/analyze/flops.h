@@ -36,7 +36,13 @@ struct FlopsResult {
   std::string device_name;
   std::optional<double> peak_flops_per_s;  // per device, dense, for precision
   std::optional<double> mfu_pct;
-  std::vector<OpFlops> by_op;  // by FLOPs, descending
+  // While the matrix-multiply kernels run: the counted FLOPs over GEMM + attention kernel time
+  // (+ convolution kernel time when convolution FLOPs were counted), per device-second.
+  DurationNs matmul_kernel_ns = 0;
+  double matmul_kernel_time_pct = 0;  // of all kernel time
+  double matmul_kernel_flops_per_s = 0;
+  std::optional<double> matmul_mfu_pct;  // matmul_kernel_flops_per_s / peak
+  std::vector<OpFlops> by_op;            // by FLOPs, descending
   std::vector<std::string> not_applicable;
 };
 
@@ -64,9 +70,20 @@ inline constexpr MetricDecl kFlopsMfuPct{
 inline constexpr MetricDecl kFlopsRecordedPct{
     "flops.recorded_pct", unit::kPercent, kRank,
     "share of the counted FLOPs read from with_flops records (the rest from shapes)"};
-inline constexpr const MetricDecl* kFlopsMetrics[] = {&kFlopsTotalTflop, &kFlopsPerStepTflop,
-                                                      &kFlopsAchievedTflops, &kFlopsMfuPct,
-                                                      &kFlopsRecordedPct};
+inline constexpr MetricDecl kFlopsMatmulKernelTflops{
+    "flops.matmul_kernel_tflops", unit::kTflops, kRank,
+    "flops.total_tflop / seconds of the kernels the counted ops launched (by correlation): "
+    "the rate while they run"};
+inline constexpr MetricDecl kFlopsMatmulMfuPct{
+    "flops.matmul_mfu_pct", unit::kPercent, kRank,
+    "flops.matmul_kernel_tflops / the device's dense peak for the ops' precision"};
+inline constexpr MetricDecl kFlopsMatmulKernelTimePct{
+    "flops.matmul_kernel_time_pct", unit::kPercent, kRank,
+    "the kernel time flops.matmul_kernel_tflops divides by / all kernel time"};
+inline constexpr const MetricDecl* kFlopsMetrics[] = {
+    &kFlopsTotalTflop,   &kFlopsPerStepTflop,       &kFlopsAchievedTflops,
+    &kFlopsMfuPct,       &kFlopsRecordedPct,        &kFlopsMatmulKernelTflops,
+    &kFlopsMatmulMfuPct, &kFlopsMatmulKernelTimePct};
 }  // namespace metric
 
 }  // namespace gpuwhy

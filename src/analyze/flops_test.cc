@@ -43,6 +43,24 @@ class ComputeFlopsTest : public ::testing::Test {
     row.flops = flops;
     trace_.cpu_slices.Append(row);
   }
+  // A runtime call (nested in the op before it) that launched one kernel.
+  void Launch(TimeNs start, TimeNs end, int64_t correlation, TimeNs kernel_start,
+              TimeNs kernel_end) {
+    CpuSliceTable::Row row;
+    row.thread = trace_.GetOrCreateThread(1, 1);
+    row.start = start;
+    row.end = end;
+    row.name = trace_.strings.Intern("cudaLaunchKernel");
+    row.kind = CpuSliceKind::kRuntime;
+    row.correlation = correlation;
+    trace_.cpu_slices.Append(row);
+    GpuOpTable::Row k;
+    k.start = kernel_start;
+    k.end = kernel_end;
+    k.name = trace_.strings.Intern("gemm");
+    k.correlation = correlation;
+    trace_.gpu_ops.Append(k);
+  }
   FlopsResult Run() {
     trace_.devices.rows.push_back({0, trace_.strings.Intern("NVIDIA H100 80GB HBM3")});
     GpuOpTable::Row k;
@@ -94,6 +112,27 @@ TEST_F(ComputeFlopsTest, WithoutShapesItSaysHowToRecordThem) {
   EXPECT_FALSE(r.valid);
   ASSERT_EQ(r.not_applicable.size(), 1u);
   EXPECT_NE(r.not_applicable[0].find("record_shapes=True"), std::string::npos);
+}
+
+// The rate while the matrix-multiply kernels run: counted FLOPs over the time of the kernels the
+// counted ops launched (runtime calls nested in them, joined by correlation); a kernel another
+// op launched is not theirs.
+TEST_F(ComputeFlopsTest, MatmulKernelRateDividesByTheKernelsTheCountedOpsLaunched) {
+  Op("aten::linear", 100, 300, "[[4096, 4096], [4096, 4096]]");
+  Op("aten::mm", 110, 290, "[[4096, 4096], [4096, 4096]]");
+  Launch(120, 130, 7, 1'000, 3'001'000);  // 3 ms of GEMM
+  Op("aten::add", 400, 500, "[[4096], [4096]]");
+  Launch(410, 420, 8, 4'000'000, 6'000'000);  // 2 ms elementwise, not the GEMM's
+  kernels_.kernel_time_ns = 5'000'000;
+  FlopsResult r = Run();
+  ASSERT_TRUE(r.valid);
+  const double mm = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_EQ(r.matmul_kernel_ns, 3'000'000);
+  EXPECT_DOUBLE_EQ(r.matmul_kernel_time_pct, 60.0);
+  EXPECT_DOUBLE_EQ(r.matmul_kernel_flops_per_s, mm / 3e-3);
+  ASSERT_TRUE(r.matmul_mfu_pct.has_value());
+  EXPECT_NEAR(*r.matmul_mfu_pct, 100.0 * mm / 3e-3 / *r.peak_flops_per_s, 1e-9);
+  ASSERT_NE(metrics_.Find("flops.matmul_mfu_pct"), nullptr);
 }
 
 }  // namespace flops_test

@@ -159,5 +159,64 @@ TEST(DiagnoseTest, SeverityBands) {
   EXPECT_EQ(SeverityForShare(40, bands), Severity::kCritical);
 }
 
+// Four 10 ms steps, each one aten::mm of |dims| (bf16) whose tensor-core GEMM runs |kernel_us|
+// on an H100: the FLOP rate while the GEMM runs is FLOPs / kernel time.
+const Trace& MatmulSteps(TinyTrace& t, const char* dims, TimeNs kernel_us) {
+  t.trace().devices.rows.push_back({0, t.trace().strings.Intern("NVIDIA H100 80GB HBM3")});
+  for (int s = 0; s < 4; ++s) {
+    TimeNs base = s * 10000;
+    t.Step(s + 1, base, base + 10000);
+    CpuSliceTable::Row row;
+    row.thread = t.main();
+    row.name = t.trace().strings.Intern("aten::mm");
+    row.kind = CpuSliceKind::kOp;
+    row.start = (base + 100) * kNsPerUs;
+    row.end = (base + 150) * kNsPerUs;
+    row.input_dims = t.trace().strings.Intern(dims);
+    row.input_types = t.trace().strings.Intern("[\"c10::BFloat16\", \"c10::BFloat16\"]");
+    t.trace().cpu_slices.Append(row);
+    t.Launch(t.main(), "cudaLaunchKernel", base + 110, base + 140, GpuOpKind::kKernel, kBf16Gemm,
+             base + 200, base + 200 + kernel_us);
+  }
+  return t.Finish();
+}
+
+// 2·1024³ FLOPs in 6.5 ms is 0.33 TFLOP/s, 0.03% of the H100's bf16 dense peak: the GEMM
+// itself is the problem, and fixing it to the 50% target gives back nearly all of its time.
+TEST(DiagnoseTest, AGemmFarBelowThePeakWhileItRunsIsLowMatmulMfu) {
+  TinyTrace t(kNsPerUs);
+  const Trace& trace = MatmulSteps(t, "[[1024, 1024], [1024, 1024]]", 6500);
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  ASSERT_TRUE(analysis.flops.matmul_mfu_pct.has_value());
+  const double mfu = *analysis.flops.matmul_mfu_pct;
+  EXPECT_NEAR(analysis.flops.matmul_kernel_flops_per_s, 2.0 * 1024 * 1024 * 1024 / 6.5e-3, 1e3);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  const Finding* f = d.Find("compute.low_matmul_mfu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->bottleneck_class, BottleneckClass::kCompute);
+  EXPECT_NEAR(NsToMs(f->recoverable_ns_per_step), 6.5 * (1 - mfu / 50), 0.001);
+  EXPECT_EQ(f->idle_recoverable_ns_per_step, 0);
+  EXPECT_NE(f->title.find("0% of the dense peak"), std::string::npos) << f->title;
+  bool fired = false;
+  for (const FindingEvidence& e : f->evidence) {
+    if (e.metric.id == "flops.matmul_mfu_pct") fired = e.metric.value < e.threshold;
+  }
+  EXPECT_TRUE(fired);
+  ASSERT_FALSE(f->top_events.empty());
+  EXPECT_EQ(f->top_events.front(), "aten::mm");
+  ExpectNoIdleDoubleCount(d, "low matmul MFU");
+}
+
+// 2·8192³ FLOPs in 1.85 ms is about 594 TFLOP/s, 60% of the peak: healthy GEMMs, no finding.
+TEST(DiagnoseTest, AGemmNearThePeakHasNoLowMfuFinding) {
+  TinyTrace t(kNsPerUs);
+  const Trace& trace = MatmulSteps(t, "[[8192, 8192], [8192, 8192]]", 1850);
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  ASSERT_TRUE(analysis.flops.matmul_mfu_pct.has_value());
+  EXPECT_GT(*analysis.flops.matmul_mfu_pct, 50);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  EXPECT_EQ(d.Find("compute.low_matmul_mfu"), nullptr);
+}
+
 }  // namespace diagnose_test
 }  // namespace gpuwhy

@@ -51,6 +51,10 @@ const Entry kEntries[] = {
     {{"h100", {"pcie"}}, {"H100 PCIe", 26 * kT, 51 * kT, 378 * kT, 756 * kT, 756 * kT,
                           1513 * kT, 2 * kTB,
                           "NVIDIA H100 Tensor Core GPU datasheet (2023), PCIe, sparse halved"}},
+    {{"h100", {"nvl"}}, {"H100 NVL", 30 * kT, 60 * kT, 417.5 * kT, 835.5 * kT, 835.5 * kT,
+                         1670.5 * kT, 3.9 * kTB,
+                         "NVIDIA H100 Tensor Core GPU datasheet (2024), H100 NVL (94 GB, one "
+                         "GPU), sparse halved"}},
     {{"h100", {}, {"nvl"}}, {"H100 SXM5", 34 * kT, 67 * kT, 494.5 * kT, 989.5 * kT, 989.5 * kT,
                              1979 * kT, 3.35 * kTB,
                              "NVIDIA H100 Tensor Core GPU datasheet (2023), SXM, sparse halved"}},

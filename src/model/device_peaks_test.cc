@@ -25,7 +25,7 @@ TEST(DevicePeaksTest, NamesAsProfilersAndNvidiaSmiPrintThem) {
   EXPECT_EQ(Found("NVIDIA L40"), "unknown");
   EXPECT_EQ(Found("NVIDIA H100 80GB HBM3"), "H100 SXM5");
   EXPECT_EQ(Found("NVIDIA H100 PCIe"), "H100 PCIe");
-  EXPECT_EQ(Found("NVIDIA H100 NVL"), "unknown");
+  EXPECT_EQ(Found("NVIDIA H100 NVL"), "H100 NVL");
   EXPECT_EQ(Found("NVIDIA H200"), "H200 SXM");
   EXPECT_EQ(Found("NVIDIA GH200 480GB"), "GH200 (96GB HBM3)");
   EXPECT_EQ(Found("NVIDIA B200"), "B200");

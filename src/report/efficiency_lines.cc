@@ -29,10 +29,17 @@ std::string FlopsSentence(const FlopsResult& r) {
                                             Pct(*r.mfu_pct), r.device_name,
                                             PrecisionName(*r.precision), *r.peak_flops_per_s / 1e12)
                               : "";
+  std::string matmul;
+  if (r.matmul_kernel_flops_per_s > 0) {
+    matmul =
+        fmt::format("; {:.3g} TFLOP/s while the GEMM/attention kernels run ({} of kernel time)",
+                    r.matmul_kernel_flops_per_s / 1e12, Pct(r.matmul_kernel_time_pct));
+    if (r.matmul_mfu_pct) matmul += fmt::format(", {} of the peak", Pct(*r.matmul_mfu_pct));
+  }
   return fmt::format(
       "model FLOPs (matrix-multiply ops, {} from with_flops, the rest from shapes): {:.3g} TFLOP "
-      "per step{}{}",
-      Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate, mfu);
+      "per step{}{}{}",
+      Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate, mfu, matmul);
 }
 
 }  // namespace gpuwhy::report

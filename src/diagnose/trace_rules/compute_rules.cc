@@ -1,6 +1,7 @@
 // Compute rules: busy-time estimates, separate from the idle attribution. Each estimates
 // the kernel time a fix would save, over disjoint kernel sets (fp32 GEMM/conv; elementwise,
 // normalization and reduction without softmax; softmax), so they add up.
+#include <algorithm>
 #include <array>
 
 #include "diagnose/capture.h"
@@ -13,14 +14,24 @@ namespace {
 constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kElementwise = "compute.memory_bound_elementwise";
 constexpr const char* kAttention = "compute.unfused_attention";
+constexpr const char* kLowMfu = "compute.low_matmul_mfu";
 
 constexpr ParamRef kElementwiseMinSharePct{kElementwise, "min_share_pct"};
 constexpr ParamRef kElementwiseFusionSpeedup{kElementwise, "fusion_speedup"};
 constexpr ParamRef kAttentionMinSharePct{kAttention, "min_share_pct"};
 constexpr ParamRef kAttentionExpectedSpeedup{kAttention, "expected_speedup"};
-constexpr std::array<const ParamRef*, 6> kParams = {
-    &kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup, &kElementwiseMinSharePct,
-    &kElementwiseFusionSpeedup, &kAttentionMinSharePct,         &kAttentionExpectedSpeedup};
+constexpr ParamRef kLowMfuMaxPct{kLowMfu, "max_mfu_pct"};
+constexpr ParamRef kLowMfuTargetPct{kLowMfu, "target_mfu_pct"};
+constexpr ParamRef kLowMfuMinSharePct{kLowMfu, "min_share_pct"};
+constexpr std::array<const ParamRef*, 9> kParams = {&kNoTensorCoresMinSharePct,
+                                                    &kNoTensorCoresExpectedSpeedup,
+                                                    &kElementwiseMinSharePct,
+                                                    &kElementwiseFusionSpeedup,
+                                                    &kAttentionMinSharePct,
+                                                    &kAttentionExpectedSpeedup,
+                                                    &kLowMfuMaxPct,
+                                                    &kLowMfuTargetPct,
+                                                    &kLowMfuMinSharePct};
 
 double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 / speedup) : 0; }
 
@@ -124,11 +135,66 @@ void UnfusedAttention(RuleContext& ctx) {
   ctx.Emit(std::move(f), {{"share", share}});
 }
 
+// The matrix-multiply kernels themselves run far below the peak while they run: small or
+// unaligned shapes, a slow tiling. Weighed on the tensor-core time that neither
+// compute.no_tensor_cores (fp32 SIMT GEMMs) nor memory.small_batch_gemms (grids smaller than the
+// device) weighs, so the estimates add up.
+void LowMatmulMfu(RuleContext& ctx) {
+  const FlopsResult& flops = ctx.analysis.flops;
+  if (!flops.matmul_mfu_pct) {
+    std::string why =
+        "needs FLOPs (with_flops=True or record_shapes=True), a known device peak "
+        "and GEMM or attention kernels";
+    for (const std::string& na : flops.not_applicable) {
+      if (na.rfind("FLOPs", 0) == 0 || na.rfind("MFU", 0) == 0) why = na;
+    }
+    ctx.Outcome(kLowMfu, AssessStatus::kNotAssessed, false, why);
+    return;
+  }
+  if (flops.precision == Precision::kFp32 || flops.precision == Precision::kFp64) {
+    ctx.Outcome(kLowMfu, AssessStatus::kNotAssessed, false,
+                "the GEMMs run fp32/fp64 without tensor cores: compute.no_tensor_cores weighs "
+                "them");
+    return;
+  }
+  const RuleSpec& spec = ctx.catalog.Spec(kLowMfu);
+  const RuleParam& max_mfu = ctx.catalog.Get(kLowMfuMaxPct);
+  const RuleParam& target = ctx.catalog.Get(kLowMfuTargetPct);
+  const RuleParam& min_share = ctx.catalog.Get(kLowMfuMinSharePct);
+  const double mfu = *flops.matmul_mfu_pct;
+  if (mfu >= max_mfu.value || flops.matmul_kernel_time_pct < min_share.value ||
+      target.value <= mfu) {
+    ctx.Outcome(kLowMfu, AssessStatus::kAssessed, false);
+    return;
+  }
+  // Small-grid GEMMs are memory.small_batch_gemms' time, fp32 ones compute.no_tensor_cores'.
+  const BusyStats& b = ctx.busy;
+  const double tensor_core_ns =
+      static_cast<double>(
+          std::max<DurationNs>(0, b.gemm_conv_ns - b.fp32_gemm_conv_ns - b.underfilled_gemm_ns)) +
+      static_cast<double>(b.attention_ns);
+  Finding f = ctx.Start(spec);
+  f.recoverable_ns_per_step =
+      static_cast<DurationNs>(ctx.PerStep(tensor_core_ns * (1.0 - mfu / target.value)));
+  // Shapes-derived attention FLOPs assume no causal mask, and the device is matched by name.
+  f.confidence = Confidence::kLow;
+  ctx.AddMetricEvidence(f, "flops.matmul_mfu_pct", "<", max_mfu.value, &max_mfu);
+  ctx.AddMetricEvidence(f, "flops.matmul_kernel_time_pct", ">=", min_share.value, &min_share);
+  ctx.AddMetricEvidence(f, "flops.matmul_kernel_tflops", ">=", 0, nullptr);
+  ctx.AddMetricEvidence(f, "flops.mfu_pct", ">=", 0, nullptr);
+  ctx.AddMetricEvidence(f, "kernels.small_grid_time_pct", ">=", 0, nullptr);
+  for (const OpFlops& op : flops.by_op) {
+    if (f.top_events.size() >= 3) break;
+    f.top_events.push_back(op.name);
+  }
+  ctx.Emit(std::move(f), {{"mfu", mfu}, {"share", flops.matmul_kernel_time_pct}});
+}
+
 }  // namespace
 
 void EvaluateComputeRules(RuleContext& ctx) {
   if (ctx.busy.kernel_ns == 0) {
-    for (const char* id : {kNoTensorCores, kElementwise, kAttention}) {
+    for (const char* id : {kNoTensorCores, kElementwise, kAttention, kLowMfu}) {
       ctx.Outcome(id, AssessStatus::kNotAssessed, false, "no kernels inside analysed steps");
     }
     return;
@@ -136,6 +202,7 @@ void EvaluateComputeRules(RuleContext& ctx) {
   NoTensorCores(ctx);
   Elementwise(ctx);
   UnfusedAttention(ctx);
+  LowMatmulMfu(ctx);
 }
 
 std::span<const ParamRef* const> ComputeRuleParams() { return kParams; }
@@ -212,6 +279,41 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .verify = "softmax kernels disappear from the top kernels; kernels.class.attention_pct > 0",
       .needs = "kernel names (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
+      .checklist = {{Checklist::kTrace, "kernel efficiency"}},
+  });
+  rules.push_back(RuleSpec{
+      .id = kLowMfu,
+      .bottleneck_class = BottleneckClass::kCompute,
+      .section = ChecklistSection::kKernelsAndSync,
+      .default_severity = Severity::kLow,
+      .severity_logic = "recoverable share of step",
+      .title_template = "GEMM and attention kernels reach {mfu:.0f}% of the dense peak while they "
+                        "run ({share:.0f}% of kernel time)",
+      .recoverable_logic =
+          "kernel-time estimate: (tensor-core GEMM/conv time not in small grids + attention "
+          "time) x (1 - flops.matmul_mfu_pct / target_mfu_pct)",
+      .params = {{"max_mfu_pct", 30, "%", "gpuwhy",
+                  "FLOP rate while GEMM/attention kernels run, as a share of the dense peak, "
+                  "below this fires"},
+                 {"target_mfu_pct", 50, "%",
+                  "gpuwhy assumption: large aligned bf16/fp16 GEMMs reach 60-80% of the dense "
+                  "peak on A100/H100 (cuBLAS), FlashAttention-2 50-70% on A100",
+                  "rate assumed reachable for the recoverable estimate"},
+                 {"min_share_pct", 20, "%", "gpuwhy",
+                  "GEMM + attention share of kernel time at least this"}},
+      .fixes = {{"Give the GEMMs larger, aligned shapes",
+                 "raise the (micro-)batch while memory allows; pad hidden, head and vocabulary "
+                 "sizes to multiples of 64 (8 at least for fp16/bf16, 16 for fp8); pack "
+                 "sequences instead of padding them"},
+                {"Let the compiler tune the GEMM tilings",
+                 "model = torch.compile(model, mode=\"max-autotune\")"},
+                {"Use fused attention",
+                 "torch.nn.functional.scaled_dot_product_attention(q, k, "
+                 "v, is_causal=True)"}},
+      .verify = "flops.matmul_mfu_pct rises; flops.mfu_pct rises",
+      .needs = "FLOPs (profile(with_flops=True) or record_shapes=True) and a device in "
+               "deviceProperties whose peak gpuwhy knows",
+      .capture_command = kCaptureFlops,
       .checklist = {{Checklist::kTrace, "kernel efficiency"}},
   });
   return rules;
