@@ -14,6 +14,23 @@ namespace {
 
 size_t Index(IdleCause c) { return static_cast<size_t>(c); }
 
+// An op launched into an empty queue starts some microseconds after its launch call returns
+// (and Kineto aligns GPU to CPU clocks to within a few): idle time that short after a launch
+// is the launch's own cost, not a wait on something else.
+constexpr DurationNs kQueuedLaunchLatencyNs = 50 * kNsPerUs;
+// Back-to-back queued kernels start 1-5 µs apart (the GPU front end's own gap): that is the
+// cost of many kernels, which fusing cuts, not a wait. HTA counts gaps under 30 µs between
+// kernels as kernel_wait for the same reason; shorter queued pieces fall to the host causes.
+constexpr DurationNs kMinQueuedWaitNs = 30 * kNsPerUs;
+
+IntervalSet DropShort(const IntervalSet& set, DurationNs min_length) {
+  std::vector<Interval> kept;
+  for (const Interval& iv : set.intervals()) {
+    if (iv.length() >= min_length) kept.push_back(iv);
+  }
+  return IntervalSet::FromUnsorted(std::move(kept));
+}
+
 // Gaps that contain a step boundary (host or device side) strictly inside them.
 IntervalSet BoundaryGaps(const IntervalSet& gaps, const StepExtents& extents) {
   std::vector<TimeNs> points;
@@ -43,6 +60,39 @@ IntervalSet DeviceWaits(const Trace& trace, int32_t device) {
   return IntervalSet::FromUnsorted(std::move(waits));
 }
 
+// Per GPU op of this device, from its launch call's end (plus the launch latency a queue
+// that was empty pays) to the op's start: the op was issued and waiting, so the host was
+// not what the device waited for.
+IntervalSet QueuedWork(const Trace& trace, int32_t device) {
+  const GpuOpTable& ops = trace.gpu_ops;
+  std::vector<Interval> queued;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.device[i] != device || ops.correlation[i] == kNoValue) continue;
+    CpuSliceId launch = trace.FindLaunch(ops.correlation[i]);
+    if (!launch.valid()) continue;
+    TimeNs from = trace.cpu_slices.end[launch.value] + kQueuedLaunchLatencyNs;
+    if (from < ops.start[i]) queued.push_back({from, ops.start[i]});
+  }
+  return IntervalSet::FromUnsorted(std::move(queued));
+}
+
+int64_t CountStreamWaitCalls(const Trace& trace) {
+  const CpuSliceTable& slices = trace.cpu_slices;
+  // Runtime names repeat millions of times: test each distinct one once (-1 untested).
+  std::vector<int8_t> is_wait(trace.strings.size(), -1);
+  int64_t n = 0;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (slices.kind[i] != CpuSliceKind::kRuntime && slices.kind[i] != CpuSliceKind::kDriver)
+      continue;
+    StringId name = slices.name[i];
+    if (!name.valid() || name.value >= is_wait.size()) continue;
+    int8_t& known = is_wait[name.value];
+    if (known < 0) known = trace.Str(name).find("StreamWaitEvent") != std::string_view::npos;
+    n += known;
+  }
+  return n;
+}
+
 std::string TopName(const Trace& trace, const IdleHostSets& sets, const IntervalSet& where) {
   std::unordered_map<uint32_t, DurationNs> by_name;
   AccumulateHostNames(trace, sets.segments, where, by_name);
@@ -66,15 +116,24 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
   w.summary.device = timeline.device;
   w.summary.window = extents.Window();
   IntervalSet gaps = timeline.all_ops.Complement(w.summary.window);
-  const std::array<IntervalSet, kIdleCauseCount - 1> claims = {
-      sets.input, sets.comm.Union(DeviceWaits(input.trace, timeline.device)),
-      sets.drain, sets.launch,
-      sets.busy,  BoundaryGaps(gaps, extents)};
+  // In precedence order; a cause may claim at two levels (comm_wait: GPU-side first).
+  const std::array<std::pair<IdleCause, IntervalSet>, 8> claims = {{
+      {IdleCause::kCommWait, DeviceWaits(input.trace, timeline.device)},
+      {IdleCause::kQueuedWait, QueuedWork(input.trace, timeline.device)},
+      {IdleCause::kInputWait, sets.input},
+      {IdleCause::kCommWait, sets.comm},
+      {IdleCause::kSyncDrain, sets.drain},
+      {IdleCause::kLaunchBound, sets.launch},
+      {IdleCause::kHostBusy, sets.busy},
+      {IdleCause::kStepBoundary, BoundaryGaps(gaps, extents)},
+  }};
   std::array<IntervalSet, kIdleCauseCount> pieces;
   IntervalSet rest = gaps;
-  for (size_t c = 0; c < claims.size(); ++c) {
-    pieces[c] = rest.Intersect(claims[c]);
-    rest = rest.Subtract(pieces[c]);
+  for (const auto& [cause, set] : claims) {
+    IntervalSet claimed = rest.Intersect(set);
+    if (cause == IdleCause::kQueuedWait) claimed = DropShort(claimed, kMinQueuedWaitNs);
+    rest = rest.Subtract(claimed);
+    pieces[Index(cause)] = pieces[Index(cause)].Union(claimed);
   }
   pieces[Index(IdleCause::kUnknown)] = rest;
 
@@ -162,6 +221,7 @@ std::string_view IdleCauseName(IdleCause c) {
   switch (c) {
     case IdleCause::kInputWait: return "input_wait";
     case IdleCause::kCommWait: return "comm_wait";
+    case IdleCause::kQueuedWait: return "queued_wait";
     case IdleCause::kSyncDrain: return "sync_drain";
     case IdleCause::kLaunchBound: return "launch_bound";
     case IdleCause::kHostBusy: return "host_busy";
@@ -189,6 +249,7 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
         "idle gaps: no host thread launches GPU work: causes other than unknown/step_boundary "
         "cannot be seen");
   IdleHostSets sets = BuildIdleHostSets(input.trace, host);
+  r.stream_wait_calls = CountStreamWaitCalls(input.trace);
 
   std::unordered_map<uint32_t, DurationNs> busy_names;
   for (const auto& [device, timeline] : input.timelines.by_device) {

@@ -2,7 +2,8 @@
 // steps gets one cause from what the host was doing, so that the causes sum to the idle
 // time. A gap whose host activity changes is cut into pieces, each with one cause, chosen
 // by precedence (first that applies):
-//   input_wait > comm_wait > sync_drain > launch_bound > host_busy > step_boundary > unknown.
+//   comm_wait (a GPU-side stream wait) > queued_wait > input_wait > comm_wait (host in a
+//   collective) > sync_drain > launch_bound > host_busy > step_boundary > unknown.
 // See docs/metrics/idle_gaps.md for the exact rules.
 #pragma once
 
@@ -20,13 +21,17 @@ namespace gpuwhy {
 enum class IdleCause {
   kInputWait,
   kCommWait,
+  // The device idles while an op already issued to it has not started: it waits on
+  // something other than the host (another stream's or device's event, a graph's upload),
+  // or the trace lacks GPU events that ran (a sampled capture).
+  kQueuedWait,
   kSyncDrain,
   kLaunchBound,
   kHostBusy,
   kStepBoundary,
   kUnknown,
 };
-inline constexpr size_t kIdleCauseCount = 7;
+inline constexpr size_t kIdleCauseCount = 8;
 // "input_wait", "comm_wait", ...: the metric id infix.
 std::string_view IdleCauseName(IdleCause c);
 
@@ -72,6 +77,9 @@ struct IdleGapsResult {
   std::vector<EvidenceRange> evidence;  // kind "idle_gap", one per piece of each top gap
   // Innermost host slices (ops, Python frames, API calls) overlapping host_busy idle time.
   std::vector<HostNameTime> host_busy_top;
+  // cudaStreamWaitEvent / hipStreamWaitEvent calls: the job orders streams by events, so
+  // queued_wait time can be a wait on another stream's work (e.g. a collective's).
+  int64_t stream_wait_calls = 0;
   std::vector<std::string> not_applicable;
 };
 

@@ -66,6 +66,31 @@ TEST(IdleGapsTest, InputWait) {
   EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.input_wait_ms_per_step", -1), 300e-3);
 }
 
+// A gap with the next kernel already issued is a wait on something other than the host,
+// whatever the host does meanwhile; a kernel launched into an empty queue pays only its
+// launch latency (under kQueuedLaunchLatencyNs), which stays with the launch.
+TEST(IdleGapsTest, WorkAlreadyQueuedIsNotHostBound) {
+  TinyTrace t(U);
+  t.Step(1, 0, 1000);
+  t.Kernel(0, 10, 10, 100);
+  t.Kernel(20, 30, 400, 500);  // issued at 30, starts at 400: queued through [100,400)
+  t.Slice(t.main(), "cudaStreamWaitEvent", CpuSliceKind::kRuntime, 40, 45);
+  t.Op("aten::nonzero", 100, 390);  // host work during the queued wait does not claim it
+  t.Kernel(600, 610, 630, 700);     // empty queue: starts 20 µs after its launch returns
+  MetricSet metrics;
+  IdleGapsResult r = Analyse(t.Finish(), metrics);
+  ASSERT_EQ(r.devices.size(), 1u);
+  const IdleTotals& d = r.devices[0].totals;
+  EXPECT_EQ(d.idle_ns, 740 * U);  // [0,10), [100,400), [500,630), [700,1000)
+  EXPECT_EQ(d.ns[I(IdleCause::kQueuedWait)], 300 * U);
+  EXPECT_EQ(d.ns[I(IdleCause::kHostBusy)], 0);
+  EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 20 * U);  // [0,10) and [600,610)
+  EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 420 * U);     // [500,600), [610,630), [700,1000)
+  EXPECT_EQ(r.stream_wait_calls, 1);
+  ExpectSumInvariant(r);
+  EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.queued_wait_pct", -1), 30);
+}
+
 TEST(IdleGapsTest, SyncDrainLastsUntilTheNextLaunch) {
   TinyTrace t(U);
   t.Step(1, 0, 1000);
@@ -141,7 +166,9 @@ TEST(IdleGapsTest, CommWaitOnHostAndGpu) {
   const IdleTotals& d = r.devices[0].totals;
   EXPECT_EQ(d.ns[I(IdleCause::kCommWait)], 400 * U);  // [100,400) host, [450,550) GPU wait
   EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 20 * U);
-  EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 90 * U);  // [410,450) and [550,600)
+  EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 40 * U);  // [410,450)
+  // Issued at 410, the kernel waits from 460 (its launch latency spent): [550,600) is queued.
+  EXPECT_EQ(d.ns[I(IdleCause::kQueuedWait)], 50 * U);
   ExpectSumInvariant(r);
 }
 
@@ -169,7 +196,8 @@ TEST(IdleGapsTest, StepBoundaryAndInputWinsOverDrain) {
   const IdleTotals& d1 = r.devices[1].totals;
   EXPECT_EQ(d1.ns[I(IdleCause::kLaunchBound)], (12 + 4) * U);  // [0,12) and [610,614)
   EXPECT_EQ(d1.ns[I(IdleCause::kSyncDrain)], 260 * U);
-  EXPECT_EQ(d1.ns[I(IdleCause::kStepBoundary)], 86 * U);  // [614,700)
+  EXPECT_EQ(d1.ns[I(IdleCause::kStepBoundary)], 50 * U);  // [614,664)
+  EXPECT_EQ(d1.ns[I(IdleCause::kQueuedWait)], 36 * U);    // [664,700): issued at 614
   ExpectSumInvariant(r);
   EXPECT_EQ(r.rank.idle_ns, r.devices[0].totals.idle_ns + r.devices[1].totals.idle_ns);
   EXPECT_EQ(r.rank.window_ns, 2000 * U);

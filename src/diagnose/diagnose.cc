@@ -1,5 +1,7 @@
 #include "diagnose/diagnose.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "diagnose/checklist.h"
@@ -76,6 +78,8 @@ void RankFindings(std::vector<Finding>& findings) {
 
 namespace {
 
+constexpr double kQueuedNotePct = 10;  // of the step
+
 void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
   if (d.steps_synthesized) {
     d.notes.push_back(
@@ -91,6 +95,18 @@ void AddNotes(const Trace& trace, const TraceAnalysis& analysis, Diagnosis& d) {
     if (issue.severity == QualitySeverity::kInfo) continue;
     d.notes.push_back(std::string(QualitySeverityName(issue.severity)) + ": " + issue.message);
   }
+}
+
+// Queued-wait idle that no rule explained: not host-bound, and no fix is known, so it is a
+// note rather than a finding (idle_gaps.h names what it can be).
+void NoteUnclaimedQueuedWait(double queued_ns, Diagnosis& d) {
+  if (d.step_ns <= 0 || queued_ns < kQueuedNotePct / 100.0 * static_cast<double>(d.step_ns)) return;
+  d.notes.push_back(fmt::format(
+      "GPU idle {:.3f} ms/step ({:.1f}% of the step) while work was already queued on it "
+      "(idle.queued_wait_ms): the device waited on something other than the host: another "
+      "stream's or device's event, a CUDA graph's first replay, another process on the GPU, "
+      "or GPU events missing from the trace (a sampled capture)",
+      queued_ns / kNsPerMs, 100.0 * queued_ns / static_cast<double>(d.step_ns)));
 }
 
 }  // namespace
@@ -109,6 +125,7 @@ Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
   // Order matters: idle-based rules claim their cause's idle time in the list's order (see
   // docs/findings.md "Recoverable time").
   EvaluateTraceRules(ctx);
+  NoteUnclaimedQueuedWait(ctx.IdleLeft(IdleCause::kQueuedWait), d);
   OrderOutcomes(options.catalog, d);
   RankFindings(d.findings);
   AddNotes(trace, analysis, d);

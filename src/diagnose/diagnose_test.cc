@@ -183,6 +183,55 @@ const Trace& MatmulSteps(TinyTrace& t, const char* dims, TimeNs kernel_us) {
 
 // 2·1024³ FLOPs in 6.5 ms is 0.33 TFLOP/s, 0.03% of the H100's bf16 dense peak: the GEMM
 // itself is the problem, and fixing it to the 50% target gives back nearly all of its time.
+// Four 10 ms steps: a 3.95 ms GEMM, then a 1.5 ms all-reduce queued behind it, then a GEMM
+// that the host issued at +0.18 ms but that starts only at +8 ms: 2.5 ms of GPU idle with
+// work queued, while the host runs CPU ops. With |stream_wait| the job orders streams by events.
+void QueuedBehindCommunicationSteps(TinyTrace& t, bool stream_wait) {
+  for (int s = 0; s < 4; ++s) {
+    TimeNs base = s * 10000;
+    t.Step(s + 1, base, base + 10000);
+    t.Launch(t.main(), "cudaLaunchKernel", base + 10, base + 40, GpuOpKind::kKernel, kBf16Gemm,
+             base + 50, base + 4000);
+    t.Launch(t.main(), "cudaLaunchKernel", base + 100, base + 130, GpuOpKind::kKernel,
+             "ncclKernel_AllReduce_RING_LL_Sum_float", base + 4000, base + 5500);
+    if (stream_wait)
+      t.Slice(t.main(), "cudaStreamWaitEvent", CpuSliceKind::kRuntime, base + 140, base + 145);
+    t.Launch(t.main(), "cudaLaunchKernel", base + 150, base + 180, GpuOpKind::kKernel, kBf16Gemm,
+             base + 8000, base + 9900);
+    t.Op("aten::nonzero", base + 5500, base + 7900);
+  }
+}
+
+TEST(DiagnoseTest, IdleWithWorkQueuedBehindStreamWaitsIsCommunication) {
+  TinyTrace t(kNsPerUs);
+  QueuedBehindCommunicationSteps(t, /*stream_wait=*/true);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& top = d.findings.front();
+  EXPECT_EQ(top.id, "comm.exposed");
+  // 1.5 ms of all-reduce under no compute + the 2.5 ms queued wait.
+  EXPECT_NEAR(NsToMs(top.recoverable_ns_per_step), 4.0, 0.01);
+  EXPECT_EQ(d.Find("host.cpu_bound_gaps"), nullptr);
+  ExpectNoIdleDoubleCount(d, "queued behind stream waits");
+}
+
+TEST(DiagnoseTest, IdleWithWorkQueuedIsNeverHostBound) {
+  TinyTrace t(kNsPerUs);
+  QueuedBehindCommunicationSteps(t, /*stream_wait=*/false);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  EXPECT_EQ(d.Find("host.cpu_bound_gaps"), nullptr);
+  const Finding* comm = d.Find("comm.exposed");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_NEAR(NsToMs(comm->recoverable_ns_per_step), 1.5, 0.01);  // the all-reduce only
+  bool noted = false;
+  for (const std::string& n : d.notes) noted |= n.find("already queued") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(DiagnoseTest, AGemmFarBelowThePeakWhileItRunsIsLowMatmulMfu) {
   TinyTrace t(kNsPerUs);
   const Trace& trace = MatmulSteps(t, "[[1024, 1024], [1024, 1024]]", 6500);

@@ -52,27 +52,45 @@ void AddCollectiveEvidence(const RuleContext& ctx, Finding& f) {
   }
 }
 
+// GPU idle with work already queued is a wait on something other than the host. When the
+// job orders its streams by events (cudaStreamWaitEvent) and runs collectives, the waited-on
+// work is most likely communication (TorchRec's splits, FSDP's all-gathers); the event's
+// producer is not in the trace, so this stays an inference (docs/findings.md).
+bool QueuedOnCommunication(const RuleContext& ctx) {
+  return ctx.analysis.idle_gaps.stream_wait_calls > 0 &&
+         ctx.analysis.communication.rank.comm_time > 0;
+}
+
 void Exposed(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kExposed);
   const RuleParam& min_pct = ctx.catalog.Get(kExposedMinStepPct);
   const RuleParam& dominant = ctx.catalog.Get(kExposedDominantPct);
   double exposed = ExposedPerStep(ctx);
   double wait = ctx.IdleLeft(IdleCause::kCommWait);
-  double pct = ctx.PctOfStep(exposed + wait);
+  double queued = QueuedOnCommunication(ctx) ? ctx.IdleLeft(IdleCause::kQueuedWait) : 0;
+  double pct = ctx.PctOfStep(exposed + wait + queued);
   if (pct <= min_pct.value) {
     ctx.Outcome(kExposed, AssessStatus::kAssessed, false);
     return;
   }
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step =
-      static_cast<DurationNs>(exposed + ctx.ClaimIdle(IdleCause::kCommWait, wait));
+      static_cast<DurationNs>(exposed + ctx.ClaimIdle(IdleCause::kCommWait, wait) +
+                              ctx.ClaimIdle(IdleCause::kQueuedWait, queued));
   RuleContext::AddEvidence(f, "diagnose.comm_exposed_step_pct", pct, unit::kPercent, ">",
                            min_pct.value, &min_pct);
   ctx.AddMetricEvidence(f, "comm.exposed_ms", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "comm.overlap_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "idle.comm_wait_pct", ">=", 0, nullptr);
+  if (queued > 0) {
+    ctx.AddMetricEvidence(f, "idle.queued_wait_pct", ">=", 0, nullptr);
+    RuleContext::AddEvidence(f, "diagnose.stream_wait_calls",
+                             static_cast<double>(ctx.analysis.idle_gaps.stream_wait_calls),
+                             unit::kCount, ">", 0, nullptr);
+  }
   AddCollectiveEvidence(ctx, f);
   ctx.AddIdleEvidence(f, IdleCause::kCommWait);
+  if (queued > 0) ctx.AddIdleEvidence(f, IdleCause::kQueuedWait);
   ctx.Emit(std::move(f), {}, pct >= dominant.value ? Severity::kHigh : Severity::kInfo);
 }
 
