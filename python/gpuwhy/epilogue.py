@@ -47,11 +47,15 @@ def default_jobs():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
-def reduce_one(trace, out_dir, timeout=None):
-    """rankR.summary.json for TRACE (gpuwhy writes it atomically), or rankR.failed.json."""
+def reduce_one(trace, out_dir, timeout=None, strict=False):
+    """rankR.summary.json for TRACE (gpuwhy writes it atomically), or rankR.failed.json.
+    gpuwhy reduces a truncated trace from the events it holds; STRICT fails it instead."""
     summary, failed = files.summary_path(out_dir, trace), files.failed_path(out_dir, trace)
+    os.makedirs(out_dir, exist_ok=True)
     start = time.monotonic()
     command = [find_binary(), "analyze", "--summary", "--jobs", "1", "-o", summary, trace]
+    if strict:
+        command.insert(2, "--strict")
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         code, error = done.returncode, _one_line(done.stderr, done.returncode)
@@ -69,13 +73,14 @@ def reduce_one(trace, out_dir, timeout=None):
             "seconds": seconds}
 
 
-def reduce_traces(traces, out_dir, jobs=None, node=0, nodes=1, timeout=None, left_out=()):
+def reduce_traces(traces, out_dir, jobs=None, node=0, nodes=1, timeout=None, left_out=(),
+                  strict=False):
     """Reduces TRACES into OUT_DIR, JOBS at once, then writes this node's done marker.
     Returns the marker's content."""
     os.makedirs(out_dir, exist_ok=True)
     start = time.monotonic()
     with ThreadPoolExecutor(max(1, jobs or default_jobs())) as pool:
-        results = list(pool.map(lambda t: reduce_one(t, out_dir, timeout), traces))
+        results = list(pool.map(lambda t: reduce_one(t, out_dir, timeout, strict), traces))
     marker = {
         "node": node, "nodes": nodes, "host": socket.gethostname(), "traces": len(traces),
         "summaries": [r["summary"] for r in results if "summary" in r],
@@ -233,6 +238,8 @@ def _parser():
                    help="take only block NODE of NODES of the traces (a shared trace folder)")
     r.add_argument("--host", help="only traces gpuwhy.profile wrote on HOST (rankR.HOST_PID.*)")
     r.add_argument("--timeout", type=float, help="seconds one reduction may take")
+    r.add_argument("--strict", action="store_true",
+                   help="a trace that lost data (cut short) fails instead of being reduced")
     m = sub.add_parser("merge", help="wait for the summaries, then merge them")
     m.add_argument("--out", required=True, help="shared folder of summaries")
     m.add_argument("--report", help="report file (default OUT/report.FORMAT)")
@@ -260,7 +267,7 @@ def _run_reduce(a):
     if a.split:
         traces = files.block(traces, node, nodes)
     traces, left_out = files.newest_per_rank(traces)
-    marker = reduce_traces(traces, a.out, a.jobs, node, nodes, a.timeout, left_out)
+    marker = reduce_traces(traces, a.out, a.jobs, node, nodes, a.timeout, left_out, a.strict)
     print(f"gpuwhy epilogue: node {node} of {nodes}: {len(marker['summaries'])} of "
           f"{len(traces)} traces reduced in {marker['seconds']} s", file=sys.stderr)
     for trace, message in marker["failed"].items():

@@ -138,6 +138,23 @@ class TorchrunHookTest(unittest.TestCase):
         self.assertIn("no trace of rank 4", status["failed"]["rank4"])
         self.assertIn("missing ranks 2", results[-1][1])
 
+    def test_a_cut_trace_is_reduced_unless_strict(self):
+        out = os.path.join(self.tmp.name, "cut")
+        cut = os.path.join(self.tmp.name, "cut.rank2.json")
+        with open(os.path.join(self.traces, "job.rank2.json"), "rb") as f:
+            data = f.read()
+        with open(cut, "wb") as f:
+            f.write(data[: len(data) * 2 // 3])  # the rank died while writing its last step
+        self.assertIn("summary", epilogue.reduce_one(cut, out))
+        result = epilogue.reduce_one(cut, out, strict=True)
+        self.assertIn("failed", result)
+        self.assertFalse(os.path.exists(os.path.join(out, "rank2.summary.json")))
+        record = read_json(os.path.join(out, "rank2.failed.json"))
+        self.assertEqual((record["trace"], record["exit_code"]), (cut, 2))
+        self.assertIn(cut, record["message"])
+        self.assertIn("summary", epilogue.reduce_one(cut, out))  # the latest attempt wins
+        self.assertFalse(os.path.exists(os.path.join(out, "rank2.failed.json")))
+
     def test_at_exit_does_not_raise_without_rank(self):
         from io import StringIO
         stream = StringIO()
