@@ -113,6 +113,7 @@ def merge(out_dir, report=None, report_format="json", expect_ranks=None, expect_
     """Waits (wait_for), merges every summary in OUT_DIR into REPORT, writes merge.json and
     returns it; its "exit_code" is 0 when no rank is missing, failed or unreadable, else 2."""
     stream = stream or sys.stderr
+    os.makedirs(out_dir, exist_ok=True)  # the merge may start before any node has written
     start = time.monotonic()
     inventory, complete = wait_for(out_dir, expect_ranks, expect_nodes, timeout, poll)
     waited = round(time.monotonic() - start, 3)
@@ -122,8 +123,8 @@ def merge(out_dir, report=None, report_format="json", expect_ranks=None, expect_
     if not world and inventory.summaries:  # the job's own word: its traces' distributedInfo
         world = files.world_size_of(inventory.summaries[0])
     status = {
-        "summaries": len(inventory.summaries), "world_size": world, "complete": complete,
-        "waited_s": waited, "missing": inventory.missing(world),
+        "out": out_dir, "summaries": len(inventory.summaries), "world_size": world,
+        "complete": complete, "waited_s": waited, "missing": inventory.missing(world),
         "failed": {k: v.get("message", "") for k, v in sorted(inventory.failed.items())},
         "nodes_done": len(inventory.done), "report": report, "unreadable": {},
     }
@@ -158,7 +159,8 @@ def _run_merge(summaries, report, report_format, extra_args):
 def _describe(status, shown=5):
     merged = status["summaries"] - len(status["unreadable"])
     parts = [f"gpuwhy epilogue: {merged} ranks merged into {status['report']}"
-             if status["report"] else "gpuwhy epilogue: no report"]
+             if status["report"] else
+             f"gpuwhy epilogue: no report ({status['summaries']} summaries in {status['out']})"]
     if status["world_size"]:
         parts.append(f"world size {status['world_size']}")
     if not status["complete"]:
@@ -248,6 +250,8 @@ def _parser():
     m.add_argument("--expect-nodes", type=int, help="wait for N node markers")
     m.add_argument("--timeout", type=float, default=600.0, help="seconds to wait (default 600)")
     m.add_argument("--poll", type=float, default=2.0, help="seconds between looks (default 2)")
+    m.add_argument("analyze_flags", nargs="*", metavar="-- FLAG",
+                   help="more gpuwhy analyze flags, after --: -- --link-peak-gbps 400")
     k = sub.add_parser("rank", help="torchrun: reduce RANK's trace; rank 0 merges")
     k.add_argument("--traces", required=True)
     k.add_argument("--out", required=True)
@@ -270,6 +274,9 @@ def _run_reduce(a):
     marker = reduce_traces(traces, a.out, a.jobs, node, nodes, a.timeout, left_out, a.strict)
     print(f"gpuwhy epilogue: node {node} of {nodes}: {len(marker['summaries'])} of "
           f"{len(traces)} traces reduced in {marker['seconds']} s", file=sys.stderr)
+    if not traces:
+        print(f"gpuwhy epilogue: node {node}: no trace under {', '.join(a.traces)}",
+              file=sys.stderr)
     for trace, message in marker["failed"].items():
         print(f"gpuwhy epilogue: not reduced: {message}", file=sys.stderr)
     return EXIT_UNUSABLE if marker["failed"] or not traces else 0
@@ -282,7 +289,7 @@ def main(argv=None):
             return _run_reduce(a)
         if a.command == "merge":
             return merge(a.out, a.report, a.format, a.expect_ranks, a.expect_nodes, a.timeout,
-                         a.poll)["exit_code"]
+                         a.poll, a.analyze_flags)["exit_code"]
         status = reduce_rank(a.traces, a.out, not a.no_merge, a.timeout, a.poll)
         if status is None:
             return EXIT_UNUSABLE
