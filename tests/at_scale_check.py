@@ -9,6 +9,8 @@ traces directly on the cross-rank numbers and findings, and names rank 77; no ha
 file was ever visible and no temporary is left. Then the failures: a node that never runs, a
 truncated trace and a corrupt summary are each named in merge.json and on stderr, the report
 still holds the other ranks, the merge exits 2 within its timeout (no hang), nothing crashes.
+Last, the recipes' own entry points on a small job: deploy/slurm/epilogue.sh under a fake
+srun, and the Indexed Job's arguments from deploy/kubernetes/reduce-job.yaml as 4 pods.
 """
 import argparse
 import json
@@ -25,11 +27,13 @@ NODES, PER_NODE, SLOW_RANK = 64, 2, 77
 RANKS = NODES * PER_NODE
 
 
-def epilogue(python_dir, gpuwhy, *args):
+def epilogue(python_dir, gpuwhy, *args, env_extra=None):
+    """python -m gpuwhy.epilogue ARGS, started; the node comes from ARGS or ENV_EXTRA only."""
     env = dict(os.environ, GPUWHY_BIN=gpuwhy, PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=python_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for key in ("SLURM_NODEID", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "RANK"):
         env.pop(key, None)
+    env.update(env_extra or {})
     return subprocess.Popen([sys.executable, "-m", "gpuwhy.epilogue", *map(str, args)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -275,6 +279,39 @@ def run_slurm_epilogue(args, tmp, errors):
           f"{status['summaries']} summaries merged")
 
 
+def run_indexed_job(args, tmp, errors):
+    """deploy/kubernetes/reduce-job.yaml's own arguments, its /traces and /summaries mapped to
+    folders here, as 4 pods with JOB_COMPLETION_INDEX over one shared folder of 8 traces."""
+    try:
+        import yaml
+    except ImportError:
+        print("PyYAML is absent: the Indexed Job's arguments are not run")
+        return
+    with open(os.path.join(args.deploy, "kubernetes", "reduce-job.yaml"), encoding="utf-8") as f:
+        (container,) = yaml.safe_load(f)["spec"]["template"]["spec"]["containers"]
+    traces, shared, pods = os.path.join(tmp, "slurm-nodes"), os.path.join(tmp, "k8s"), 4
+    pod_args = [a.replace("/traces", traces).replace("/summaries", shared)
+                for a in container["args"]]
+    procs = [epilogue(args.python, args.gpuwhy, *pod_args,
+                      env_extra={"JOB_COMPLETION_INDEX": str(i), "GPUWHY_NODES": str(pods)})
+             for i in range(pods)]
+    codes = [finish(p)[0] for p in procs]
+    markers = [json.load(open(os.path.join(shared, f"node{i}-of-{pods}.done.json")))
+               for i in range(pods)]
+    taken = [sorted(m["summaries"]) for m in markers]
+    # Pod I takes block I of the traces sorted by rank: ranks 2I and 2I+1, node I's.
+    want = [sorted(f"rank{r}.summary.json" for r in range(i * PER_NODE, (i + 1) * PER_NODE))
+            for i in range(pods)]
+    if codes != [0] * pods or taken != want:
+        errors.append(f"Indexed Job pods: exits {codes}, took {taken} (want {want})")
+    code, err = finish(epilogue(args.python, args.gpuwhy, "merge", "--out", shared,
+                                "--expect-nodes", pods, "--timeout", 5))
+    if code != 0:
+        errors.append(f"merge after the Indexed Job: exit {code}: {err}")
+    print(f"Indexed Job ({' '.join(container['args'])}): {pods} pods of {PER_NODE} ranks each, "
+          f"merge exit {code}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gpuwhy", required=True)
@@ -300,6 +337,7 @@ def main():
                           f"{stragglers[:1]}")
         run_broken_job(args, tmp, nodes, complete, errors)
         run_slurm_epilogue(args, tmp, errors)
+        run_indexed_job(args, tmp, errors)
     for e in errors:
         print(f"FAILED: {e}")
     print(f"{NODES} nodes x {PER_NODE} ranks: {'FAILED' if errors else 'ok'} in "
