@@ -23,8 +23,11 @@ RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 
 FROM debian:${DEBIAN_RELEASE}-slim
 COPY --from=build /build/gpuwhy_*.deb /tmp/
+# python3 runs the at-scale recipes' driver (python -m gpuwhy.epilogue, docs/at-scale.md),
+# which the package installs in /usr/share/gpuwhy/python.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/gpuwhy_*.deb \
+      python3 \
  && rm -rf /var/lib/apt/lists/* /tmp/gpuwhy_*.deb
 # The DaemonSet runs as nobody (runAsUser 65534) with its own arguments (serve --listen ...).
 USER 65534:65534

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Structure of deploy/kubernetes: the DaemonSet, Service and ServiceMonitor fit together.
+"""Structure of deploy/kubernetes: the DaemonSet, Service and ServiceMonitor fit together,
+and so do the reduce (Indexed) Job and the merge Job of the at-scale recipe.
 
 Checks what a reviewer would: host PID for process attribution, a non-root user, resource
 limits, read-only driver libraries and NVML path, probes on /healthz, and that the Service
-and ServiceMonitor select the DaemonSet's pods and name its port. Exit 77 (skip) without
-PyYAML.
+and ServiceMonitor select the DaemonSet's pods and name its port. For the Jobs: Indexed
+completion with as many pods as GPUWHY_NODES and as the merge's --expect-nodes, one summaries
+claim, traces read-only, the image of deploy/IMAGE, and arguments that the real
+`python -m gpuwhy.epilogue` parser accepts (docs/at-scale.md). Exit 77 (skip) without PyYAML.
 """
 import argparse
+import os
 import sys
 
 try:
@@ -24,6 +28,7 @@ def load(path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
+    parser.add_argument("--python", help="the folder holding the gpuwhy package")
     args = parser.parse_args()
     ds = load(f"{args.dir}/daemonset.yaml")["DaemonSet"]
     svc_docs = load(f"{args.dir}/service.yaml")
@@ -88,12 +93,73 @@ def main():
     for e in endpoints:
         cred = e.get("authorization", {}).get("credentials", {})
         check(cred.get("name") in secret_names, "ServiceMonitor uses the same token Secret")
+    check_jobs(args.dir, args.python, check)
     if errors:
         for e in errors:
             print(f"deploy/kubernetes: FAILED: {e}")
         return 1
-    print("deploy/kubernetes: DaemonSet, Service, Secret and ServiceMonitor fit together")
+    print("deploy/kubernetes: DaemonSet, Service, Secret and ServiceMonitor fit together; "
+          "so do the reduce and merge Jobs")
     return 0
+
+
+def job_container(job, check, name):
+    spec = job["spec"]["template"]["spec"]
+    check(job["apiVersion"] == "batch/v1", f"{name} apiVersion batch/v1")
+    check(spec.get("restartPolicy") == "Never", f"{name}: restartPolicy Never")
+    check(spec["securityContext"].get("runAsNonRoot") is True, f"{name} runs as non-root")
+    (container,) = spec["containers"]
+    sec = container.get("securityContext", {})
+    check(sec.get("allowPrivilegeEscalation") is False and sec.get("readOnlyRootFilesystem"),
+          f"{name}: no privilege escalation, read-only root")
+    limits = container.get("resources", {}).get("limits", {})
+    check("cpu" in limits and "memory" in limits, f"{name}: CPU and memory limits")
+    env = {e["name"]: e.get("value", "") for e in container.get("env", [])}
+    check(container.get("command") == ["python3", "-m", "gpuwhy.epilogue"],
+          f"{name} runs python3 -m gpuwhy.epilogue")
+    check("/usr/share/gpuwhy/python" in env.get("PYTHONPATH", "").split(":"),
+          f"{name}: PYTHONPATH holds the package the .deb installs")
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    mounts = {m["mountPath"]: m for m in container.get("volumeMounts", [])}
+    claims = {path: volumes[m["name"]].get("persistentVolumeClaim", {})
+              for path, m in mounts.items() if m["name"] in volumes}
+    check(len(claims) == len(mounts), f"{name}: every mount is a defined volume")
+    return container, env, mounts, claims
+
+
+def check_jobs(directory, python_dir, check):
+    reduce = load(f"{directory}/reduce-job.yaml")["Job"]
+    merge = load(f"{directory}/merge-job.yaml")["Job"]
+    with open(os.path.join(directory, "..", "IMAGE"), encoding="utf-8") as f:
+        image = f.read().strip()
+    r, r_env, r_mounts, r_claims = job_container(reduce, check, "reduce Job")
+    m, _, m_mounts, m_claims = job_container(merge, check, "merge Job")
+    spec = reduce["spec"]
+    check(spec.get("completionMode") == "Indexed", "reduce Job: completionMode Indexed")
+    nodes = str(spec.get("completions"))
+    check(str(spec.get("parallelism")) == nodes, "reduce Job: every index runs at once")
+    check(r_env.get("GPUWHY_NODES") == nodes, "reduce Job: GPUWHY_NODES = completions")
+    check(f"--expect-nodes={nodes}" in m["args"], "merge waits for the reduce Job's completions")
+    check(r.get("image") == image and m.get("image") == image, f"both Jobs run {image}")
+    check(r["args"][0] == "reduce" and m["args"][0] == "merge", "reduce, then merge")
+    out = [a.split("=", 1)[1] for a in r["args"] if a.startswith("--out=")]
+    m_out = [a.split("=", 1)[1] for a in m["args"] if a.startswith("--out=")]
+    check(out and out == m_out, "both Jobs name one summaries folder")
+    check(out and m_claims.get(out[0]) == r_claims.get(out[0]) and r_claims.get(out[0]),
+          "that folder is the same claim in both Jobs")
+    check(out and not r_mounts.get(out[0], {}).get("readOnly"), "reduce writes the summaries")
+    traces = [a.split("=", 1)[1] for a in r["args"] if a.startswith("--traces=")]
+    check(traces and r_mounts.get(traces[0], {}).get("readOnly") is True
+          and r_claims.get(traces[0], {}).get("readOnly") is True, "traces are read-only")
+    if python_dir:
+        sys.path.insert(0, python_dir)
+        from gpuwhy import epilogue
+
+        for job in (r, m):
+            try:
+                epilogue._parser().parse_args(job["args"])
+            except SystemExit:
+                check(False, f"python -m gpuwhy.epilogue accepts {job['args']}")
 
 
 if __name__ == "__main__":
