@@ -41,7 +41,8 @@ struct RankSetup {
   std::string trace_name;
   std::string file_name;
   SynthFormat format = SynthFormat::kKineto;
-  std::string output_path;  // the SQLite file, for SynthFormat::kNsysSqlite
+  std::string output_path;   // the SQLite file, for SynthFormat::kNsysSqlite
+  bool gpu_metrics = false;  // ... with GPU_METRICS
 };
 
 std::string BaseName(const std::string& path) {
@@ -98,7 +99,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     if (setup.output_path.empty()) {
       return InvalidArgument("--format nsys-sqlite cannot be combined with --slow-rank yet");
     }
-    format_writer = std::make_unique<NsysWriter>(setup.output_path);
+    format_writer = std::make_unique<NsysWriter>(
+        setup.output_path,
+        setup.gpu_metrics ? NsysWriter::GpuMetrics::kOn : NsysWriter::GpuMetrics::kOff);
   } else {
     format_writer = std::make_unique<KinetoWriter>(sink);
   }
@@ -280,6 +283,7 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   setup.seed = options.seed;
   setup.steps = options.steps;
   setup.format = options.format;
+  setup.gpu_metrics = options.gpu_metrics;
   setup.trace_name = TraceName(paths[0]);
   if (options.size_mb > 0) {
     ASSIGN_OR_RETURN(setup.steps, StepsForSize(scenario, setup, options.size_mb));
