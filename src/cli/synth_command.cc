@@ -48,6 +48,9 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
           "kineto (PyTorch profiler JSON) or nsys-sqlite (an Nsight Systems SQLite export, "
           "docs/nsys.md)")
       ->check(CLI::IsMember({"kineto", "nsys-sqlite"}));
+  command->add_flag("--gpu-metrics", options.gpu_metrics,
+                    "With --format nsys-sqlite: also write GPU_METRICS sampled from the kernels, "
+                    "as nsys profile --gpu-metrics-devices=all records them");
   command
       ->add_option("--slow-rank", options.slow_rank,
                    "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
@@ -84,6 +87,11 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
   synth.seed = options.seed;
   synth.format = options.format == "nsys-sqlite" ? SynthFormat::kNsysSqlite : SynthFormat::kKineto;
   synth.slow_rank = options.slow_rank;
+  if (options.gpu_metrics && synth.format != SynthFormat::kNsysSqlite) {
+    PrintError(context, "synth: --gpu-metrics needs --format nsys-sqlite");
+    return kExitUnusable;
+  }
+  synth.gpu_metrics = options.gpu_metrics;
   synth.slow_by_pct = options.slow_rank >= 0 && options.slow_by_pct == 0 ? 20 : options.slow_by_pct;
   SynthSummary summary;
   if (Status status = WriteSyntheticTrace(synth, options.output, &summary); !status.ok()) {

@@ -119,7 +119,8 @@ std::vector<RuleSpec> EfficiencyRuleSpecs() {
       .severity_logic = "recoverable share of step",
       .title_template =
           "GPU busy {util:.0f}% of the time but SMs active only {sm:.0f}% (nsys GPU_METRICS, "
-          "{gpus:.0f} GPU(s)): the kernels leave most of the device idle while they run",
+          "{gpus:.0f} GPU(s)): the kernels leave SMs idle while they run, ~{gross_ms:.1f} "
+          "ms/step at the target SM activity (before what other findings claim)",
       .recoverable_logic =
           "busy time per step x (1 - (SM active / kernel utilization) / target_sm_active_pct), "
           "mean over devices, less memory.small_batch_gemms' estimate for the same kernels",
