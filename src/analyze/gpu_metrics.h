@@ -1,7 +1,7 @@
 // Sampled hardware activity of the GPUs over the analysed steps, from the series Nsight
 // Systems records with --gpu-metrics-devices (model/gpu_metric_bins.h): time-weighted mean SM
 // active, SM issue, tensor active, DRAM bandwidth and GR active, per device and per step. These
-// are measured (sampled counters), unlike the launch-shape estimates of sm_efficiency.h.
+// are sampled device counters, unlike the launch-shape estimates of sm_efficiency.h.
 #pragma once
 
 #include <optional>

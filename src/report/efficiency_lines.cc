@@ -55,7 +55,7 @@ std::string GpuMetricsSentence(const GpuMetricsResult& r) {
   add("DRAM bandwidth", r.rank.dram_bw_pct);
   add("GR active", r.rank.gr_active_pct);
   return fmt::format(
-      "measured GPU activity, {}: {}; means over the analysed steps, {} of them covered, {} "
+      "device counters, {}: {}; means over the analysed steps, {} of them covered, {} "
       "device(s)",
       r.source, fmt::join(parts, ", "), Pct(r.rank.coverage_pct), r.per_device.size());
 }
