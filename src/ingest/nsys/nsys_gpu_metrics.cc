@@ -86,6 +86,24 @@ StatusOr<NameTable> ReadNames(NsysContext& ctx) {
   return table;
 }
 
+// In time order (the query orders by typeId first: two typeIds of one GPU interleave), one
+// sample per timestamp: a repeat is counted and dropped.
+void KeepFirstAtEachTime(std::string_view metric, std::vector<Sample>& s, DataProblems& problems) {
+  std::stable_sort(s.begin(), s.end(),
+                   [](const Sample& a, const Sample& b) { return a.at < b.at; });
+  size_t kept = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kept > 0 && s[kept - 1].at == s[i].at) {
+      problems.Add(DataProblem::kBadTimestamp,
+                   fmt::format("GPU_METRICS: {} repeats timestamp {} ns; the first sample is kept",
+                               metric, s[i].at));
+      continue;
+    }
+    s[kept++] = s[i];
+  }
+  s.resize(kept);
+}
+
 // The typical spacing of a series' samples: the median gap (one bin for a single sample).
 DurationNs MedianGap(const std::vector<Sample>& s) {
   std::vector<DurationNs> gaps;
@@ -187,16 +205,10 @@ Status ReadGpuMetrics(NsysContext& ctx) {
                                                        it->second->metric, q.Int(0), value));
       continue;
     }
-    std::vector<Sample>& s = series[*it->second];
-    if (!s.empty() && s.back().at == q.Int(0)) {
-      problems.Add(DataProblem::kBadTimestamp,
-                   fmt::format("GPU_METRICS: {} repeats timestamp {} ns; the first sample is kept",
-                               it->second->metric, q.Int(0)));
-      continue;
-    }
-    s.push_back({q.Int(0), std::min(value, 100.0)});  // a throughput %, at most 100
+    series[*it->second].push_back({q.Int(0), std::min(value, 100.0)});  // a %, at most 100
   }
   RETURN_IF_ERROR(q.status());
+  for (auto& [key, s] : series) KeepFirstAtEachTime(key.metric, s, problems);
   for (const auto& [name, count] : unmapped) {
     problems.Add(DataProblem::kUnmappedMetric,
                  names.present ? fmt::format("GPU_METRICS: {} sample(s) of '{}'", count, name)

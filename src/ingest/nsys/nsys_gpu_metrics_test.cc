@@ -92,16 +92,17 @@ CREATE TABLE GPU_METRICS (timestamp INTEGER, typeId INTEGER, metricId INTEGER, v
 TEST(NsysGpuMetricsTest, OlderLayoutOutOfOrderRowsAndOddValues) {
   ScratchDir dir;
   const std::string path = dir.File("odd.sqlite");
-  // No sourceId: typeId 0x101's low byte is GPU 1. Rows out of order, a NULL value, a
-  // negative one, an unknown metric and a metric without a name.
+  // No sourceId: typeId 0x101's low byte is GPU 1, and so is 0x201's. Rows out of order, the
+  // two typeIds interleaved, a repeated timestamp, a NULL value, a negative one, an unknown
+  // metric and a metric without a name.
   WriteDatabase(path, WithMetrics(R"sql(
 CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, metricId INTEGER, metricName TEXT);
 INSERT INTO TARGET_INFO_GPU_METRICS VALUES (257, 5, 'SMs Active'), (257, 6, 'GPC Clock Frequency [MHz]'),
-  (257, 7, 'SM Issue [Throughput %]');)sql",
+  (257, 7, 'SM Issue [Throughput %]'), (513, 5, 'SM Active');)sql",
                                   R"sql(
 INSERT INTO GPU_METRICS VALUES (300000, 257, 5, 40), (100000, 257, 5, 10), (200000, 257, 5, 20),
   (400000, 257, 5, NULL), (500000, 257, 5, -3), (200000, 257, 6, 1980), (300000, 257, 6, 1980),
-  (200000, 257, 9, 50), (200000, 257, 7, 120);)sql"));
+  (200000, 257, 9, 50), (200000, 257, 7, 120), (200000, 513, 5, 90), (200000, 257, 5, 20);)sql"));
   auto trace = ImportOne(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   const std::vector<GpuMetricBins> all = ReadGpuMetricBins(*trace);
@@ -115,6 +116,9 @@ INSERT INTO GPU_METRICS VALUES (300000, 257, 5, 40), (100000, 257, 5, 10), (2000
   EXPECT_EQ(issue->value, std::vector<double>{100});  // clamped: a throughput % is at most 100
   EXPECT_EQ(trace->problems.Get(DataProblem::kBadValue), 2);
   EXPECT_EQ(trace->problems.Get(DataProblem::kUnmappedMetric), 3);  // 2 clock + 1 unnamed
+  // At 200 µs three samples: one of typeId 0x101's two (both 20) is kept; the other and
+  // 0x201's (90, ordered after by typeId) are dropped.
+  EXPECT_EQ(trace->problems.Get(DataProblem::kBadTimestamp), 2);
 }
 
 TEST(NsysGpuMetricsTest, WithoutTheNamesTableEverySampleIsCountedNotFatal) {
