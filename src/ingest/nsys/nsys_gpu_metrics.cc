@@ -59,6 +59,7 @@ struct Sample {
   double value;
 };
 using Key = std::pair<int64_t, int64_t>;  // (typeId, metricId)
+constexpr TimeNs kLatestSampleNs = TimeNs{1} << 62;
 
 struct NameTable {
   bool present = false;
@@ -122,7 +123,7 @@ std::map<int64_t, std::pair<double, double>> Bin(const std::vector<Sample>& s, D
   const DurationNs gap = MedianGap(s);
   for (size_t i = 0; i < s.size(); ++i) {
     TimeNs from = s[i].at - gap;
-    if (i > 0 && s[i].at - s[i - 1].at <= 4 * gap) from = s[i - 1].at;
+    if (i > 0 && (s[i].at - s[i - 1].at) / 4 <= gap) from = s[i - 1].at;
     for (TimeNs b = from >= 0 ? from / bin_ns : (from - bin_ns + 1) / bin_ns; b * bin_ns < s[i].at;
          ++b) {
       const double overlap =
@@ -136,18 +137,20 @@ std::map<int64_t, std::pair<double, double>> Bin(const std::vector<Sample>& s, D
   return bins;
 }
 
-// 100 µs bins, wider in 100 µs steps when the capture would need more than kMaxGpuMetricBins.
+// 100 µs bins, wider in 100 µs steps when the capture (from one typical gap before each
+// series' first sample, which that sample covers) would need more than kMaxGpuMetricBins.
 DurationNs BinWidth(const std::map<SeriesKey, std::vector<Sample>>& series) {
   TimeNs first = 0;
   TimeNs last = 0;
   bool any = false;
   for (const auto& [key, s] : series) {
     if (s.empty()) continue;
-    first = any ? std::min(first, s.front().at) : s.front().at;
+    const TimeNs from = s.front().at - MedianGap(s);
+    first = any ? std::min(first, from) : from;
     last = any ? std::max(last, s.back().at) : s.back().at;
     any = true;
   }
-  const DurationNs span = last - first + kGpuMetricBinNs;
+  const DurationNs span = last - first + kGpuMetricBinNs;  // + one bin for the alignment
   const int64_t steps = (span / kMaxGpuMetricBins + kGpuMetricBinNs - 1) / kGpuMetricBinNs;
   return std::max<int64_t>(1, steps) * kGpuMetricBinNs;
 }
@@ -195,8 +198,13 @@ Status ReadGpuMetrics(NsysContext& ctx) {
                      : fmt::format("typeId {} metricId {}", key.first, key.second)];
       continue;
     }
-    if (q.IsNull(0)) {
-      problems.Add(DataProblem::kBadTimestamp, "GPU_METRICS: a sample without a timestamp");
+    // nsys times count from the session start; before it (or past 2^62 ns, 146 years) is no
+    // time to bin (and would overflow the bin arithmetic).
+    if (q.IsNull(0) || q.Int(0) < 0 || q.Int(0) >= kLatestSampleNs) {
+      problems.Add(DataProblem::kBadTimestamp,
+                   q.IsNull(0)
+                       ? std::string("GPU_METRICS: a sample without a timestamp")
+                       : fmt::format("GPU_METRICS: timestamp {} ns is out of range", q.Int(0)));
       continue;
     }
     const double value = q.IsNull(3) ? NAN : q.Double(3);

@@ -93,8 +93,8 @@ TEST(NsysGpuMetricsTest, OlderLayoutOutOfOrderRowsAndOddValues) {
   ScratchDir dir;
   const std::string path = dir.File("odd.sqlite");
   // No sourceId: typeId 0x101's low byte is GPU 1, and so is 0x201's. Rows out of order, the
-  // two typeIds interleaved, a repeated timestamp, a NULL value, a negative one, an unknown
-  // metric and a metric without a name.
+  // two typeIds interleaved, a repeated timestamp, times out of range, a NULL value, a negative
+  // one, an unknown metric and a metric without a name.
   WriteDatabase(path, WithMetrics(R"sql(
 CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, metricId INTEGER, metricName TEXT);
 INSERT INTO TARGET_INFO_GPU_METRICS VALUES (257, 5, 'SMs Active'), (257, 6, 'GPC Clock Frequency [MHz]'),
@@ -102,7 +102,8 @@ INSERT INTO TARGET_INFO_GPU_METRICS VALUES (257, 5, 'SMs Active'), (257, 6, 'GPC
                                   R"sql(
 INSERT INTO GPU_METRICS VALUES (300000, 257, 5, 40), (100000, 257, 5, 10), (200000, 257, 5, 20),
   (400000, 257, 5, NULL), (500000, 257, 5, -3), (200000, 257, 6, 1980), (300000, 257, 6, 1980),
-  (200000, 257, 9, 50), (200000, 257, 7, 120), (200000, 513, 5, 90), (200000, 257, 5, 20);)sql"));
+  (200000, 257, 9, 50), (200000, 257, 7, 120), (200000, 513, 5, 90), (200000, 257, 5, 20),
+  (-5, 257, 5, 30), (9223372036854775807, 257, 5, 30);)sql"));
   auto trace = ImportOne(path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   const std::vector<GpuMetricBins> all = ReadGpuMetricBins(*trace);
@@ -118,7 +119,8 @@ INSERT INTO GPU_METRICS VALUES (300000, 257, 5, 40), (100000, 257, 5, 10), (2000
   EXPECT_EQ(trace->problems.Get(DataProblem::kUnmappedMetric), 3);  // 2 clock + 1 unnamed
   // At 200 µs three samples: one of typeId 0x101's two (both 20) is kept; the other and
   // 0x201's (90, ordered after by typeId) are dropped.
-  EXPECT_EQ(trace->problems.Get(DataProblem::kBadTimestamp), 2);
+  // ... and a time before the session and one past 2^62 ns are no times to bin.
+  EXPECT_EQ(trace->problems.Get(DataProblem::kBadTimestamp), 4);
 }
 
 TEST(NsysGpuMetricsTest, WithoutTheNamesTableEverySampleIsCountedNotFatal) {
