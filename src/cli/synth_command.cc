@@ -1,6 +1,7 @@
 // `gpuwhy synth`: writes a synthetic Kineto trace with a known, injected bottleneck.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -11,15 +12,17 @@ namespace gpuwhy {
 namespace {
 
 void PrintScenarios(const CliContext& context) {
-  constexpr size_t kNameWidth = 18;
+  // Names are never cut (scripts read them back): the column fits the longest.
+  size_t name_width = 0;
+  for (const std::string& name : ScenarioNames()) name_width = std::max(name_width, name.size());
+  const size_t name_column = name_width + 2;
   for (const std::string& name : ScenarioNames()) {
     const char* description = ScenarioDescription(name);
     std::vector<std::string> lines =
-        WrapText(description ? description : "", kReportWidth - kNameWidth);
+        WrapText(description ? description : "", kReportWidth - name_column);
     if (lines.empty()) lines.emplace_back();
     for (size_t i = 0; i < lines.size(); ++i) {
-      std::string line = fmt::format("{:<{}}{}", i == 0 ? FitWidth(name, kNameWidth - 2) : "",
-                                     kNameWidth, lines[i]);
+      std::string line = fmt::format("{:<{}}{}", i == 0 ? name : "", name_column, lines[i]);
       context.out << line << '\n';
     }
   }

@@ -57,6 +57,19 @@ const RuleOutcome* OutcomeOf(const Diagnosis& d, std::string_view id) {
   return nullptr;
 }
 
+// |f| holds |id| as evidence, compared with |threshold|, at |value|.
+void ExpectEvidence(const Finding& f, std::string_view id, std::string_view comparison,
+                    double threshold, double value) {
+  for (const FindingEvidence& e : f.evidence) {
+    if (e.metric.id != id) continue;
+    EXPECT_EQ(e.comparison, comparison) << id;
+    EXPECT_EQ(e.threshold, threshold) << id;
+    EXPECT_NEAR(e.metric.value, value, 1e-9) << id;
+    return;
+  }
+  ADD_FAILURE() << f.id << " has no evidence " << id;
+}
+
 const ChecklistItem* EfficiencyItem(const Diagnosis& d) {
   for (const ChecklistItem& item : d.checklist) {
     if (item.title == "kernel efficiency") return &item;
@@ -75,15 +88,7 @@ TEST(DiagnoseGpuMetricsTest, SmallGridsAreBusyButNotEfficient) {
   EXPECT_EQ(gm.per_step.size(), run->analysis.utilization.per_step.size());
   const Finding* f = FindingOf(run->diagnosis, kRule);
   ASSERT_NE(f, nullptr) << "SM active " << *gm.rank.sm_active_pct;
-  bool sm_evidence = false;
-  for (const FindingEvidence& e : f->evidence) {
-    if (e.metric.id != "gpu_metrics.sm_active_pct") continue;
-    sm_evidence = true;
-    EXPECT_EQ(e.comparison, "<");
-    EXPECT_EQ(e.threshold, 50);
-    EXPECT_NEAR(e.metric.value, *gm.rank.sm_active_pct, 1e-9);
-  }
-  EXPECT_TRUE(sm_evidence);
+  ExpectEvidence(*f, "gpu_metrics.sm_active_pct", "<", 50, *gm.rank.sm_active_pct);
   EXPECT_NE(f->title.find("nsys GPU_METRICS"), std::string::npos) << f->title;
   // The same kernels' grids feed memory.small_batch_gemms: the two estimates do not add up
   // to more than the gross GPU_METRICS estimate.
@@ -91,6 +96,40 @@ TEST(DiagnoseGpuMetricsTest, SmallGridsAreBusyButNotEfficient) {
   const ChecklistItem* item = EfficiencyItem(run->diagnosis);
   ASSERT_NE(item, nullptr);
   EXPECT_NE(item->detail.find("SM active"), std::string::npos) << item->detail;
+}
+
+// Eager fp32 RMSNorm: the SMs stay active (warps resident, stalled on loads) while DRAM
+// bandwidth is high and the tensor pipes idle. compute.memory_bound_elementwise fires with the
+// sampled DRAM bandwidth as evidence; compute.busy_not_efficient (low SM active) does not, so the
+// same time is not claimed twice.
+TEST(DiagnoseGpuMetricsTest, MemoryBoundElementwiseShowsHighDramLowTensor) {
+  auto run = DiagnoseNsysScenario("memory-bound-elementwise", true);
+  ASSERT_NE(run, nullptr);
+  const GpuMetricsResult& gm = run->analysis.gpu_metrics;
+  ASSERT_TRUE(gm.valid);
+  ASSERT_TRUE(gm.rank.dram_bw_pct && gm.rank.tensor_active_pct && gm.rank.sm_issue_pct);
+  EXPECT_GE(*gm.rank.dram_bw_pct, 50);
+  EXPECT_LT(*gm.rank.tensor_active_pct, 50);
+  EXPECT_LT(*gm.rank.sm_issue_pct, 40);
+  EXPECT_GE(*gm.rank.sm_active_pct, 50);
+  const Finding* f = FindingOf(run->diagnosis, "compute.memory_bound_elementwise");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->confidence, Confidence::kMedium);
+  EXPECT_NE(f->title.find("nsys GPU_METRICS"), std::string::npos) << f->title;
+  ExpectEvidence(*f, "gpu_metrics.dram_bw_pct", ">=", 50, *gm.rank.dram_bw_pct);
+  const RuleOutcome* o = OutcomeOf(run->diagnosis, kRule);
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->status, AssessStatus::kAssessed);
+  EXPECT_FALSE(o->fired);
+}
+
+// The healthy scenario's DRAM bandwidth stays under the memory-bound threshold.
+TEST(DiagnoseGpuMetricsTest, HealthyIsNotMeasuredMemoryBound) {
+  auto run = DiagnoseNsysScenario("healthy", true);
+  ASSERT_NE(run, nullptr);
+  ASSERT_TRUE(run->analysis.gpu_metrics.rank.dram_bw_pct.has_value());
+  EXPECT_LT(*run->analysis.gpu_metrics.rank.dram_bw_pct, 50);
+  EXPECT_EQ(FindingOf(run->diagnosis, "compute.memory_bound_elementwise"), nullptr);
 }
 
 TEST(DiagnoseGpuMetricsTest, HealthyGetsNoEfficiencyFinding) {

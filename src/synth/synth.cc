@@ -133,6 +133,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     sum.sync_wait_ns += stats.sync_wait_ns;
     sum.idle_after_sync_ns += stats.idle_after_sync_ns;
     sum.gemm_ns += stats.gemm_ns;
+    sum.memory_bound_ns += stats.memory_bound_ns;
+    sum.softmax_ns += stats.softmax_ns;
+    sum.kernel_ns += stats.kernel_ns;
     RETURN_IF_ERROR(writer.status());
   }
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
@@ -147,6 +150,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   truth.mean.sync_wait_ns = sum.sync_wait_ns / n;
   truth.mean.idle_after_sync_ns = sum.idle_after_sync_ns / n;
   truth.mean.gemm_ns = sum.gemm_ns / n;
+  truth.mean.memory_bound_ns = sum.memory_bound_ns / n;
+  truth.mean.softmax_ns = sum.softmax_ns / n;
+  truth.mean.kernel_ns = sum.kernel_ns / n;
   truth.mean.kernels = truth.counts[static_cast<int>(EventCat::kKernel)] / n;
   return truth;
 }

@@ -37,7 +37,8 @@ std::array<double, kSynthGpuMetricCount> SynthGpuMetricLoad(const KernelSpec& sp
   std::array<double, kSynthGpuMetricCount> load{};
   load[static_cast<int>(SynthGpuMetric::kGrActive)] = 1;
   load[static_cast<int>(SynthGpuMetric::kSmActive)] = fill;
-  load[static_cast<int>(SynthGpuMetric::kSmIssue)] = fill * 0.5;
+  // Memory-bound kernels keep their warps resident but stalled on loads: they issue less.
+  load[static_cast<int>(SynthGpuMetric::kSmIssue)] = fill * (tensor ? 0.5 : 0.25);
   load[static_cast<int>(SynthGpuMetric::kTensorActive)] = tensor ? fill * 0.8 : 0;
   load[static_cast<int>(SynthGpuMetric::kDramRead)] = tensor ? 0.2 : 0.6;
   load[static_cast<int>(SynthGpuMetric::kDramWrite)] = tensor ? 0.1 : 0.3;
