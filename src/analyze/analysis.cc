@@ -20,6 +20,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.profiled_kernels = ComputeProfiledKernels(input, a.kernels);
   a.sm_efficiency = ComputeSmEfficiency(input, a.utilization, a.metrics);
   a.flops = ComputeFlops(input, a.utilization, a.kernels, a.metrics);
+  a.gpu_metrics = ComputeGpuMetrics(input, a.utilization, a.metrics);
   a.launch = ComputeLaunchStats(input, a.metrics);
   a.sync_copies = ComputeSyncCopies(input, a.metrics);
   a.communication = ComputeCommunication(input, a.metrics);

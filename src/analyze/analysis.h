@@ -8,6 +8,7 @@
 #include "analyze/communication.h"
 #include "analyze/data_quality.h"
 #include "analyze/flops.h"
+#include "analyze/gpu_metrics.h"
 #include "analyze/hta_idle_split.h"
 #include "analyze/idle_gaps.h"
 #include "analyze/kernel_stats.h"
@@ -37,6 +38,7 @@ struct TraceAnalysis {
   ProfiledKernelsResult profiled_kernels;  // with Nsight Compute exports given
   SmEfficiencyResult sm_efficiency;        // from Kineto launch arguments (estimates)
   FlopsResult flops;                       // model FLOPs and MFU
+  GpuMetricsResult gpu_metrics;            // sampled SM/tensor/DRAM activity (nsys GPU_METRICS)
   LaunchStatsResult launch;
   SyncCopiesResult sync_copies;
   CommunicationResult communication;

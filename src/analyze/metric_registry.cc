@@ -21,6 +21,7 @@ std::vector<const MetricDecl*> Collect() {
            std::span<const MetricDecl* const>(metric::kKernelStatsMetrics),
            std::span<const MetricDecl* const>(metric::kSmEfficiencyMetrics),
            std::span<const MetricDecl* const>(metric::kFlopsMetrics),
+           std::span<const MetricDecl* const>(metric::kGpuMetricsMetrics),
            std::span<const MetricDecl* const>(metric::kLaunchStatsMetrics),
            std::span<const MetricDecl* const>(metric::kSyncCopiesMetrics),
            std::span<const MetricDecl* const>(metric::kCommunicationMetrics),

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analyze/idle_gaps.h"
+#include "analyze/kernel_stats.h"
 #include "analyze/step_breakdown.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "synth/synth.h"
@@ -57,6 +58,7 @@ void Synthesize(const std::string& scenario, SynthRun& run) {
   AnalysisInput input{*trace, timelines, analysis_options};
   run.steps = ComputeStepBreakdown(input, run.metrics);
   run.idle = ComputeIdleGaps(input, run.metrics);
+  ComputeKernelStats(input, run.metrics);
 }
 
 TEST(SynthGroundTruthTest, InputBoundDataLoaderWaitIsRecovered) {
@@ -88,6 +90,27 @@ TEST(SynthGroundTruthTest, SyncHeavyDrainIsRecovered) {
     EXPECT_GT(drain, run.metrics.ValueOr(fmt::format("idle.{}_ms", IdleCauseName(cause)), -1))
         << IdleCauseName(cause);
   }
+}
+
+// Eager fp32 RMSNorm: the elementwise, normalization and reduction classes (softmax is a
+// reduction there) take the kernel time the generator spent in those kernels.
+TEST(SynthGroundTruthTest, MemoryBoundElementwiseKernelShareIsRecovered) {
+  SynthRun run;
+  Synthesize("memory-bound-elementwise", run);
+  if (HasFatalFailure()) return;
+  const double kernel_ns = static_cast<double>(TruthInt(run.truth, "kernel_ns_per_step"));
+  ASSERT_GT(kernel_ns, 0);
+  const double expected =
+      100.0 *
+      static_cast<double>(TruthInt(run.truth, "memory_bound_kernel_ns_per_step") +
+                          TruthInt(run.truth, "softmax_kernel_ns_per_step")) /
+      kernel_ns;
+  EXPECT_GT(expected, 40);
+  double got = 0;
+  for (const char* c : {"elementwise", "normalization", "reduction"}) {
+    got += run.metrics.ValueOr(fmt::format("kernels.class.{}_pct", c), 0);
+  }
+  EXPECT_NEAR(got, expected, 0.5);
 }
 
 // The healthy scenario has no injected stall: none of these causes takes a large share.

@@ -89,7 +89,7 @@ TEST_F(CliTest, SynthListNamesTheScenarios) {
   Result r = RunGpuwhy({"synth", "--list"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   for (const char* name : {"healthy", "input-bound", "launch-bound", "sync-heavy", "comm-exposed",
-                           "pageable-copies", "small-grids"}) {
+                           "pageable-copies", "small-grids", "memory-bound-elementwise"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
 }

@@ -37,6 +37,7 @@ struct SynthCommandOptions {
   std::string output;
   int slow_rank = -1;  // --slow-rank R: a straggler whose compute is --slow-by PCT % slower
   double slow_by_pct = 0;
+  bool gpu_metrics = false;  // --gpu-metrics: nsys-sqlite with GPU_METRICS
 };
 void AddSynthCommand(CLI::App& app, SynthCommandOptions& options);
 int RunSynthCommand(const SynthCommandOptions& options, const CliContext& context);

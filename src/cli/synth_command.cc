@@ -1,6 +1,7 @@
 // `gpuwhy synth`: writes a synthetic Kineto trace with a known, injected bottleneck.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <ostream>
 
 #include "cli/commands.h"
@@ -11,15 +12,17 @@ namespace gpuwhy {
 namespace {
 
 void PrintScenarios(const CliContext& context) {
-  constexpr size_t kNameWidth = 18;
+  // Names are never cut (scripts read them back): the column fits the longest.
+  size_t name_width = 0;
+  for (const std::string& name : ScenarioNames()) name_width = std::max(name_width, name.size());
+  const size_t name_column = name_width + 2;
   for (const std::string& name : ScenarioNames()) {
     const char* description = ScenarioDescription(name);
     std::vector<std::string> lines =
-        WrapText(description ? description : "", kReportWidth - kNameWidth);
+        WrapText(description ? description : "", kReportWidth - name_column);
     if (lines.empty()) lines.emplace_back();
     for (size_t i = 0; i < lines.size(); ++i) {
-      std::string line = fmt::format("{:<{}}{}", i == 0 ? FitWidth(name, kNameWidth - 2) : "",
-                                     kNameWidth, lines[i]);
+      std::string line = fmt::format("{:<{}}{}", i == 0 ? name : "", name_column, lines[i]);
       context.out << line << '\n';
     }
   }
@@ -48,6 +51,9 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
           "kineto (PyTorch profiler JSON) or nsys-sqlite (an Nsight Systems SQLite export, "
           "docs/nsys.md)")
       ->check(CLI::IsMember({"kineto", "nsys-sqlite"}));
+  command->add_flag("--gpu-metrics", options.gpu_metrics,
+                    "With --format nsys-sqlite: also write GPU_METRICS sampled from the kernels, "
+                    "as nsys profile --gpu-metrics-devices=all records them");
   command
       ->add_option("--slow-rank", options.slow_rank,
                    "Make rank R a straggler: its compute kernels run --slow-by PCT % longer and "
@@ -84,6 +90,11 @@ int RunSynthCommand(const SynthCommandOptions& options, const CliContext& contex
   synth.seed = options.seed;
   synth.format = options.format == "nsys-sqlite" ? SynthFormat::kNsysSqlite : SynthFormat::kKineto;
   synth.slow_rank = options.slow_rank;
+  if (options.gpu_metrics && synth.format != SynthFormat::kNsysSqlite) {
+    PrintError(context, "synth: --gpu-metrics needs --format nsys-sqlite");
+    return kExitUnusable;
+  }
+  synth.gpu_metrics = options.gpu_metrics;
   synth.slow_by_pct = options.slow_rank >= 0 && options.slow_by_pct == 0 ? 20 : options.slow_by_pct;
   SynthSummary summary;
   if (Status status = WriteSyntheticTrace(synth, options.output, &summary); !status.ok()) {

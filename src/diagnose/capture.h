@@ -35,6 +35,10 @@ inline constexpr const char* kCaptureNcu =
     "kernels.ncu-rep --csv --page details > kernels.ncu.csv; gpuwhy analyze trace.json "
     "kernels.ncu.csv  (measured throughput per kernel)";
 
+inline constexpr const char* kCaptureGpuMetrics =
+    "nsys profile --gpu-metrics-devices=all -o report python train.py; nsys export --type "
+    "sqlite report.nsys-rep  (sampled SM activity: gpuwhy analyze report.sqlite)";
+
 inline constexpr const char* kCaptureDoctor =
     "gpuwhy doctor  (driver, PCIe link, persistence mode, Xid errors, other processes)";
 

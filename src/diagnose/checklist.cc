@@ -132,6 +132,13 @@ void AddEfficiencySources(const TraceAnalysis& a, ChecklistItem& item) {
     AppendUnique(item.missing, "measured per-kernel throughput (Nsight Compute)");
     AppendUnique(item.command, kCaptureNcu);
   }
+  if (a.gpu_metrics.valid && a.gpu_metrics.rank.sm_active_pct) {
+    seen.push_back(fmt::format("SM active {:.1f}% ({})", *a.gpu_metrics.rank.sm_active_pct,
+                               a.gpu_metrics.source));
+  } else {
+    AppendUnique(item.missing, "sampled SM activity (Nsight Systems GPU_METRICS)");
+    AppendUnique(item.command, kCaptureGpuMetrics);
+  }
   if (!seen.empty()) {
     item.detail += fmt::format("; sources: {}", fmt::join(seen, ", "));
   }

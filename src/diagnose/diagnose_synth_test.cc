@@ -39,6 +39,7 @@ std::string InjectedKey(const std::string& scenario) {
   if (scenario == "comm-exposed") return "exposed_comm_ns_per_step";
   if (scenario == "pageable-copies") return "pageable_copy_ns_per_step";
   if (scenario == "small-grids") return "underfilled_saving_ns_per_step";
+  if (scenario == "memory-bound-elementwise") return "fusion_saving_ns_per_step";
   return "";
 }
 

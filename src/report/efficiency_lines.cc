@@ -1,6 +1,7 @@
 #include "report/efficiency_lines.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/text_format.h"
 
@@ -40,6 +41,23 @@ std::string FlopsSentence(const FlopsResult& r) {
       "model FLOPs (matrix-multiply ops, {} from with_flops, the rest from shapes): {:.3g} TFLOP "
       "per step{}{}{}",
       Pct(100.0 * r.recorded_flops / r.total_flops), r.per_step_flops / 1e12, rate, mfu, matmul);
+}
+
+std::string GpuMetricsSentence(const GpuMetricsResult& r) {
+  if (!r.valid) return "";
+  std::vector<std::string> parts;
+  auto add = [&](const char* label, const std::optional<double>& v) {
+    if (v) parts.push_back(fmt::format("{} {}", label, Pct(*v)));
+  };
+  add("SM active", r.rank.sm_active_pct);
+  add("SM issue", r.rank.sm_issue_pct);
+  add("tensor active", r.rank.tensor_active_pct);
+  add("DRAM bandwidth", r.rank.dram_bw_pct);
+  add("GR active", r.rank.gr_active_pct);
+  return fmt::format(
+      "device counters, {}: {}; means over the analysed steps, {} of them covered, {} "
+      "device(s)",
+      r.source, fmt::join(parts, ", "), Pct(r.rank.coverage_pct), r.per_device.size());
 }
 
 }  // namespace gpuwhy::report

@@ -257,7 +257,8 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
   }
   for (const std::string& line : k.not_applicable)
     Element(out, "p", "n/a: " + line, "class=\"note\"");
-  for (const std::string& line : {GridFillSentence(a.sm_efficiency), FlopsSentence(a.flops)}) {
+  for (const std::string& line : {GridFillSentence(a.sm_efficiency), FlopsSentence(a.flops),
+                                  GpuMetricsSentence(a.gpu_metrics)}) {
     if (!line.empty()) Element(out, "p", line);
   }
   for (const auto* lines : {&a.sm_efficiency.not_applicable, &a.flops.not_applicable}) {

@@ -253,6 +253,46 @@ void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r) {
   w.EndObject();
 }
 
+void WriteGpuMetricMeans(JsonWriter& w, const GpuMetricMeans& m) {
+  w.FieldOrNull("sm_active_pct", m.sm_active_pct);
+  w.FieldOrNull("sm_issue_pct", m.sm_issue_pct);
+  w.FieldOrNull("tensor_active_pct", m.tensor_active_pct);
+  w.FieldOrNull("dram_bw_pct", m.dram_bw_pct);
+  w.FieldOrNull("gr_active_pct", m.gr_active_pct);
+  w.Field("coverage_pct", m.coverage_pct);
+}
+
+// Sampled GPU activity (absent without GPU_METRICS).
+void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r) {
+  if (!r.valid) return;
+  w.Key("gpu_metrics");
+  w.BeginObject();
+  w.Field("source", r.source);
+  w.Field("window_start_ns", r.window.start);
+  w.Field("window_end_ns", r.window.end);
+  w.Field("bin_ns", r.bin_ns);
+  WriteGpuMetricMeans(w, r.rank);
+  w.Key("per_device");
+  w.BeginArray();
+  for (const DeviceGpuMetrics& d : r.per_device) {
+    w.BeginObject();
+    w.Field("device", static_cast<int64_t>(d.device));
+    WriteGpuMetricMeans(w, d.means);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("per_step");
+  w.BeginArray();
+  for (const StepGpuMetrics& s : r.per_step) {
+    w.BeginObject();
+    w.Field("step", s.step);
+    WriteGpuMetricMeans(w, s.means);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   const TraceAnalysis& a = rank.analysis;
   w.BeginObject();
@@ -266,6 +306,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   w.Field("hta_compat", a.hta_compat);
   WriteProfiledKernels(w, a.profiled_kernels);
   WriteSmEfficiency(w, a.sm_efficiency);
+  WriteGpuMetrics(w, a.gpu_metrics);
   WriteQuality(w, a.data_quality);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");

@@ -226,6 +226,30 @@ TEST_F(ReportSchemaTest, EverySynthScenarioMatchesTheSchema) {
   ExpectValid(RenderReportJson(ranks, failures), "all scenarios");
 }
 
+// An Nsight Systems export with GPU_METRICS: the gpu_metrics object and the rule's finding.
+TEST_F(ReportSchemaTest, SampledGpuActivityMatchesTheSchema) {
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("gpuwhy_report_gpu_metrics_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / "small-grids.sqlite").string();
+  SynthOptions options;
+  options.scenario = "small-grids";
+  options.steps = 6;
+  options.format = SynthFormat::kNsysSqlite;
+  options.gpu_metrics = true;
+  ASSERT_TRUE(WriteSyntheticTrace(options, path).ok());
+  StatusOr<Trace> trace = ImportTraceFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  std::vector<RankReport> one;
+  one.push_back(Report(*trace));
+  ASSERT_TRUE(one[0].analysis.gpu_metrics.valid);
+  const std::string json = RenderReportJson(one, {});
+  ExpectValid(json, "small-grids with GPU_METRICS");
+  EXPECT_NE(json.find("\"gpu_metrics\""), std::string::npos);
+  EXPECT_NE(json.find("nsys GPU_METRICS (sampled)"), std::string::npos);
+  EXPECT_NE(json.find("compute.busy_not_efficient"), std::string::npos);
+}
+
 TEST_F(ReportSchemaTest, RealTracesMatchTheSchema) {
   const std::vector<std::string> paths = {
       kData + "/kineto/kineto_tb_plugin/2d19c63_resnet50_num_workers_0__worker0.pt.trace.json.gz",

@@ -126,6 +126,12 @@ void RenderFlops(std::string& out, const Section& s) {
   NotApplicableLines(out, r.not_applicable);
 }
 
+// Sampled GPU activity (GPU_METRICS): nothing without it, the checklist says how to capture it.
+void RenderGpuMetrics(std::string& out, const Section& s) {
+  std::string line = GpuMetricsSentence(s.analysis.gpu_metrics);
+  if (!line.empty()) Wrapped(out, line, 2);
+}
+
 void RenderQueues(std::string& out, const Section& s) {
   const LaunchStatsResult& r = s.analysis.launch;
   if (r.queues.empty()) return;
@@ -187,6 +193,7 @@ void RenderKernels(std::string& out, const Section& s) {
   NotApplicableLines(out, r.not_applicable);
   RenderSmEfficiency(out, s);
   RenderFlops(out, s);
+  RenderGpuMetrics(out, s);
   RenderProfiledKernels(out, s);
 }
 

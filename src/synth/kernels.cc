@@ -1,5 +1,10 @@
 #include "synth/kernels.h"
 
+#include <fmt/format.h>
+
+#include <deque>
+#include <string>
+
 namespace gpuwhy {
 namespace {
 
@@ -137,6 +142,47 @@ KernelCatalog BuildCatalog() {
   k.nccl_all_reduce =
       MakeKernelSpec("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, ncclDevKernelArgs*)",
                      24, 640, 96, 87568, 0.181818, 3.636364, 0);
+  // fp32 activations of 8 x 1024 tokens x 2048: 65536 blocks of 128 threads, full occupancy.
+  // KernelSpec holds a view: the built names live as long as the catalog (forever).
+  static auto* names = new std::deque<std::string>;
+  auto eager = [](std::string_view functor, int arrays) {
+    names->push_back(
+        fmt::format("void at::native::vectorized_elementwise_kernel<4, {}, "
+                    "std::array<char*, {}ul> >(int, {}, std::array<char*, {}ul>)",
+                    functor, arrays, functor, arrays));
+    return MakeKernelSpec(names->back(), 65536, 128, 24, 0, 496.484863, 1985.939453, 100);
+  };
+  k.copy_to_f32 = eager(
+      "at::native::(anonymous namespace)::direct_copy_kernel_cuda(at::TensorIteratorBase&)::"
+      "{lambda()#3}::operator()() const::{lambda()#10}::operator()() const::"
+      "{lambda(c10::BFloat16)#1}",
+      2);
+  k.pow_f32 = eager(
+      "at::native::(anonymous namespace)::pow_tensor_scalar_kernel_impl<float, float>("
+      "at::TensorIteratorBase&, float)::{lambda(float)#1}",
+      2);
+  k.add_scalar_f32 = eager(
+      "at::native::AUnaryFunctor<float, float, float, at::native::CUDAFunctor_add<float> >", 2);
+  k.rsqrt_f32 = eager(
+      "at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() const::"
+      "{lambda()#2}::operator()() const::{lambda(float)#1}",
+      2);
+  k.mul_f32 = eager(
+      "at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<"
+      "float> >",
+      3);
+  auto reduce = [](std::string_view op) {
+    names->push_back(
+        fmt::format("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<"
+                    "float, {}, unsigned int, float, 4> >(at::native::ReduceOp<"
+                    "float, {}, unsigned int, float, 4>)",
+                    op, op));
+    return MakeKernelSpec(names->back(), 8192, 512, 32, 16, 62.060608, 992.969727, 100);
+  };
+  k.mean_f32 = reduce("at::native::MeanOps<float, float, float, float>");
+  k.sum_f32 = reduce(
+      "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::"
+      "operator()(at::TensorIterator&)::{lambda(float, float)#1}>");
   return k;
 }
 
@@ -145,6 +191,18 @@ KernelCatalog BuildCatalog() {
 const KernelCatalog& Kernels() {
   static const KernelCatalog* catalog = new KernelCatalog(BuildCatalog());
   return *catalog;
+}
+
+bool IsMemoryBoundKernel(const KernelSpec* spec) {
+  const KernelCatalog& k = Kernels();
+  for (const KernelSpec* m :
+       {&k.layer_norm_fwd, &k.layer_norm_bwd_input, &k.layer_norm_bwd_gamma_beta, &k.gelu_fwd,
+        &k.gelu_bwd, &k.add_bf16, &k.copy_bf16, &k.index_select, &k.nll_loss_fwd, &k.nll_loss_bwd,
+        &k.mul_scalar_f32, &k.add_f32, &k.copy_to_f32, &k.pow_f32, &k.mean_f32, &k.add_scalar_f32,
+        &k.rsqrt_f32, &k.mul_f32, &k.sum_f32}) {
+    if (spec == m) return true;
+  }
+  return false;
 }
 
 }  // namespace gpuwhy

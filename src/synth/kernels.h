@@ -34,8 +34,20 @@ struct KernelCatalog {
   KernelSpec mul_scalar_f32;  // unfused optimizer, one per parameter
   KernelSpec add_f32;
   KernelSpec nccl_all_reduce;
+  // An RMSNorm written in eager PyTorch, in fp32: one kernel per op (memory-bound-elementwise).
+  KernelSpec copy_to_f32;
+  KernelSpec pow_f32;
+  KernelSpec mean_f32;
+  KernelSpec add_scalar_f32;
+  KernelSpec rsqrt_f32;
+  KernelSpec mul_f32;
+  KernelSpec sum_f32;
 };
 
 const KernelCatalog& Kernels();
+
+// The catalog's elementwise, normalization and reduction kernels (softmax aside), by the ATen
+// op that launches them: the memory-bound kernel time the ground truth counts.
+bool IsMemoryBoundKernel(const KernelSpec* spec);
 
 }  // namespace gpuwhy

@@ -195,6 +195,7 @@ void NsysWriter::FlowEnd(int, int, TimeNs, int64_t) {
 void NsysWriter::Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur,
                         int64_t, int64_t correlation, std::string_view) {
   ++counts_[static_cast<int>(EventCat::kKernel)];
+  if (gpu_metrics_) gpu_metrics_->AddKernel(spec, device, ts, dur);
   auto [it, inserted] = kernel_names_.try_emplace(spec.name.data());
   if (inserted) {
     it->second = StringIdOf(spec.name);
@@ -254,8 +255,14 @@ void NsysWriter::Metadata(std::string_view kind, int pid, int tid, TimeNs, std::
   if (kind == "process_name") info_.trace_name = std::string(value);
 }
 
-Status NsysWriter::Finish(TimeNs, TimeNs) {
+Status NsysWriter::Finish(TimeNs trace_start, TimeNs trace_end) {
   if (!status_.ok()) return status_;
+  if (gpu_metrics_) {
+    if (Status s = gpu_metrics_->Write(db_, trace_start, trace_end); !s.ok()) {
+      status_ = IoError("{}: {}", path_, s.message());
+      return status_;
+    }
+  }
   sqlite3_stmt* strings = nullptr;
   if (sqlite3_prepare_v2(db_, "INSERT INTO StringIds VALUES (?, ?)", -1, &strings, nullptr) !=
       SQLITE_OK) {

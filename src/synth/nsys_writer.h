@@ -1,7 +1,8 @@
 // Writes the synthetic run as an Nsight Systems SQLite export (schema 2.9 layout, the subset
 // gpuwhy reads; docs/nsys.md): CUPTI kernel/memcpy/memset/runtime/synchronization rows,
 // NVTX push/pop ranges for every host span (as emit_nvtx() and record_function give),
-// cudaMalloc-level memory usage, StringIds, PROCESSES, ThreadNames, TARGET_INFO_GPU.
+// cudaMalloc-level memory usage, StringIds, PROCESSES, ThreadNames, TARGET_INFO_GPU; on request
+// GPU_METRICS + TARGET_INFO_GPU_METRICS sampled from the kernels (synth_gpu_metrics.h).
 // One transaction, prepared statements, no journal: millions of rows per second.
 #pragma once
 
@@ -13,13 +14,18 @@
 #include <unordered_map>
 
 #include "synth/event_writer.h"
+#include "synth/synth_gpu_metrics.h"
 
 namespace gpuwhy {
 
 class NsysWriter final : public EventWriter {
  public:
   // Replaces any file at |path|.
-  explicit NsysWriter(std::string path) : path_(std::move(path)) {}
+  enum class GpuMetrics { kOff, kOn };
+  explicit NsysWriter(std::string path, GpuMetrics gpu_metrics = GpuMetrics::kOff)
+      : path_(std::move(path)) {
+    if (gpu_metrics == GpuMetrics::kOn) gpu_metrics_ = std::make_unique<SynthGpuMetrics>();
+  }
   ~NsysWriter() override;
 
   void Begin(const DocumentInfo& info) override;
@@ -78,6 +84,7 @@ class NsysWriter final : public EventWriter {
   std::unordered_map<const char*, int64_t> kernel_short_names_;
   int64_t reserved_ = -1;  // last total_reserved seen: growth is a cudaMalloc
   uint64_t next_segment_ = 0x7f0000000000ull;
+  std::unique_ptr<SynthGpuMetrics> gpu_metrics_;  // null: no --gpu-metrics-devices capture
 };
 
 }  // namespace gpuwhy

@@ -56,8 +56,14 @@ Recipe SmallGrids() {
   return r;
 }
 
-const std::array<ScenarioInfo, 7>& Catalog() {
-  static const std::array<ScenarioInfo, 7> catalog = {{
+Recipe MemoryBoundElementwise() {
+  Recipe r;
+  r.eager_rms_norm = true;
+  return r;
+}
+
+const std::array<ScenarioInfo, 8>& Catalog() {
+  static const std::array<ScenarioInfo, 8> catalog = {{
       {"healthy", "well-fed GPU: kernels back to back, ~95% busy, small launch gaps", "none",
        Recipe{}},
       {"input-bound",
@@ -78,6 +84,10 @@ const std::array<ScenarioInfo, 7>& Catalog() {
       {"small-grids",
        "a per-GPU batch too small for the H100: every GEMM runs 33 thread blocks on 132 SMs",
        "memory.small_batch_gemms", SmallGrids()},
+      {"memory-bound-elementwise",
+       "RMSNorm written in eager fp32 PyTorch: 8 elementwise/reduction kernels per norm forward, "
+       "12 backward, each a round trip through HBM; ~45% of kernel time",
+       "compute.memory_bound_elementwise", MemoryBoundElementwise()},
   }};
   return catalog;
 }
@@ -135,6 +145,12 @@ std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const Measur
     out.push_back({"underfilled_gemm_share_of_gemm_time", "1.0000"});
     out.push_back({"underfilled_saving_ns_per_step",
                    Int(mean.gemm_ns * (kSynthDeviceSms - blocks) / kSynthDeviceSms)});
+  } else if (scenario.name == "memory-bound-elementwise") {
+    // compute.memory_bound_elementwise's model: their time x (1 - 1/1.5).
+    out.push_back({"memory_bound_kernel_ns_per_step", Int(mean.memory_bound_ns)});
+    out.push_back({"softmax_kernel_ns_per_step", Int(mean.softmax_ns)});
+    out.push_back({"kernel_ns_per_step", Int(mean.kernel_ns)});
+    out.push_back({"fusion_saving_ns_per_step", Int(mean.memory_bound_ns / 3)});
   }
   return out;
 }

@@ -33,6 +33,9 @@ struct Recipe {
   // A per-GPU batch too small for the device: every GEMM runs 33 blocks on 132 SMs (a quarter
   // of them), as long as the full-size GEMM (latency, not work, sets its time).
   bool small_batch_gemms = false;
+  // RMSNorm written in eager PyTorch instead of the fused LayerNorm: the activations go to
+  // fp32 and through pow, mean, add, rsqrt and two muls, one HBM round trip per op.
+  bool eager_rms_norm = false;
 };
 
 // Measured per-step means from the simulation, for the ground truth.
@@ -43,6 +46,9 @@ struct MeasuredStep {
   DurationNs idle_after_sync_ns = 0;
   int64_t kernels = 0;
   DurationNs gemm_ns = 0;
+  DurationNs memory_bound_ns = 0;  // elementwise, normalization, reduction kernels
+  DurationNs softmax_ns = 0;
+  DurationNs kernel_ns = 0;
 };
 
 // One "key": value pair of the truth's "injected" object; value is raw JSON.

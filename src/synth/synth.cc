@@ -41,7 +41,8 @@ struct RankSetup {
   std::string trace_name;
   std::string file_name;
   SynthFormat format = SynthFormat::kKineto;
-  std::string output_path;  // the SQLite file, for SynthFormat::kNsysSqlite
+  std::string output_path;   // the SQLite file, for SynthFormat::kNsysSqlite
+  bool gpu_metrics = false;  // ... with GPU_METRICS
 };
 
 std::string BaseName(const std::string& path) {
@@ -98,7 +99,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     if (setup.output_path.empty()) {
       return InvalidArgument("--format nsys-sqlite cannot be combined with --slow-rank yet");
     }
-    format_writer = std::make_unique<NsysWriter>(setup.output_path);
+    format_writer = std::make_unique<NsysWriter>(
+        setup.output_path,
+        setup.gpu_metrics ? NsysWriter::GpuMetrics::kOn : NsysWriter::GpuMetrics::kOff);
   } else {
     format_writer = std::make_unique<KinetoWriter>(sink);
   }
@@ -130,6 +133,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     sum.sync_wait_ns += stats.sync_wait_ns;
     sum.idle_after_sync_ns += stats.idle_after_sync_ns;
     sum.gemm_ns += stats.gemm_ns;
+    sum.memory_bound_ns += stats.memory_bound_ns;
+    sum.softmax_ns += stats.softmax_ns;
+    sum.kernel_ns += stats.kernel_ns;
     RETURN_IF_ERROR(writer.status());
   }
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
@@ -144,6 +150,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   truth.mean.sync_wait_ns = sum.sync_wait_ns / n;
   truth.mean.idle_after_sync_ns = sum.idle_after_sync_ns / n;
   truth.mean.gemm_ns = sum.gemm_ns / n;
+  truth.mean.memory_bound_ns = sum.memory_bound_ns / n;
+  truth.mean.softmax_ns = sum.softmax_ns / n;
+  truth.mean.kernel_ns = sum.kernel_ns / n;
   truth.mean.kernels = truth.counts[static_cast<int>(EventCat::kKernel)] / n;
   return truth;
 }
@@ -280,6 +289,7 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   setup.seed = options.seed;
   setup.steps = options.steps;
   setup.format = options.format;
+  setup.gpu_metrics = options.gpu_metrics;
   setup.trace_name = TraceName(paths[0]);
   if (options.size_mb > 0) {
     ASSIGN_OR_RETURN(setup.steps, StepsForSize(scenario, setup, options.size_mb));

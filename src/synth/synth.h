@@ -31,6 +31,9 @@ struct SynthOptions {
   // true time + a known offset (truth: "straggler", per_rank "clock_offset_ns"). -1: none.
   int slow_rank = -1;
   double slow_by_pct = 0;
+  // kNsysSqlite: also write GPU_METRICS sampled from the kernels, as
+  // `nsys profile --gpu-metrics-devices=all` records them (synth_gpu_metrics.h).
+  bool gpu_metrics = false;
 };
 
 // What was written, for the CLI to print.

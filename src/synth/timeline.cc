@@ -84,6 +84,7 @@ void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream
                   kernel_extra_args);
   writer_->FlowEnd(device_, stream, start, correlation);
   free = start + kernel_ns;
+  step_kernel_ns_[&kernel] += kernel_ns;
   RecordGpuOp(start, free);
   now_ = call_start + call_ns;
 }
@@ -177,6 +178,7 @@ void Timeline::BeginStep(int number) {
   step_start_ = now_;
   step_external_id_ = next_external_id_++;
   step_gpu_ops_.clear();
+  step_kernel_ns_.clear();
   step_sync_wait_ = 0;
   step_idle_after_sync_ = 0;
   drained_at_ = -1;

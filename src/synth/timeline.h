@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,9 @@ struct StepStats {
   DurationNs sync_wait_ns = 0;        // host time blocked in cudaStreamSynchronize
   DurationNs idle_after_sync_ns = 0;  // GPU idle from a sync's drain to the next GPU op
   DurationNs gemm_ns = 0;             // GEMM kernel time (filled by the training step)
+  DurationNs memory_bound_ns = 0;     // IsMemoryBoundKernel time (filled by the training step)
+  DurationNs softmax_ns = 0;          // softmax kernel time (filled by the training step)
+  DurationNs kernel_ns = 0;           // all kernel time (filled by the training step)
 };
 
 class Timeline {
@@ -77,6 +81,13 @@ class Timeline {
 
   void BeginStep(int number);
   StepStats EndStep();
+  // Kernel time of the step so far, of the kernels `pick` selects.
+  template <typename Pick>
+  DurationNs StepKernelNs(Pick pick) const {
+    DurationNs ns = 0;
+    for (const auto& [spec, spec_ns] : step_kernel_ns_) ns += pick(spec) ? spec_ns : 0;
+    return ns;
+  }
 
  private:
   struct OpenSpan {
@@ -112,6 +123,7 @@ class Timeline {
   TimeNs step_start_ = 0;
   int64_t step_external_id_ = 0;
   std::vector<std::pair<TimeNs, TimeNs>> step_gpu_ops_;
+  std::map<const KernelSpec*, DurationNs> step_kernel_ns_;
   DurationNs step_sync_wait_ = 0;
   DurationNs step_idle_after_sync_ = 0;
   TimeNs drained_at_ = -1;  // >= 0 while the GPU sits drained after a sync

@@ -45,11 +45,30 @@ DurationNs Linear(Timeline& t, const KernelSpec& gemm, DurationNs gemm_us) {
   return gemm_ns;
 }
 
-void LayerNorm(Timeline& t) {
+void FusedLayerNorm(Timeline& t) {
   t.Begin("aten::layer_norm");
   Host(t, 1500, 3000);
   KernelOp(t, "aten::native_layer_norm", Kernels().layer_norm_fwd, 14);
   t.End();
+}
+
+// x.float(); x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps); .to(bf16) * weight.
+void EagerRmsNorm(Timeline& t) {
+  const KernelCatalog& k = Kernels();
+  t.Begin("aten::to");
+  Host(t, 1500, 3000);
+  KernelOp(t, "aten::_to_copy", k.copy_to_f32, 60);
+  t.End();
+  KernelOp(t, "aten::pow", k.pow_f32, 60);
+  KernelOp(t, "aten::mean", k.mean_f32, 30);
+  KernelOp(t, "aten::add", k.add_scalar_f32, 6);  // on the [tokens, 1] mean
+  KernelOp(t, "aten::rsqrt", k.rsqrt_f32, 6);
+  KernelOp(t, "aten::mul", k.mul_f32, 60);
+  t.Begin("aten::to");
+  Host(t, 1500, 3000);
+  KernelOp(t, "aten::_to_copy", k.copy_bf16, 35);
+  t.End();
+  KernelOp(t, "aten::mul", k.mul_f32, 60);
 }
 
 void Attention(Timeline& t) {
@@ -79,6 +98,23 @@ DurationNs BackwardNode(Timeline& t, std::string_view evaluate, std::string_view
   Host(t, 1000, 2000);
   t.End();
   return kernels_ns;
+}
+
+// Autograd of EagerRmsNorm: one node per eager op, backwards.
+void EagerRmsNormBackward(Timeline& t) {
+  const KernelCatalog& k = Kernels();
+  // Timeline keeps span names as views: literals only.
+#define GPUWHY_EVAL(node) "autograd::engine::evaluate_function: " node, node
+  BackwardNode(t, GPUWHY_EVAL("MulBackward0"), {{&k.mul_f32, 60}, {&k.sum_f32, 30}}, "aten::mul");
+  BackwardNode(t, GPUWHY_EVAL("ToCopyBackward0"), {{&k.copy_to_f32, 60}}, "aten::_to_copy");
+  BackwardNode(t, GPUWHY_EVAL("MulBackward0"),
+               {{&k.mul_f32, 60}, {&k.mul_f32, 60}, {&k.sum_f32, 30}}, "aten::mul");
+  BackwardNode(t, GPUWHY_EVAL("RsqrtBackward0"), {{&k.mul_f32, 6}}, "aten::mul");
+  BackwardNode(t, GPUWHY_EVAL("AddBackward0"), {{&k.add_scalar_f32, 6}}, "aten::add");
+  BackwardNode(t, GPUWHY_EVAL("MeanBackward1"), {{&k.mul_f32, 60}}, "aten::div");
+  BackwardNode(t, GPUWHY_EVAL("PowBackward0"), {{&k.pow_f32, 60}, {&k.mul_f32, 60}}, "aten::mul");
+  BackwardNode(t, GPUWHY_EVAL("ToCopyBackward0"), {{&k.copy_bf16, 35}}, "aten::_to_copy");
+#undef GPUWHY_EVAL
 }
 
 }  // namespace
@@ -131,7 +167,26 @@ StepStats TrainingStep::Run(Timeline& t, int number) {
   Host(t, 15000, 30000);
   StepStats stats = t.EndStep();
   stats.gemm_ns = step_gemm_ns_;
+  stats.memory_bound_ns = t.StepKernelNs(IsMemoryBoundKernel);
+  const KernelCatalog& k = Kernels();
+  stats.softmax_ns = t.StepKernelNs(
+      [&](const KernelSpec* s) { return s == &k.softmax_fwd || s == &k.softmax_bwd; });
+  stats.kernel_ns = t.StepKernelNs([](const KernelSpec*) { return true; });
   return stats;
+}
+
+void TrainingStep::Norm(Timeline& t) {
+  if (recipe_.eager_rms_norm) return EagerRmsNorm(t);
+  FusedLayerNorm(t);
+}
+
+void TrainingStep::NormBackward(Timeline& t) {
+  if (recipe_.eager_rms_norm) return EagerRmsNormBackward(t);
+  const KernelCatalog& k = Kernels();
+  BackwardNode(t, "autograd::engine::evaluate_function: NativeLayerNormBackward0",
+               "NativeLayerNormBackward0",
+               {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
+               "aten::native_layer_norm_backward");
 }
 
 void TrainingStep::CopyBatch(Timeline& t) {
@@ -162,12 +217,12 @@ void TrainingStep::Forward(Timeline& t) {
   t.End();
   int sync_every = recipe_.mid_step_syncs > 0 ? recipe_.layers / recipe_.mid_step_syncs : 0;
   for (int layer = 0; layer < recipe_.layers; ++layer) {
-    LayerNorm(t);
+    Norm(t);
     step_gemm_ns_ += Linear(t, *gemm_tn_, 95);
     Attention(t);
     step_gemm_ns_ += Linear(t, *gemm_tn_, 42);
     KernelOp(t, "aten::add", k.add_bf16, 10);
-    LayerNorm(t);
+    Norm(t);
     step_gemm_ns_ += Linear(t, *gemm_tn_, 165);
     KernelOp(t, "aten::gelu", k.gelu_fwd, 24);
     step_gemm_ns_ += Linear(t, *gemm_tn_, 160);
@@ -176,7 +231,7 @@ void TrainingStep::Forward(Timeline& t) {
       ItemSync(t, recipe_.host_work_after_sync_ns);  // e.g. a NaN check on activations
     }
   }
-  LayerNorm(t);
+  Norm(t);
   step_gemm_ns_ += Linear(t, *gemm_tn_, 620);
   t.Begin("aten::cross_entropy_loss");
   Host(t, 2000, 4000);
@@ -194,10 +249,7 @@ void TrainingStep::Backward(Timeline& t) {
                {{&k.softmax_bwd, 190}}, "aten::_log_softmax_backward_data");
   step_gemm_ns_ += BackwardNode(t, "autograd::engine::evaluate_function: AddmmBackward0",
                                 "AddmmBackward0", {{gemm_nn_, 610}, {gemm_nt_, 640}});
-  const char* layer_norm_eval = "autograd::engine::evaluate_function: NativeLayerNormBackward0";
-  BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
-               {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
-               "aten::native_layer_norm_backward");
+  NormBackward(t);
   bool overlapped_comm = world_size_ > 1 && !recipe_.exposed_allreduce;
   for (int layer = recipe_.layers - 1; layer >= 0; --layer) {
     const char* addmm = "autograd::engine::evaluate_function: AddmmBackward0";
@@ -205,17 +257,13 @@ void TrainingStep::Backward(Timeline& t) {
     BackwardNode(t, "autograd::engine::evaluate_function: GeluBackward0", "GeluBackward0",
                  {{&k.gelu_bwd, 36}}, "aten::gelu_backward");
     step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 165}, {gemm_nt_, 175}});
-    BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
-                 {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
-                 "aten::native_layer_norm_backward");
+    NormBackward(t);
     step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 42}, {gemm_nt_, 45}});
     BackwardNode(t, "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0",
                  "ScaledDotProductFlashAttentionBackward0", {{&k.flash_bwd, 380}},
                  "aten::_flash_attention_backward");
     step_gemm_ns_ += BackwardNode(t, addmm, "AddmmBackward0", {{gemm_nn_, 95}, {gemm_nt_, 100}});
-    BackwardNode(t, layer_norm_eval, "NativeLayerNormBackward0",
-                 {{&k.layer_norm_bwd_input, 22}, {&k.layer_norm_bwd_gamma_beta, 18}},
-                 "aten::native_layer_norm_backward");
+    NormBackward(t);
     BackwardNode(t, "autograd::engine::evaluate_function: AddBackward0", "AddBackward0",
                  {{&k.add_bf16, 10}}, "aten::add");
     // DDP reduces a bucket as soon as its gradients are ready, overlapping backward.

@@ -19,6 +19,8 @@ class TrainingStep {
 
  private:
   void CopyBatch(Timeline& t);
+  void Norm(Timeline& t);  // fused LayerNorm, or eager_rms_norm's chain
+  void NormBackward(Timeline& t);
   void Forward(Timeline& t);
   void Backward(Timeline& t);
   void Optimizer(Timeline& t);

@@ -1,8 +1,11 @@
 // Compute rules: busy-time estimates, separate from the idle attribution. Each estimates
 // the kernel time a fix would save, over disjoint kernel sets (fp32 GEMM/conv; elementwise,
 // normalization and reduction without softmax; softmax), so they add up.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "diagnose/capture.h"
 #include "diagnose/trace_rules/trace_fixes.h"
@@ -18,20 +21,18 @@ constexpr const char* kLowMfu = "compute.low_matmul_mfu";
 
 constexpr ParamRef kElementwiseMinSharePct{kElementwise, "min_share_pct"};
 constexpr ParamRef kElementwiseFusionSpeedup{kElementwise, "fusion_speedup"};
+constexpr ParamRef kElementwiseMinDramBwPct{kElementwise, "min_dram_bw_pct"};
 constexpr ParamRef kAttentionMinSharePct{kAttention, "min_share_pct"};
 constexpr ParamRef kAttentionExpectedSpeedup{kAttention, "expected_speedup"};
 constexpr ParamRef kLowMfuMaxPct{kLowMfu, "max_mfu_pct"};
 constexpr ParamRef kLowMfuTargetPct{kLowMfu, "target_mfu_pct"};
 constexpr ParamRef kLowMfuMinSharePct{kLowMfu, "min_share_pct"};
-constexpr std::array<const ParamRef*, 9> kParams = {&kNoTensorCoresMinSharePct,
-                                                    &kNoTensorCoresExpectedSpeedup,
-                                                    &kElementwiseMinSharePct,
-                                                    &kElementwiseFusionSpeedup,
-                                                    &kAttentionMinSharePct,
-                                                    &kAttentionExpectedSpeedup,
-                                                    &kLowMfuMaxPct,
-                                                    &kLowMfuTargetPct,
-                                                    &kLowMfuMinSharePct};
+constexpr std::array<const ParamRef*, 10> kParams = {
+    &kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup,
+    &kElementwiseMinSharePct,   &kElementwiseFusionSpeedup,
+    &kElementwiseMinDramBwPct,  &kAttentionMinSharePct,
+    &kAttentionExpectedSpeedup, &kLowMfuMaxPct,
+    &kLowMfuTargetPct,          &kLowMfuMinSharePct};
 
 double Saving(double ns, double speedup) { return speedup > 1 ? ns * (1.0 - 1.0 / speedup) : 0; }
 
@@ -85,6 +86,27 @@ void NoTensorCores(RuleContext& ctx) {
   ctx.Emit(std::move(f), {{"share", share}});
 }
 
+// Kernel names say elementwise; sampled DRAM bandwidth (nsys GPU_METRICS) says whether memory
+// traffic fills the busy time. When it does, the kernels are measured memory-bound: the finding
+// gains the counters as evidence, names them in its title, and medium confidence.
+std::string SampledMemoryTraffic(const RuleContext& ctx, Finding& f) {
+  const GpuMetricsResult& gm = ctx.analysis.gpu_metrics;
+  if (!gm.valid || !gm.rank.dram_bw_pct) return "";
+  const RuleParam& min_dram = ctx.catalog.Get(kElementwiseMinDramBwPct);
+  const double dram = *gm.rank.dram_bw_pct;
+  const bool bound = dram >= min_dram.value;
+  ctx.AddMetricEvidence(f, "gpu_metrics.dram_bw_pct", bound ? ">=" : "<", min_dram.value,
+                        &min_dram);
+  ctx.AddMetricEvidence(f, "gpu_metrics.tensor_active_pct", ">=", 0, nullptr);
+  ctx.AddMetricEvidence(f, "gpu_metrics.sm_issue_pct", ">=", 0, nullptr);
+  if (!bound) return "";
+  f.confidence = Confidence::kMedium;
+  return fmt::format("; DRAM bandwidth {:.0f}% of peak{} (nsys GPU_METRICS)", dram,
+                     gm.rank.tensor_active_pct
+                         ? fmt::format(", tensor pipes {:.0f}%", *gm.rank.tensor_active_pct)
+                         : "");
+}
+
 void Elementwise(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kElementwise);
   const RuleParam& min_share = ctx.catalog.Get(kElementwiseMinSharePct);
@@ -102,8 +124,9 @@ void Elementwise(RuleContext& ctx) {
                            min_share.value, &min_share);
   ctx.AddMetricEvidence(f, "kernels.class.elementwise_pct", ">", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.class.normalization_pct", ">=", 0, nullptr);
+  std::string sampled = SampledMemoryTraffic(ctx, f);
   f.top_events = ctx.busy.top_elementwise_names;
-  ctx.Emit(std::move(f), {{"share", share}});
+  ctx.Emit(std::move(f), {{"share", share}, {"sampled", 0, sampled}});
 }
 
 bool HasBatchedMatmul(const Trace& trace) {
@@ -243,13 +266,18 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
       .default_severity = Severity::kLow,
       .severity_logic = "recoverable share of step",
       .title_template = "{share:.0f}% of kernel time is elementwise, normalization and reduction "
-                        "kernels",
+                        "kernels{sampled}",
       .recoverable_logic = "kernel-time estimate: their time x (1 - 1/fusion_speedup)",
       .params = {{"min_share_pct", 30, "%", "gpuwhy",
                   "elementwise + normalization + reduction share of kernel time above this"},
                  {"fusion_speedup", 1.5, "ratio",
                   "gpuwhy assumption: fusing memory-bound chains saves a third of their time",
-                  "speed-up assumed for the recoverable estimate"}},
+                  "speed-up assumed for the recoverable estimate"},
+                 {"min_dram_bw_pct", 50, "%",
+                  "gpuwhy: a window-mean DRAM bandwidth of half the peak or more means memory "
+                  "traffic, not math, fills the busy time",
+                  "sampled DRAM read + write bandwidth (nsys GPU_METRICS) at least this marks "
+                  "the kernels measured memory-bound (medium confidence)"}},
       .fixes = {kCompileFix,
                 {"Use fused layers", "apex/TE fused LayerNorm, torch.optim.AdamW(fused=True)"},
                 {"Train in bf16 to halve the bytes moved",

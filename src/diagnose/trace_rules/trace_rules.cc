@@ -16,7 +16,7 @@ void EvaluatePlatformRules(RuleContext& ctx) {
 
 namespace {
 
-constexpr std::array<RuleFamily<RuleContext>, 9> kTraceRules = {{
+constexpr std::array<RuleFamily<RuleContext>, 10> kTraceRules = {{
     {QualityRuleSpecs, EvaluateQualityRules, QualityRuleParams, true},
     {InputRuleSpecs, EvaluateInputRules, InputRuleParams},
     {CommRuleSpecs, EvaluateCommRules, CommRuleParams},
@@ -25,6 +25,7 @@ constexpr std::array<RuleFamily<RuleContext>, 9> kTraceRules = {{
     {HostRuleSpecs, EvaluateHostRules, HostRuleParams},
     {LaunchRuleSpecs, EvaluateLaunchRules, LaunchRuleParams},
     {ComputeRuleSpecs, EvaluateComputeRules, ComputeRuleParams},
+    {EfficiencyRuleSpecs, EvaluateEfficiencyRules, EfficiencyRuleParams},
     {nullptr, EvaluatePlatformRules, nullptr, true},
 }};
 

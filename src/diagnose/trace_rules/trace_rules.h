@@ -45,6 +45,10 @@ inline constexpr ParamRef kNoTensorCoresExpectedSpeedup{"compute.no_tensor_cores
 std::vector<RuleSpec> ComputeRuleSpecs();
 void EvaluateComputeRules(RuleContext& ctx);
 std::span<const ParamRef* const> ComputeRuleParams();
+// efficiency_rules.cc: busy but not efficient, from sampled SM activity (GPU_METRICS).
+std::vector<RuleSpec> EfficiencyRuleSpecs();
+void EvaluateEfficiencyRules(RuleContext& ctx);
+std::span<const ParamRef* const> EfficiencyRuleParams();
 // quality_rules.cc: a capture that holds warm-up instead of the steady state, or too little
 // GPU work to judge.
 std::vector<RuleSpec> QualityRuleSpecs();

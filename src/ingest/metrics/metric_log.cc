@@ -21,6 +21,7 @@ constexpr MetricLogFormatSpec kFormats[] = {
     {MetricLogFormat::kQueryGpuCsv, "nvidia-smi --query-gpu csv", SniffQueryGpuCsv,
      ParseQueryGpuCsv},
     {MetricLogFormat::kDcgmPrometheus, "dcgm-exporter", SniffDcgmPrometheus, ParseDcgmPrometheus},
+    {MetricLogFormat::kDcgmiDmon, "dcgmi dmon", SniffDcgmiDmon, ParseDcgmiDmon},
     {MetricLogFormat::kDmon, "nvidia-smi dmon", SniffDmon, ParseDmonText},
     {MetricLogFormat::kPmon, "nvidia-smi pmon", SniffPmon, ParsePmonText},
     {MetricLogFormat::kDcgmCsv, "DCGM field CSV", SniffDcgmCsv, ParseDcgmCsv},

@@ -19,6 +19,7 @@ enum class MetricLogFormat {
   kQueryGpuCsv,
   kDcgmPrometheus,
   kDcgmCsv,
+  kDcgmiDmon,
   kRecording,
 };
 std::string_view MetricLogFormatName(MetricLogFormat format);
@@ -45,5 +46,6 @@ StatusOr<MetricSeriesSet> ParsePmonText(std::string_view text, std::string_view 
 StatusOr<MetricSeriesSet> ParseQueryGpuCsv(std::string_view text, std::string_view name);
 StatusOr<MetricSeriesSet> ParseDcgmPrometheus(std::string_view text, std::string_view name);
 StatusOr<MetricSeriesSet> ParseDcgmCsv(std::string_view text, std::string_view name);
+StatusOr<MetricSeriesSet> ParseDcgmiDmon(std::string_view text, std::string_view name);
 
 }  // namespace gpuwhy

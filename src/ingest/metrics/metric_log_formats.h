@@ -34,5 +34,6 @@ SniffResult SniffDcgmPrometheus(std::string_view head);  // dcgm_importer.cc
 SniffResult SniffDmon(std::string_view head);            // dmon_importer.cc
 SniffResult SniffPmon(std::string_view head);            // dmon_importer.cc
 SniffResult SniffDcgmCsv(std::string_view head);         // dcgm_csv_importer.cc
+SniffResult SniffDcgmiDmon(std::string_view head);       // dcgmi_dmon_importer.cc
 
 }  // namespace gpuwhy

@@ -17,7 +17,15 @@ namespace gpuwhy {
 inline constexpr std::string_view kMetricLogFuzzName = "fuzz.log";
 
 // The text formats (recordings have their own fuzzer).
-enum class MetricLogFuzzFormat { kDmon, kPmon, kQueryGpuCsv, kDcgmPrometheus, kDcgmCsv, kSniffed };
+enum class MetricLogFuzzFormat {
+  kDmon,
+  kPmon,
+  kQueryGpuCsv,
+  kDcgmPrometheus,
+  kDcgmCsv,
+  kDcgmiDmon,
+  kSniffed
+};
 
 inline StatusOr<MetricSeriesSet> ParseForFuzz(MetricLogFuzzFormat format, std::string_view data) {
   const std::string_view name = kMetricLogFuzzName;
@@ -27,6 +35,7 @@ inline StatusOr<MetricSeriesSet> ParseForFuzz(MetricLogFuzzFormat format, std::s
     case MetricLogFuzzFormat::kQueryGpuCsv: return ParseQueryGpuCsv(data, name);
     case MetricLogFuzzFormat::kDcgmPrometheus: return ParseDcgmPrometheus(data, name);
     case MetricLogFuzzFormat::kDcgmCsv: return ParseDcgmCsv(data, name);
+    case MetricLogFuzzFormat::kDcgmiDmon: return ParseDcgmiDmon(data, name);
     case MetricLogFuzzFormat::kSniffed: break;
   }
   // The front door: sniffed, then parsed as whatever it looks like (a recording excepted).

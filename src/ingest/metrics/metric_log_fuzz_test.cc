@@ -1,5 +1,6 @@
 // Deterministic mutation fuzzing of every metric-log parser (dmon, pmon, --query-gpu CSV,
-// dcgm-exporter text, DCGM field CSV, and the sniffing front door), seeded from the real logs in
+// dcgm-exporter text, DCGM field CSV, dcgmi dmon, and the sniffing front door), seeded from the
+// real logs in
 // ../shared/data/logs and inline samples when the data is absent. Short in ctest; for a long run:
 //   GPUWHY_FUZZ_SECONDS=600 ./ingest_metrics_fuzz_test --gtest_filter='*Dmon*'
 // The seed makes every run reproducible (base/fuzz_mutator.h).
@@ -54,6 +55,12 @@ const Target kTargets[] = {
     {MetricLogFuzzFormat::kDcgmCsv, "DcgmCsv", MetricLogFormat::kDcgmCsv,
      "EntityId,GRACT,FBUSD,TimeStamp\n0,0.250,1520,1661756603\n1,0.500,N/A,1661756603\n"
      "0,0.750,1600,1661756604\n"},
+    {MetricLogFuzzFormat::kDcgmiDmon, "DcgmiDmon", MetricLogFormat::kDcgmiDmon,
+     "#Entity   GRACT   SMACT   SMOCC   TENSO   DRAMA\n"
+     "ID\n"
+     "GPU 0     0.953   0.812   0.401   0.350   0.200\n"
+     "GPU 1     N/A     N/A     N/A     N/A     N/A\n"
+     "GPU 0     0.950   0.800   0.400   0.340   0.210\n"},
     {MetricLogFuzzFormat::kSniffed, "Sniffed", MetricLogFormat::kNone,
      "# gpu   pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
      "# Idx     W      C      C      %      %      %      %    MHz    MHz\n"

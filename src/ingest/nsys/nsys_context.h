@@ -133,6 +133,7 @@ struct NsysContext {
 Status ReadGpuTables(NsysContext& ctx);    // kernels, memcpy, memset, synchronization
 Status ReadHostTables(NsysContext& ctx);   // runtime, driver, NVTX, OS runtime
 Status ReadExtraTables(NsysContext& ctx);  // memory usage, GPU metrics
+Status ReadGpuMetrics(NsysContext& ctx);   // GPU_METRICS, binned (nsys_gpu_metrics.cc)
 // Applies the step rule to the NVTX ranges of one process.
 Status SelectSteps(NsysContext& ctx, NsysProcess& process);
 

@@ -1,4 +1,4 @@
-// CUDA_GPU_MEMORY_USAGE_EVENTS -> memory_events; GPU_METRICS -> counters.
+// CUDA_GPU_MEMORY_USAGE_EVENTS -> memory_events; GPU_METRICS (nsys_gpu_metrics.cc).
 #include <map>
 
 #include "ingest/nsys/nsys_context.h"
@@ -37,60 +37,6 @@ Status ReadMemoryUsage(NsysContext& ctx) {
     p.trace.memory_events.rows.push_back(row);
   }
   return q.status();
-}
-
-// GPU_METRICS(timestamp, typeId, metricId, value) with names from
-// TARGET_INFO_GPU_METRICS(typeId, metricId, metricName), --gpu-metrics-devices captures.
-// The samples belong to a GPU, not a process: every trace gets them, as counters named
-// "gpu_metrics/<metric name>" with the GPU's typeId in the pid column.
-Status ReadGpuMetrics(NsysContext& ctx) {
-  const std::string_view t = "GPU_METRICS";
-  const std::string_view names_table = "TARGET_INFO_GPU_METRICS";
-  if (!ctx.reader.HasTable(t) || !ctx.reader.HasTable(names_table)) return Status::Ok();
-  for (std::string_view column : {"timestamp", "typeId", "metricId", "value"}) {
-    if (!ctx.reader.HasColumn(t, column)) return Status::Ok();
-  }
-  for (std::string_view column : {"typeId", "metricId", "metricName"}) {
-    if (!ctx.reader.HasColumn(names_table, column)) return Status::Ok();
-  }
-  std::map<std::pair<int64_t, int64_t>, std::string> names;
-  {
-    ASSIGN_OR_RETURN(
-        SqliteStatement q,
-        ctx.reader.Prepare("SELECT typeId, metricId, metricName FROM TARGET_INFO_GPU_METRICS"));
-    while (q.Step()) names[{q.Int(0), q.Int(1)}] = fmt::format("gpu_metrics/{}", q.Text(2));
-    RETURN_IF_ERROR(q.status());
-  }
-  ASSIGN_OR_RETURN(
-      SqliteStatement q,
-      ctx.reader.Prepare("SELECT timestamp, typeId, metricId, value FROM GPU_METRICS"));
-  std::map<std::pair<int64_t, int64_t>, StringId> ids;  // per metric, in the export pool
-  struct Sample {
-    StringId name;
-    int64_t type;
-    TimeNs ts;
-    double value;
-  };
-  std::vector<Sample> samples;
-  while (q.Step()) {
-    std::pair<int64_t, int64_t> key{q.Int(1), q.Int(2)};
-    auto [it, inserted] = ids.try_emplace(key);
-    if (inserted) {
-      auto name = names.find(key);
-      it->second = ctx.strings.Add(name != names.end() ? name->second
-                                                       : fmt::format("gpu_metrics/{}", key.second));
-    }
-    samples.push_back({it->second, key.first, q.Int(0), q.Double(3)});
-  }
-  RETURN_IF_ERROR(q.status());
-  for (auto& process : ctx.processes) {
-    if (process->trace.gpu_ops.size() == 0) continue;
-    for (const Sample& s : samples) {
-      process->trace.counters.rows.push_back(
-          {ctx.Localize(*process, s.name), s.type, s.ts, s.value});
-    }
-  }
-  return Status::Ok();
 }
 
 }  // namespace

@@ -40,6 +40,14 @@ WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
   INSERT INTO NVTX_EVENTS SELECT 10000 * i, 10000 * i + 9999, 59, 'train_step ' || i,
     281474976710756, NULL, 0 FROM n;
+CREATE TABLE TARGET_INFO_GPU_METRICS (typeId INTEGER, sourceId INTEGER, typeName TEXT,
+  metricId INTEGER, metricName TEXT);
+INSERT INTO TARGET_INFO_GPU_METRICS VALUES (1, 0, 'GPU', 0, 'SM Active [Throughput %]'),
+  (1, 0, 'GPU', 1, 'GR Active [Throughput %]'), (1, 0, 'GPU', 2, 'GPC Clock Frequency [MHz]');
+CREATE TABLE GPU_METRICS (rawTimestamp INTEGER, timestamp INTEGER, typeId INTEGER,
+  metricId INTEGER, value INTEGER);
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 90)
+  INSERT INTO GPU_METRICS SELECT 100000 * i, 100000 * i, 1, i % 3, (i * 7) % 101 FROM n;
 )sql";
   const std::string path = dir.File("small.sqlite");
   nsys_test::WriteDatabase(path, sql);

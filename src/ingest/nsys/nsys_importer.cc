@@ -101,7 +101,8 @@ void FillMetadata(NsysProcess& p, const ExportInfo& info, const std::string& pat
   m.content_bytes = m.file_size_bytes;
   m.vendor = GpuVendor::kNvidia;
   if (info.session_start_utc_ns) m.base_time_ns = info.session_start_utc_ns;
-  m.extra = info.extra;
+  // Merged: the table readers have already put their own keys (GPU metrics' bin width) here.
+  for (const auto& [key, value] : info.extra) m.extra[key] = value;
   auto process = info.process_names.find(p.key);
   m.trace_name = process != info.process_names.end() ? process->second : "";
   m.extra["pid"] = fmt::format("{}", DecodeNsysGlobalId(p.key << 24).pid);

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Sampled SM activity (Nsight Systems GPU_METRICS) recomputed in Python, two ways, against
+`gpuwhy analyze --format json` on synthetic exports (`gpuwhy synth --format nsys-sqlite
+--gpu-metrics`):
+
+1. from the GPU_METRICS rows themselves: each sample covers the 100 us before its timestamp;
+   the time-weighted mean over the analysed window (importer binning + analysis);
+2. from the kernel rows: per 100 us bin, sum of min(1, gridX / smCount) x overlap, capped at
+   100 % and rounded as nsys stores it (the writer's documented model, docs/nsys.md).
+
+Also checks that compute.busy_not_efficient fires on small-grids and not on healthy.
+
+Usage: gpu_metrics_check.py --gpuwhy PATH
+"""
+import argparse
+import json
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+BIN = 100_000  # ns
+
+
+def analyze(gpuwhy, path):
+    run = subprocess.run([gpuwhy, "analyze", "--format", "json", path], capture_output=True, text=True)
+    if run.returncode not in (0, 1):
+        raise RuntimeError(f"{path}: gpuwhy analyze exited {run.returncode}: {run.stderr.strip()}")
+    return json.loads(run.stdout)["ranks"][0]
+
+
+def mean_over(samples, start, end):
+    """samples: [(bin_start, value)] of 100 us bins; time-weighted mean over [start, end)."""
+    weighted = covered = 0
+    for b, v in samples:
+        overlap = min(b + BIN, end) - max(b, start)
+        if overlap > 0:
+            weighted += v * overlap
+            covered += overlap
+    return weighted / covered
+
+
+def from_table(db, start, end):
+    ids = [r[0] for r in db.execute(
+        "SELECT metricId FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'SM Active [Throughput %]'")]
+    rows = db.execute("SELECT timestamp, value FROM GPU_METRICS WHERE metricId = ? ORDER BY timestamp",
+                      (ids[0],)).fetchall()
+    return mean_over([(t - BIN, v) for t, v in rows], start, end)
+
+
+def from_kernels(db, start, end):
+    sms = db.execute("SELECT smCount FROM TARGET_INFO_GPU").fetchone()[0]
+    bins = {}
+    for k_start, k_end, grid in db.execute("SELECT start, end, gridX FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+        fill = min(1.0, grid / sms)
+        b = k_start // BIN
+        while b * BIN < k_end:
+            overlap = min(k_end, (b + 1) * BIN) - max(k_start, b * BIN)
+            bins[b] = bins.get(b, 0.0) + fill * overlap
+            b += 1
+    first, last = start // BIN, (end - 1) // BIN
+    # Half away from zero, as the writer's llround (Python's round() goes to even).
+    samples = [(b * BIN, math.floor(min(100.0, 100.0 * bins.get(b, 0.0) / BIN) + 0.5))
+               for b in range(first, last + 1)]
+    return mean_over(samples, start, end)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpuwhy", required=True)
+    args = parser.parse_args()
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="gpuwhy_gpu_metrics_") as tmp:
+        for scenario, fires in (("healthy", False), ("small-grids", True)):
+            path = os.path.join(tmp, f"{scenario}.sqlite")
+            subprocess.run([args.gpuwhy, "synth", "--scenario", scenario, "--steps", "6", "--format",
+                            "nsys-sqlite", "--gpu-metrics", "-o", path], check=True, capture_output=True)
+            rank = analyze(args.gpuwhy, path)
+            gm = rank["gpu_metrics"]
+            start, end = gm["window_start_ns"], gm["window_end_ns"]
+            db = sqlite3.connect(path)
+            table, kernels = from_table(db, start, end), from_kernels(db, start, end)
+            got = gm["sm_active_pct"]
+            ids = [f["id"] for f in rank["findings"]]
+            fired = "compute.busy_not_efficient" in ids
+            ok = abs(got - table) < 1e-6 and abs(got - kernels) < 1e-6 and fired == fires
+            print(f"{scenario}: gpuwhy SM active {got:.6f} %, GPU_METRICS rows {table:.6f} %, "
+                  f"kernels {kernels:.6f} %; busy_not_efficient {'fired' if fired else 'not fired'}"
+                  f" {'ok' if ok else 'MISMATCH'}")
+            failed += not ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
