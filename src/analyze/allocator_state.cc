@@ -81,7 +81,9 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
 
 int64_t Known(int64_t v) { return v == kNoValue ? 0 : v; }
 
-// memory_summary() counters: the last table of each device (a log prints one per epoch).
+// memory_summary() / memory_stats() counters: the last print of each device (a log prints one
+// per epoch). The non-releasable (inactive split) blocks and bytes are the cached free part:
+// the rest of the cache could be released, so reserved - allocated would overstate it.
 void AddStats(const MemorySnapshot& s, AllocatorState& out) {
   std::vector<const AllocatorStats*> last;
   for (const AllocatorStats& st : s.stats) {
@@ -95,11 +97,20 @@ void AddStats(const MemorySnapshot& s, AllocatorState& out) {
   }
   out.has_stats = !last.empty();
   for (const AllocatorStats* st : last) {
+    std::vector<int64_t> series;
+    for (const AllocatorStats& print : s.stats) {
+      const int64_t v = print.allocated_bytes[static_cast<size_t>(StatPool::kAll)].current;
+      if (print.device == st->device && v != kNoValue) series.push_back(v);
+    }
+    if (series.size() > out.allocated_by_print.size()) out.allocated_by_print = std::move(series);
+  }
+  for (const AllocatorStats* st : last) {
     const size_t all = static_cast<size_t>(StatPool::kAll);
     out.reserved += Known(st->reserved_bytes[all].current);
     out.allocated += Known(st->allocated_bytes[all].current);
     out.requested += Known(st->requested_bytes[all].current);
     out.cached_free += Known(st->non_releasable_bytes[all].current);
+    out.free_blocks += Known(st->non_releasable_allocations[all].current);
     out.segments += Known(st->segments[all].current);
     out.ooms += Known(st->num_ooms);
     out.alloc_retries += Known(st->num_alloc_retries);
@@ -107,6 +118,7 @@ void AddStats(const MemorySnapshot& s, AllocatorState& out) {
     out.peak_reserved = std::max(out.peak_reserved, st->reserved_bytes[all].peak);
   }
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
+  out.largest_free_block = kNoValue;  // counters give no block sizes
 }
 
 // A log's OOM messages: each is one failed allocation; the device's capacity is printed in them.

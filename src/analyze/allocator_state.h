@@ -26,10 +26,10 @@ struct AllocatorState {
   int64_t reserved = 0;
   int64_t allocated = 0;
   int64_t requested = 0;
-  int64_t cached_free = 0;     // reserved - allocated
-  double cached_free_pct = 0;  // of reserved
-  int64_t free_blocks = 0;     // inactive blocks
-  int64_t largest_free_block = 0;
+  int64_t cached_free = 0;            // reserved - allocated
+  double cached_free_pct = 0;         // of reserved
+  int64_t free_blocks = 0;            // inactive blocks
+  int64_t largest_free_block = 0;     // kNoValue from counters (a summary or memory_stats())
   int64_t empty_segments = 0;         // nothing allocated: cache the allocator could release
   int64_t free_in_used_segments = 0;  // inactive bytes in segments that also hold live blocks
   int64_t segments = 0;
@@ -54,6 +54,10 @@ struct AllocatorState {
   // non-releasable (inactive split) bytes, the part of the cache that cannot be released.
   bool has_stats = false;
   int64_t peak_reserved = kNoValue;
+  // Allocated bytes ("all" pool, current) print after print of the device printed most often: a
+  // log that prints memory_summary()/memory_stats() every few steps shows a leak as a rise at
+  // every print, healthy caching as a flat line (however much is reserved).
+  std::vector<int64_t> allocated_by_print;
   // Allocated bytes at the trace's peak, replayed from alloc/free_completed and anchored at the
   // snapshot's allocated total; kNoValue without a trace.
   int64_t peak_allocated = kNoValue;

@@ -1,5 +1,5 @@
 // The allocator-snapshot rules (memory.fragmentation, memory.empty_cache_churn,
-// memory.oom_retries) over AllocatorState (analyze/allocator_state.h); memory.near_capacity is
+// memory.oom_retries, memory.leak) over AllocatorState (analyze/allocator_state.h); memory.near_capacity is
 // the trace rule's spec, assessed here only when the device capacity is known. One explicit list
 // (snapshot_rules.cc) registers them; the catalog lists their specs.
 #pragma once

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/snapshot_importer.h"
 
@@ -102,6 +104,91 @@ TEST(SnapshotRulesTest, CudaMallocRetriesInASummaryAreAtTheLimit) {
   EXPECT_EQ(d.findings[0].severity, Severity::kMedium);
   EXPECT_NE(d.findings[0].title.find("1 cudaMalloc retr(ies)"), std::string::npos)
       << d.findings[0].title;
+}
+
+// A memory_stats() dict (tests/data/memory_stats, printed three ways) and a memory_summary()
+// table of the same numbers get the same findings with the same titles: 6 of 20 GiB in 1,500
+// non-releasable blocks and 3 cudaMalloc retries. The healthy dict gets none.
+TEST(SnapshotRulesTest, MemoryStatsDictsGetTheSummarysFindings) {
+  const fs::path dir = fs::path(GPUWHY_TEST_DATA) / "memory_stats";
+  const std::string table =
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "|            CUDA OOMs: 0            |        cudaMalloc retries: 3         |\n"
+      "| Allocated memory      |   12 GiB   |  13824 MiB |  600 GiB   |  588 GiB   |\n"
+      "| GPU reserved memory   |   20 GiB   |  23040 MiB | 1000 GiB   |  980 GiB   |\n"
+      "| Non-releasable memory |    6 GiB   |   6912 MiB |  300 GiB   |  294 GiB   |\n"
+      "| Non-releasable allocs |    1500    |    1687    |   87345    |   85845    |\n";
+  StatusOr<MemorySnapshot> summary = ParseMemorySummaryText(table, "summary.txt");
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  const Diagnosis expected = DiagnoseAllocatorState(AnalyzeAllocatorState(*summary), {});
+  ASSERT_EQ(Ids(expected).size(), 2u);
+  for (const char* name : {"stats_fragmented.json", "stats_fragmented_literal.txt",
+                           "stats_fragmented_ordereddict.log"}) {
+    StatusOr<MemorySnapshot> stats = ImportMemorySummary((dir / name).string());
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    const Diagnosis d = DiagnoseAllocatorState(AnalyzeAllocatorState(*stats), {});
+    ASSERT_EQ(Ids(d), Ids(expected)) << name;
+    for (size_t i = 0; i < d.findings.size(); ++i) {
+      EXPECT_EQ(d.findings[i].title, expected.findings[i].title) << name;
+    }
+  }
+  const Finding* frag = nullptr;
+  for (const Finding& f : expected.findings) {
+    if (f.id == "memory.fragmentation") frag = &f;
+  }
+  ASSERT_NE(frag, nullptr);
+  EXPECT_NE(frag->title.find("6.0 GiB (30%) of 20.0 GiB reserved sits in 1500 cached free blocks "
+                             "that no recorded peak explains"),
+            std::string::npos)
+      << frag->title;
+  StatusOr<MemorySnapshot> healthy = ImportMemorySummary((dir / "stats_healthy.json").string());
+  ASSERT_TRUE(healthy.ok()) << healthy.status().message();
+  EXPECT_TRUE(DiagnoseAllocatorState(AnalyzeAllocatorState(*healthy), {}).findings.empty());
+}
+
+// A log printing memory_stats() every 100 steps: |allocated_mib| at each print, 10 GiB reserved,
+// 64 MiB non-releasable.
+std::string StatsLog(std::initializer_list<int64_t> allocated_mib) {
+  std::string log;
+  int step = 0;
+  for (int64_t mib : allocated_mib) {
+    log += fmt::format(
+        "step {} loss 1.9\n{{'allocated_bytes.all.current': {}, "
+        "'inactive_split_bytes.all.current': "
+        "{}, 'num_alloc_retries': 0, 'num_ooms': 0, 'reserved_bytes.all.current': {}}}\n",
+        step += 100, mib << 20, int64_t{64} << 20, int64_t{10} << 30);
+  }
+  return log;
+}
+
+Diagnosis DiagnoseText(const std::string& text) {
+  StatusOr<MemorySnapshot> s = ParseMemorySummaryText(text, "train.log");
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? DiagnoseAllocatorState(AnalyzeAllocatorState(*s), {}) : Diagnosis{};
+}
+
+// Known ground truth: 2000 MiB rising by 300 MiB or more a print is a leak (+65%: high); a flat 4
+// GiB under 10 GiB reserved is healthy caching; a warm-up rise that then falls back, a rise too
+// small, or too few prints is none.
+TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
+  const Diagnosis leak = DiagnoseText(StatsLog({2000, 2300, 2600, 2900, 3300}));
+  ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
+  EXPECT_EQ(leak.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(leak.findings[0].title.find("rose at each of 5 prints and never fell, 1.95 to 3.22 "
+                                        "GiB (+65%)"),
+            std::string::npos)
+      << leak.findings[0].title;
+  EXPECT_TRUE(DiagnoseText(StatsLog({4096, 4096, 4096, 4096, 4096})).findings.empty());
+  EXPECT_TRUE(DiagnoseText(StatsLog({2000, 3000, 4000, 3900, 4000})).findings.empty());
+  EXPECT_TRUE(DiagnoseText(StatsLog({4000, 4010, 4020, 4030, 4040})).findings.empty());
+  const Diagnosis few = DiagnoseText(StatsLog({2000, 2600, 3200}));
+  EXPECT_TRUE(few.findings.empty());
+  const RuleOutcome* outcome = nullptr;
+  for (const RuleOutcome& o : few.outcomes) {
+    if (o.rule_id == "memory.leak") outcome = &o;
+  }
+  ASSERT_NE(outcome, nullptr);
+  EXPECT_EQ(outcome->status, AssessStatus::kNotAssessed);
 }
 
 // A log's OOM message decides which way the finding points: cached bytes that could have held

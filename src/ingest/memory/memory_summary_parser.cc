@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/file_input.h"
+#include "ingest/memory/memory_stats_parser.h"
 #include "ingest/memory/oom_message_parser.h"
 
 namespace gpuwhy {
@@ -148,14 +149,18 @@ StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::stri
     reader.Line(text.substr(start, end - start), number);
     start = end + 1;
   }
+  const bool tables = !out.stats.empty();
+  std::vector<AllocatorStats> dicts = FindMemoryStats(text, out.problems);
+  out.stats.insert(out.stats.end(), dicts.begin(), dicts.end());
   out.oom_messages = FindOomMessages(text);
   if (out.stats.empty() && out.oom_messages.empty()) {
     return InvalidArgument(
-        "{}: no torch.cuda.memory_summary() table ('{}') and no CUDA out-of-memory message "
-        "('{}')",
-        name, kTitle, kOomMarker);
+        "{}: no torch.cuda.memory_summary() table ('{}'), no torch.cuda.memory_stats() dict "
+        "(at least {} of its keys) and no CUDA out-of-memory message ('{}')",
+        name, kTitle, kMinMemoryStatsKeys, kOomMarker);
   }
-  if (out.stats.empty()) out.source = "CUDA out-of-memory message";
+  if (!tables)
+    out.source = dicts.empty() ? "CUDA out-of-memory message" : "torch.cuda.memory_stats";
   return out;
 }
 
