@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/memory_snapshot.h"
@@ -58,6 +59,8 @@ struct AllocatorState {
   // log that prints memory_summary()/memory_stats() every few steps shows a leak as a rise at
   // every print, healthy caching as a flat line (however much is reserved).
   std::vector<int64_t> allocated_by_print;
+  // What those points are, for the leak's title (a memory timeline gives its windows' troughs).
+  std::string_view print_series = "memory_summary()/memory_stats() prints";
   // Allocated bytes at the trace's peak, replayed from alloc/free_completed and anchored at the
   // snapshot's allocated total; kNoValue without a trace.
   int64_t peak_allocated = kNoValue;

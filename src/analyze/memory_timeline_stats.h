@@ -8,11 +8,14 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "analyze/metric.h"
 #include "model/memory_timeline.h"
 
 namespace gpuwhy {
+
+inline constexpr int64_t kTimelineWindows = 8;
 
 struct MemoryTimelineStats {
   int64_t entries = 0;
@@ -24,10 +27,19 @@ struct MemoryTimelineStats {
   DurationNs peak_offset = 0;  // the peak's time after first_time (0: before the first change)
   std::array<int64_t, kMemoryCategoryCount> peak_by_category{};
   int64_t final_bytes = 0;  // after the last row
+  // The lowest bytes of each of kTimelineWindows equal windows of the timed span but the first
+  // (warm-up), counting the level each window opens at: a leak raises them window after window,
+  // steps that free what they made leave them flat. Empty when the span is 0.
+  std::vector<int64_t> window_troughs;
   MetricSet metrics;
 };
 
 MemoryTimelineStats AnalyzeMemoryTimeline(const MemoryTimeline& timeline);
+
+// A synthetic timeline of |steps| training steps 1000 ns apart, for tests with known ground
+// truth: |base_mib| of parameters before profiling, each step a 1 GiB activation made and freed,
+// and |leak_mib| more left alive after it (0: healthy caching of the step's peak).
+MemoryTimeline SyntheticStepTimeline(int steps, int64_t base_mib, int64_t leak_mib);
 
 namespace metric {
 

@@ -57,6 +57,21 @@ TEST(MemoryTimelineStatsTest, EmptyAndHostileSumsStayDefined) {
   EXPECT_EQ(AnalyzeMemoryTimeline(*t).peak_bytes, INT64_MAX);  // saturates, no overflow
 }
 
+// 10 steps leaving 300 MiB each: every window's trough is higher than the last, from 600 + 300
+// MiB (window 2, after step 1) to 600 + 2400 MiB (window 8, after step 8's activation is freed).
+// The same steps freeing what they make leave the troughs at the 600 MiB of parameters.
+TEST(MemoryTimelineStatsTest, WindowTroughsRiseWithALeakAndStayFlatWithCaching) {
+  const MemoryTimelineStats leak = AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 300));
+  ASSERT_EQ(leak.window_troughs.size(), 7u);
+  EXPECT_EQ(leak.window_troughs.front(), int64_t{900} << 20);
+  EXPECT_EQ(leak.window_troughs.back(), int64_t{3000} << 20);
+  for (size_t i = 1; i < leak.window_troughs.size(); ++i)
+    EXPECT_GT(leak.window_troughs[i], leak.window_troughs[i - 1]) << i;
+  const MemoryTimelineStats healthy = AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 0));
+  EXPECT_EQ(healthy.window_troughs, std::vector<int64_t>(7, int64_t{600} << 20));
+  EXPECT_EQ(healthy.peak_bytes, int64_t{1624} << 20);
+}
+
 // Python's replay of the same file (tests/memory_timeline_check.py's): 3,082,832,104 B at
 // 98.424324 ms, 84.1% activations.
 TEST(MemoryTimelineStatsTest, RealHtaTimelineMatchesPython) {

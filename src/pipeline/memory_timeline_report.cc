@@ -1,6 +1,6 @@
 // A profiler memory timeline as a report: what the peak was made of, in notes and summary
-// metrics. A timeline holds no allocator state and no capacity, so it fires no finding: the
-// memory rules that need those say so instead of guessing.
+// metrics, and memory.leak over its windows (diagnose/snapshot_rules). A timeline holds no
+// allocator state and no capacity: the rules that need those are not its to assess.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "analyze/memory_timeline_stats.h"
 #include "diagnose/outcome_recorder.h"
+#include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "pipeline/pipeline.h"
 
 namespace gpuwhy {
@@ -36,10 +37,10 @@ std::string CategoriesText(const MemoryTimelineStats& s) {
 }  // namespace
 
 RankReport ReportMemoryTimeline(const MemoryTimeline& timeline, const DiagnoseOptions& options) {
-  (void)options;
   RankReport report;
   report.header.path = timeline.path;
   MemoryTimelineStats s = AnalyzeMemoryTimeline(timeline);
+  report.diagnosis = DiagnoseMemoryTimeline(s, options);
   report.diagnosis.notes.push_back(fmt::format(
       "profiler memory timeline (export_memory_timeline, {} rows over {:.1f} ms): peak {:.1f} MiB "
       "{:.1f} ms after the first change; at the peak: {}",

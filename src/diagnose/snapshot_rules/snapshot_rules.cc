@@ -261,6 +261,7 @@ void Leak(SnapshotRuleContext& r) {
   SnapshotRuleContext::Evidence(f, "memory.allocated_growth_pct", growth_pct, unit::kPercent,
                                 ">=", min_pct.value, &min_pct);
   r.Emit(std::move(f), {{"prints", static_cast<double>(v.size())},
+                        {"series", 0, r.s_.print_series},
                         {"first_gib", v.front() / kGiB},
                         {"last_gib", v.back() / kGiB},
                         {"pct", growth_pct}});
@@ -366,7 +367,7 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .section = ChecklistSection::kMemoryAndModel,
       .default_severity = Severity::kMedium,
       .severity_logic = "high when allocated grew by half or more of the first print, else medium",
-      .title_template = "allocated memory rose at each of {prints:.0f} prints and never fell, "
+      .title_template = "allocated memory rose over {prints:.0f} {series} and never fell, "
                         "{first_gib:.2f} to {last_gib:.2f} GiB (+{pct:.0f}%): tensors are kept "
                         "alive across steps (a leak), not cached",
       .recoverable_logic = "none per step until the job runs out of memory; then the step fails",
@@ -389,6 +390,19 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .checklist = checklist,
   });
   return rules;
+}
+
+Diagnosis DiagnoseMemoryTimeline(const MemoryTimelineStats& timeline,
+                                 const DiagnoseOptions& options) {
+  AllocatorState state;
+  state.allocated_by_print = timeline.window_troughs;
+  state.print_series = "windows of the memory timeline (each one's lowest bytes)";
+  Diagnosis d;
+  SnapshotRuleContext r(state, options, d);
+  Leak(r);
+  NearCapacity(r);
+  RankFindings(d.findings);
+  return d;
 }
 
 Diagnosis DiagnoseAllocatorState(const AllocatorState& state, const DiagnoseOptions& options) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ingest/memory/memory_summary_parser.h"
+#include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/snapshot_importer.h"
 
 namespace gpuwhy {
@@ -174,8 +175,9 @@ TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
   const Diagnosis leak = DiagnoseText(StatsLog({2000, 2300, 2600, 2900, 3300}));
   ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
   EXPECT_EQ(leak.findings[0].severity, Severity::kHigh);
-  EXPECT_NE(leak.findings[0].title.find("rose at each of 5 prints and never fell, 1.95 to 3.22 "
-                                        "GiB (+65%)"),
+  EXPECT_NE(leak.findings[0].title.find(
+                "rose over 5 memory_summary()/memory_stats() prints and never fell, 1.95 to 3.22 "
+                "GiB (+65%)"),
             std::string::npos)
       << leak.findings[0].title;
   EXPECT_TRUE(DiagnoseText(StatsLog({4096, 4096, 4096, 4096, 4096})).findings.empty());
@@ -189,6 +191,28 @@ TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
   }
   ASSERT_NE(outcome, nullptr);
   EXPECT_EQ(outcome->status, AssessStatus::kNotAssessed);
+}
+
+// A memory timeline's steps (analyze::SyntheticStepTimeline): 300 MiB left alive per step is a
+// leak over its windows; the same steps freeing what they make, and the real HTA timeline
+// (expected healthy), get none. Only the leak and capacity are a timeline's to assess.
+TEST(SnapshotRulesTest, ALeakingTimelineFiresAndHealthyOnesDoNot) {
+  const Diagnosis leak =
+      DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 300)), {});
+  ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
+  EXPECT_EQ(leak.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(leak.findings[0].title.find("rose over 7 windows of the memory timeline (each one's "
+                                        "lowest bytes) and never fell, 0.88 to 2.93 GiB (+233%)"),
+            std::string::npos)
+      << leak.findings[0].title;
+  EXPECT_EQ(leak.outcomes.size(), 2u);  // memory.leak and memory.near_capacity
+  EXPECT_TRUE(DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 0)), {})
+                  .findings.empty());
+  const fs::path real = fs::path(GPUWHY_SHARED_DATA) / "memory" / "hta_memory_timeline.raw.gz";
+  if (!fs::exists(real)) GTEST_SKIP() << "no " << real << " (shared data absent)";
+  StatusOr<MemoryTimeline> t = ImportMemoryTimeline(real.string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(*t), {}).findings.empty());
 }
 
 // A log's OOM message decides which way the finding points: cached bytes that could have held

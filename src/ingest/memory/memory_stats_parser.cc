@@ -12,8 +12,10 @@ namespace {
 // The longest documented key is "inactive_split_bytes.large_pool.allocated" (41 bytes): a quote
 // further away than this closes no key, so a stray apostrophe costs a bounded look.
 constexpr size_t kMaxKeyBytes = 48;
-// Between two values of one dict there is only punctuation, whitespace and a log prefix per line.
-constexpr size_t kMaxGapBytes = 512;
+// Between two documented keys of one dict there is punctuation, whitespace, a log prefix per
+// line and the keys PyTorch may add later (a family of 20 runs to ~700 bytes): past this the dict
+// ended and the log went on.
+constexpr size_t kMaxGapBytes = 4096;
 
 PoolStats* StatOf(AllocatorStats& s, std::string_view name) {
   if (name == "allocated_bytes") return &s.allocated_bytes;
