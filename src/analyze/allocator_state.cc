@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "analyze/window_troughs.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -12,6 +14,8 @@ namespace {
 // split, so 85% is "the peak needed it" (silmont2000_mem_snapshot's cached 3.5 GiB peak reaches
 // 87%, magma27's 98%; set from those two real snapshots).
 constexpr double kPeakFillsReservation = 0.85;
+// Windows of a trace for the leak's troughs: as many as a memory timeline's.
+constexpr int64_t kTraceWindows = 8;
 
 bool IsTorchInternal(std::string_view file) {
   return file.find("/torch/") != std::string_view::npos ||
@@ -80,6 +84,49 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
 }
 
 int64_t Known(int64_t v) { return v == kNoValue ? 0 : v; }
+
+int64_t Negated(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
+
+// The troughs of the trace's windows (analyze/window_troughs.h) for the device with the most
+// timed alloc/free entries (devices' traces are each in their own time order), its level
+// anchored at the device's allocated bytes at the snapshot; none unless every window but the
+// first shows a step's churn.
+void AddTraceTroughs(const MemorySnapshot& s, AllocatorState& out) {
+  const auto counted = [](const MemoryTraceEntry& e) {
+    return e.time != kNoValue &&
+           (e.action == MemoryAction::kAlloc || e.action == MemoryAction::kFreeCompleted);
+  };
+  std::unordered_map<int32_t, int64_t> entries_of;
+  for (const MemoryTraceEntry& e : s.trace) {
+    if (counted(e)) ++entries_of[e.device];
+  }
+  if (entries_of.empty()) return;
+  // The most entries, the lowest device on a tie (deterministic whatever the hash order).
+  int32_t device = entries_of.begin()->first;
+  for (const auto& [d, n] : entries_of) {
+    const int64_t best = entries_of.at(device);
+    if (n > best || (n == best && d < device)) device = d;
+  }
+  std::vector<TimeNs> times;
+  std::vector<int64_t> deltas;
+  int64_t net = 0;
+  for (const MemoryTraceEntry& e : s.trace) {
+    if (!counted(e) || e.device != device) continue;
+    times.push_back(e.time);
+    deltas.push_back(e.action == MemoryAction::kAlloc ? e.size : Negated(e.size));
+    SaturatingAdd(net, deltas.back());
+  }
+  if (times.empty() || !std::is_sorted(times.begin(), times.end())) return;
+  int64_t allocated = 0;
+  for (const MemorySegment& seg : s.segments) {
+    if (seg.device == device) allocated += Known(seg.allocated_size);
+  }
+  SaturatingAdd(allocated, Negated(net));  // the level before the first entry
+  out.allocated_by_print = CyclingTroughs(
+      WindowLevelsOf(times, deltas, allocated, times.front(), times.back(), kTraceWindows));
+  if (out.allocated_by_print.empty()) return;
+  out.print_series = "windows of the allocator trace (each one's lowest allocated bytes)";
+}
 
 // memory_summary() / memory_stats() counters: the last print of each device (a log prints one
 // per epoch). The non-releasable (inactive split) blocks and bytes are the cached free part:
@@ -178,6 +225,7 @@ AllocatorState AnalyzeAllocatorState(const MemorySnapshot& s) {
   out.cached_free = out.reserved - out.allocated;
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
   AddTrace(s, out, sites);
+  if (out.has_trace) AddTraceTroughs(s, out);
   if (s.segments.empty() && !s.stats.empty()) AddStats(s, out);
   AddOomMessages(s, out);
   for (auto& [frame, site] : sites.sites()) {

@@ -28,18 +28,13 @@ struct MemoryTimelineStats {
   std::array<int64_t, kMemoryCategoryCount> peak_by_category{};
   int64_t final_bytes = 0;  // after the last row
   // The lowest bytes of each of kTimelineWindows equal windows of the timed span but the first
-  // (warm-up), counting the level each window opens at: a leak raises them window after window,
-  // steps that free what they made leave them flat. Empty when the span is 0.
+  // (warm-up), when each of them shows a step's churn (analyze/window_troughs.h): a leak raises
+  // them window after window. Empty for a span of less than that many steps.
   std::vector<int64_t> window_troughs;
   MetricSet metrics;
 };
 
 MemoryTimelineStats AnalyzeMemoryTimeline(const MemoryTimeline& timeline);
-
-// A synthetic timeline of |steps| training steps 1000 ns apart, for tests with known ground
-// truth: |base_mib| of parameters before profiling, each step a 1 GiB activation made and freed,
-// and |leak_mib| more left alive after it (0: healthy caching of the step's peak).
-MemoryTimeline SyntheticStepTimeline(int steps, int64_t base_mib, int64_t leak_mib);
 
 namespace metric {
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "ingest/memory/memory_timeline_importer.h"
+#include "synth/memory_steps.h"
 
 namespace gpuwhy {
 namespace memory_timeline_stats_test {
@@ -57,9 +58,10 @@ TEST(MemoryTimelineStatsTest, EmptyAndHostileSumsStayDefined) {
   EXPECT_EQ(AnalyzeMemoryTimeline(*t).peak_bytes, INT64_MAX);  // saturates, no overflow
 }
 
-// 10 steps leaving 300 MiB each: every window's trough is higher than the last, from 600 + 300
-// MiB (window 2, after step 1) to 600 + 2400 MiB (window 8, after step 8's activation is freed).
-// The same steps freeing what they make leave the troughs at the 600 MiB of parameters.
+// 10 steps leaving 300 MiB each (synth/memory_steps.h): every window's trough is higher than the
+// last, from 600 + 300 MiB (window 2, after step 1) to 600 + 2400 MiB (window 8, after step 8's
+// activation is freed). The same steps freeing what they make leave the troughs at the 600 MiB of
+// parameters.
 TEST(MemoryTimelineStatsTest, WindowTroughsRiseWithALeakAndStayFlatWithCaching) {
   const MemoryTimelineStats leak = AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 300));
   ASSERT_EQ(leak.window_troughs.size(), 7u);

@@ -238,7 +238,9 @@ void Leak(SnapshotRuleContext& r) {
   if (static_cast<double>(v.size()) < min_prints.value) {
     r.Outcome(kLeak, AssessStatus::kNotAssessed, false,
               fmt::format("{:.0f} or more torch.cuda.memory_summary() or memory_stats() prints of "
-                          "one device (a log printing them every few steps)",
+                          "one device (a log printing them every few steps), or an allocator "
+                          "trace or memory timeline of several steps (each of its windows "
+                          "freeing a quarter of its high)",
                           min_prints.value));
     return;
   }

@@ -13,6 +13,7 @@
 #include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/snapshot_importer.h"
+#include "synth/memory_steps.h"
 
 namespace gpuwhy {
 namespace snapshot_rules_test {
@@ -193,10 +194,11 @@ TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
   EXPECT_EQ(outcome->status, AssessStatus::kNotAssessed);
 }
 
-// A memory timeline's steps (analyze::SyntheticStepTimeline): 300 MiB left alive per step is a
-// leak over its windows; the same steps freeing what they make, and the real HTA timeline
-// (expected healthy), get none. Only the leak and capacity are a timeline's to assess.
-TEST(SnapshotRulesTest, ALeakingTimelineFiresAndHealthyOnesDoNot) {
+// A training loop's steps (synth/memory_steps.h), as a memory timeline and as a snapshot's
+// trace: 300 MiB left alive per step is a leak over their windows; the same steps freeing what
+// they make, and the real HTA timeline (expected healthy), get none. Only the leak and capacity are
+// a timeline's to assess.
+TEST(SnapshotRulesTest, ALeakingTimelineOrTraceFiresAndHealthyOnesDoNot) {
   const Diagnosis leak =
       DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 300)), {});
   ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
@@ -208,6 +210,16 @@ TEST(SnapshotRulesTest, ALeakingTimelineFiresAndHealthyOnesDoNot) {
   EXPECT_EQ(leak.outcomes.size(), 2u);  // memory.leak and memory.near_capacity
   EXPECT_TRUE(DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 0)), {})
                   .findings.empty());
+  // The same loop as an allocator snapshot with its trace.
+  const Diagnosis snapshot =
+      DiagnoseAllocatorState(AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 300, 4096)), {});
+  ASSERT_EQ(Ids(snapshot), std::vector<std::string>{"memory.leak"});
+  EXPECT_NE(snapshot.findings[0].title.find("rose over 7 windows of the allocator trace"),
+            std::string::npos)
+      << snapshot.findings[0].title;
+  EXPECT_TRUE(
+      DiagnoseAllocatorState(AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 0, 2048)), {})
+          .findings.empty());
   const fs::path real = fs::path(GPUWHY_SHARED_DATA) / "memory" / "hta_memory_timeline.raw.gz";
   if (!fs::exists(real)) GTEST_SKIP() << "no " << real << " (shared data absent)";
   StatusOr<MemoryTimeline> t = ImportMemoryTimeline(real.string());
