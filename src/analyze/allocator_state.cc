@@ -163,6 +163,16 @@ void AddStats(const MemorySnapshot& s, AllocatorState& out) {
     out.alloc_retries += Known(st->num_alloc_retries);
     out.peak_allocated = std::max(out.peak_allocated, st->allocated_bytes[all].peak);
     out.peak_reserved = std::max(out.peak_reserved, st->reserved_bytes[all].peak);
+    // Segments allocated and freed over the run: cudaMalloc/cudaFree calls, as a trace's
+    // segment_alloc/segment_free entries count them.
+    const int64_t frees =
+        st->segments[all].freed != kNoValue ? st->segments[all].freed : st->num_device_free;
+    if (frees == kNoValue) continue;
+    out.segments_from_counters = true;
+    out.segment_frees += frees;
+    out.segment_allocs += st->segments[all].allocated != kNoValue ? st->segments[all].allocated
+                                                                  : Known(st->num_device_alloc);
+    out.segment_free_bytes += Known(st->reserved_bytes[all].freed);
   }
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
   out.largest_free_block = kNoValue;  // counters give no block sizes

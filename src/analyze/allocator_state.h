@@ -38,6 +38,9 @@ struct AllocatorState {
   int64_t capacity = kNoValue;              // a snapshot does not record it: unknown unless given
   // The trace (empty when _record_memory_history was off).
   bool has_trace = false;
+  // segment_allocs/frees (and their bytes) come from counters instead: a summary's or
+  // memory_stats()'s segments allocated and freed over the run (cudaMalloc/cudaFree calls).
+  bool segments_from_counters = false;
   int64_t allocs = 0;
   int64_t frees = 0;
   int64_t segment_allocs = 0;

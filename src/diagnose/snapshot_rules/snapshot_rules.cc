@@ -124,9 +124,10 @@ void Fragmentation(SnapshotRuleContext& r) {
 
 void Churn(SnapshotRuleContext& r) {
   const AllocatorState& s = r.s_;
-  if (!s.has_trace) {
+  if (!s.has_trace && !s.segments_from_counters) {
     r.Outcome(kChurn, AssessStatus::kNotAssessed, false,
-              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump)");
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump), or "
+              "the segments freed of a memory_summary() / memory_stats()");
     return;
   }
   const RuleParam& min_frees = r.P(kChurnMinFrees);

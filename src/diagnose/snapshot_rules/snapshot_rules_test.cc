@@ -194,6 +194,27 @@ TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
   EXPECT_EQ(outcome->status, AssessStatus::kNotAssessed);
 }
 
+// Counters of segments allocated and freed over the run (a summary's "GPU reserved segments",
+// memory_stats()'s segment.all.* or num_device_*) are cudaMalloc/cudaFree calls, as a trace's
+// segment entries: 390 of 400 freed is empty_cache() churn; 6 freed is a warmed-up cache.
+TEST(SnapshotRulesTest, SegmentsFreedInCountersAreChurn) {
+  const Diagnosis churn = DiagnoseText(
+      "{'segment.all.allocated': 400, 'segment.all.freed': 390, 'segment.all.current': 10, "
+      "'reserved_bytes.all.freed': 53687091200, 'reserved_bytes.all.current': 2147483648}");
+  ASSERT_EQ(Ids(churn), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(churn.findings[0].severity, Severity::kMedium);
+  EXPECT_NE(churn.findings[0].title.find("released 390 segments (50.0 GiB) and allocated 400"),
+            std::string::npos)
+      << churn.findings[0].title;
+  const Diagnosis device = DiagnoseText(
+      "{'num_device_alloc': 70, 'num_device_free': 70, 'reserved_bytes.all.current': 0}");
+  ASSERT_EQ(Ids(device), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(device.findings[0].severity, Severity::kHigh);
+  EXPECT_TRUE(DiagnoseText("{'segment.all.allocated': 316, 'segment.all.freed': 6, "
+                           "'segment.all.current': 310}")
+                  .findings.empty());
+}
+
 // A training loop's steps (synth/memory_steps.h), as a memory timeline and as a snapshot's
 // trace: 300 MiB left alive per step is a leak over their windows; the same steps freeing what
 // they make, and the real HTA timeline (expected healthy), get none. Only the leak and capacity are
