@@ -143,10 +143,15 @@ void Churn(SnapshotRuleContext& r) {
   SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_allocs",
                                 static_cast<double>(s.segment_allocs), unit::kCount, ">", 0,
                                 nullptr);
-  SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_free_gib", s.segment_free_bytes / kGiB,
-                                "GiB", ">", 0, nullptr);
+  // num_device_free counts cudaFree calls without their bytes: say none rather than 0 GiB.
+  const std::string freed =
+      s.segment_free_bytes > 0 ? fmt::format(" ({:.1f} GiB)", s.segment_free_bytes / kGiB) : "";
+  if (s.segment_free_bytes > 0) {
+    SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_free_gib",
+                                  s.segment_free_bytes / kGiB, "GiB", ">", 0, nullptr);
+  }
   r.Emit(std::move(f), {{"frees", static_cast<double>(s.segment_frees)},
-                        {"free_gib", s.segment_free_bytes / kGiB},
+                        {"freed", 0, freed},
                         {"allocs", static_cast<double>(s.segment_allocs)},
                         {"expandable", 0, ExpandableText(s)}});
 }
@@ -329,7 +334,7 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .section = ChecklistSection::kMemoryAndModel,
       .default_severity = Severity::kMedium,
       .severity_logic = "high when segments are freed at least as often as allocated, else medium",
-      .title_template = "the allocator released {frees:.0f} segments ({free_gib:.1f} GiB) and "
+      .title_template = "the allocator released {frees:.0f} segments{freed} and "
                         "allocated {allocs:.0f} while the job ran: cudaFree/cudaMalloc in the "
                         "step (cache flushed at the memory limit, or empty_cache()); {expandable}",
       .recoverable_logic = "not estimated from a snapshot: time cudaFree/cudaMalloc in a trace",
