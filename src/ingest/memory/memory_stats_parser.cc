@@ -84,6 +84,8 @@ class StatsScanner {
  public:
   StatsScanner(std::string_view text, DataProblems& problems) : text_(text), problems_(problems) {}
 
+  const std::vector<size_t>& offsets() const { return offsets_; }
+
   // Reads every dict; stops after the first when |first_only|.
   std::vector<AllocatorStats> Scan(bool first_only) {
     size_t pos = 0;
@@ -115,6 +117,7 @@ class StatsScanner {
                   std::find(keys_.begin(), keys_.end(), key) != keys_.end())) {
       Commit();
     }
+    if (!open_) start_ = quote;
     open_ = true;
     keys_.push_back(key);
     end_ = Value(v, key, *FieldOf(pending_, key));
@@ -146,6 +149,7 @@ class StatsScanner {
   void Commit() {
     if (keys_.size() >= kMinMemoryStatsKeys) {
       out_.push_back(pending_);
+      offsets_.push_back(start_);
       for (std::string& detail : bad_) problems_.Add(DataProblem::kBadValue, std::move(detail));
     }
     pending_ = AllocatorStats{};
@@ -157,17 +161,23 @@ class StatsScanner {
   std::string_view text_;
   DataProblems& problems_;
   std::vector<AllocatorStats> out_;
+  std::vector<size_t> offsets_;  // of each dict in out_
   AllocatorStats pending_;
   std::vector<std::string_view> keys_;  // of the dict being read: a repeat starts the next
   std::vector<std::string> bad_;        // its bad values, counted only if it is a dict
   size_t end_ = 0;                      // after its last value
+  size_t start_ = 0;                    // its first key's byte
   bool open_ = false;
 };
 
 }  // namespace
 
-std::vector<AllocatorStats> FindMemoryStats(std::string_view text, DataProblems& problems) {
-  return StatsScanner(text, problems).Scan(false);
+std::vector<AllocatorStats> FindMemoryStats(std::string_view text, DataProblems& problems,
+                                            std::vector<size_t>* offsets) {
+  StatsScanner scanner(text, problems);
+  std::vector<AllocatorStats> out = scanner.Scan(false);
+  if (offsets) *offsets = scanner.offsets();
+  return out;
 }
 
 bool HoldsMemoryStats(std::string_view text) {

@@ -21,8 +21,10 @@ inline constexpr size_t kMinMemoryStatsKeys = 3;
 // Every memory_stats() dict in |text|, in order. A dict ends at '}' or "])", or where one of
 // its keys comes again (the next print). memory_stats() does not name its device: device 0.
 // A known key whose value is no integer (or past int64, or negative where only max_split_size
-// may be) is counted in |problems| as bad_value with its byte offset.
-std::vector<AllocatorStats> FindMemoryStats(std::string_view text, DataProblems& problems);
+// may be) is counted in |problems| as bad_value with its byte offset. |offsets|, when given, gets
+// each dict's byte offset (its first key), to merge them with a log's tables in file order.
+std::vector<AllocatorStats> FindMemoryStats(std::string_view text, DataProblems& problems,
+                                            std::vector<size_t>* offsets = nullptr);
 
 // Whether |text| holds at least one such dict: the input-kind sniffer's test.
 bool HoldsMemoryStats(std::string_view text);

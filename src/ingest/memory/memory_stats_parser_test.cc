@@ -92,6 +92,23 @@ TEST(MemoryStatsParserTest, DictsInsideALogOneAfterTheOther) {
   EXPECT_TRUE(problems.empty());
 }
 
+// A log printing a dict, a summary table, then a dict again: three prints in file order.
+TEST(MemoryStatsParserTest, DictsAndTablesKeepTheLogsOrder) {
+  const std::string log =
+      "{'reserved_bytes.all.current': 1024, 'num_ooms': 0, 'num_alloc_retries': 0}\n"
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "| GPU reserved memory   |    2 KiB   |    2 KiB   |    2 KiB   |    0 B     |\n"
+      "\n"
+      "{'reserved_bytes.all.current': 3072, 'num_ooms': 0, 'num_alloc_retries': 0}\n";
+  StatusOr<MemorySnapshot> s = ParseMemorySummaryText(log, "train.log");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->stats.size(), 3u);
+  EXPECT_EQ(s->stats[0].reserved_bytes[kAll].current, 1024);
+  EXPECT_EQ(s->stats[1].reserved_bytes[kAll].current, 2048);
+  EXPECT_EQ(s->stats[2].reserved_bytes[kAll].current, 3072);
+  EXPECT_EQ(s->source, "torch.cuda.memory_summary");
+}
+
 // Fewer than three known keys is not a memory_stats() dict: other JSON is never claimed.
 TEST(MemoryStatsParserTest, TooFewKeysOrOtherJsonIsNoDict) {
   DataProblems problems;
