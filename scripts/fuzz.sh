@@ -34,6 +34,7 @@ seed_dirs() {
     fuzz_metric_sniffed) echo logs/dmon logs/dcgm logs/nvidia-smi-captures ;;
     fuzz_memory_snapshot) echo memory/snapshots ;;
     fuzz_memory_summary) echo logs/memory_summary ;;
+    fuzz_memory_timeline) echo memory ;;
     fuzz_ncu) echo ncu ;;
     fuzz_profile_summary) echo nsys_stats ;;
     fuzz_kernel_log) echo logs/dmesg ;;

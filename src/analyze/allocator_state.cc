@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "analyze/window_troughs.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -12,6 +14,8 @@ namespace {
 // split, so 85% is "the peak needed it" (silmont2000_mem_snapshot's cached 3.5 GiB peak reaches
 // 87%, magma27's 98%; set from those two real snapshots).
 constexpr double kPeakFillsReservation = 0.85;
+// Windows of a trace for the leak's troughs: as many as a memory timeline's.
+constexpr int64_t kTraceWindows = 8;
 
 bool IsTorchInternal(std::string_view file) {
   return file.find("/torch/") != std::string_view::npos ||
@@ -81,7 +85,52 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
 
 int64_t Known(int64_t v) { return v == kNoValue ? 0 : v; }
 
-// memory_summary() counters: the last table of each device (a log prints one per epoch).
+int64_t Negated(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
+
+// The troughs of the trace's windows (analyze/window_troughs.h) for the device with the most
+// timed alloc/free entries (devices' traces are each in their own time order), its level
+// anchored at the device's allocated bytes at the snapshot; none unless every window but the
+// first shows a step's churn.
+void AddTraceTroughs(const MemorySnapshot& s, AllocatorState& out) {
+  const auto counted = [](const MemoryTraceEntry& e) {
+    return e.time != kNoValue &&
+           (e.action == MemoryAction::kAlloc || e.action == MemoryAction::kFreeCompleted);
+  };
+  std::unordered_map<int32_t, int64_t> entries_of;
+  for (const MemoryTraceEntry& e : s.trace) {
+    if (counted(e)) ++entries_of[e.device];
+  }
+  if (entries_of.empty()) return;
+  // The most entries, the lowest device on a tie (deterministic whatever the hash order).
+  int32_t device = entries_of.begin()->first;
+  for (const auto& [d, n] : entries_of) {
+    const int64_t best = entries_of.at(device);
+    if (n > best || (n == best && d < device)) device = d;
+  }
+  std::vector<TimeNs> times;
+  std::vector<int64_t> deltas;
+  int64_t net = 0;
+  for (const MemoryTraceEntry& e : s.trace) {
+    if (!counted(e) || e.device != device) continue;
+    times.push_back(e.time);
+    deltas.push_back(e.action == MemoryAction::kAlloc ? e.size : Negated(e.size));
+    SaturatingAdd(net, deltas.back());
+  }
+  if (times.empty() || !std::is_sorted(times.begin(), times.end())) return;
+  int64_t allocated = 0;
+  for (const MemorySegment& seg : s.segments) {
+    if (seg.device == device) allocated += Known(seg.allocated_size);
+  }
+  SaturatingAdd(allocated, Negated(net));  // the level before the first entry
+  out.allocated_by_print = CyclingTroughs(
+      WindowLevelsOf(times, deltas, allocated, times.front(), times.back(), kTraceWindows));
+  if (out.allocated_by_print.empty()) return;
+  out.print_series = "windows of the allocator trace (each one's lowest allocated bytes)";
+}
+
+// memory_summary() / memory_stats() counters: the last print of each device (a log prints one
+// per epoch). The non-releasable (inactive split) blocks and bytes are the cached free part:
+// the rest of the cache could be released, so reserved - allocated would overstate it.
 void AddStats(const MemorySnapshot& s, AllocatorState& out) {
   std::vector<const AllocatorStats*> last;
   for (const AllocatorStats& st : s.stats) {
@@ -95,18 +144,38 @@ void AddStats(const MemorySnapshot& s, AllocatorState& out) {
   }
   out.has_stats = !last.empty();
   for (const AllocatorStats* st : last) {
+    std::vector<int64_t> series;
+    for (const AllocatorStats& print : s.stats) {
+      const int64_t v = print.allocated_bytes[static_cast<size_t>(StatPool::kAll)].current;
+      if (print.device == st->device && v != kNoValue) series.push_back(v);
+    }
+    if (series.size() > out.allocated_by_print.size()) out.allocated_by_print = std::move(series);
+  }
+  for (const AllocatorStats* st : last) {
     const size_t all = static_cast<size_t>(StatPool::kAll);
     out.reserved += Known(st->reserved_bytes[all].current);
     out.allocated += Known(st->allocated_bytes[all].current);
     out.requested += Known(st->requested_bytes[all].current);
     out.cached_free += Known(st->non_releasable_bytes[all].current);
+    out.free_blocks += Known(st->non_releasable_allocations[all].current);
     out.segments += Known(st->segments[all].current);
     out.ooms += Known(st->num_ooms);
     out.alloc_retries += Known(st->num_alloc_retries);
     out.peak_allocated = std::max(out.peak_allocated, st->allocated_bytes[all].peak);
     out.peak_reserved = std::max(out.peak_reserved, st->reserved_bytes[all].peak);
+    // Segments allocated and freed over the run: cudaMalloc/cudaFree calls, as a trace's
+    // segment_alloc/segment_free entries count them.
+    const int64_t frees =
+        st->segments[all].freed != kNoValue ? st->segments[all].freed : st->num_device_free;
+    if (frees == kNoValue) continue;
+    out.segments_from_counters = true;
+    out.segment_frees += frees;
+    out.segment_allocs += st->segments[all].allocated != kNoValue ? st->segments[all].allocated
+                                                                  : Known(st->num_device_alloc);
+    out.segment_free_bytes += Known(st->reserved_bytes[all].freed);
   }
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
+  out.largest_free_block = kNoValue;  // counters give no block sizes
 }
 
 // A log's OOM messages: each is one failed allocation; the device's capacity is printed in them.
@@ -166,6 +235,7 @@ AllocatorState AnalyzeAllocatorState(const MemorySnapshot& s) {
   out.cached_free = out.reserved - out.allocated;
   out.cached_free_pct = out.reserved > 0 ? 100.0 * out.cached_free / out.reserved : 0;
   AddTrace(s, out, sites);
+  if (out.has_trace) AddTraceTroughs(s, out);
   if (s.segments.empty() && !s.stats.empty()) AddStats(s, out);
   AddOomMessages(s, out);
   for (auto& [frame, site] : sites.sites()) {

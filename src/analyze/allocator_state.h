@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/memory_snapshot.h"
@@ -26,10 +27,10 @@ struct AllocatorState {
   int64_t reserved = 0;
   int64_t allocated = 0;
   int64_t requested = 0;
-  int64_t cached_free = 0;     // reserved - allocated
-  double cached_free_pct = 0;  // of reserved
-  int64_t free_blocks = 0;     // inactive blocks
-  int64_t largest_free_block = 0;
+  int64_t cached_free = 0;            // reserved - allocated
+  double cached_free_pct = 0;         // of reserved
+  int64_t free_blocks = 0;            // inactive blocks
+  int64_t largest_free_block = 0;     // kNoValue from counters (a summary or memory_stats())
   int64_t empty_segments = 0;         // nothing allocated: cache the allocator could release
   int64_t free_in_used_segments = 0;  // inactive bytes in segments that also hold live blocks
   int64_t segments = 0;
@@ -37,6 +38,9 @@ struct AllocatorState {
   int64_t capacity = kNoValue;              // a snapshot does not record it: unknown unless given
   // The trace (empty when _record_memory_history was off).
   bool has_trace = false;
+  // segment_allocs/frees (and their bytes) come from counters instead: a summary's or
+  // memory_stats()'s segments allocated and freed over the run (cudaMalloc/cudaFree calls).
+  bool segments_from_counters = false;
   int64_t allocs = 0;
   int64_t frees = 0;
   int64_t segment_allocs = 0;
@@ -54,6 +58,12 @@ struct AllocatorState {
   // non-releasable (inactive split) bytes, the part of the cache that cannot be released.
   bool has_stats = false;
   int64_t peak_reserved = kNoValue;
+  // Allocated bytes ("all" pool, current) print after print of the device printed most often: a
+  // log that prints memory_summary()/memory_stats() every few steps shows a leak as a rise at
+  // every print, healthy caching as a flat line (however much is reserved).
+  std::vector<int64_t> allocated_by_print;
+  // What those points are, for the leak's title (a memory timeline gives its windows' troughs).
+  std::string_view print_series = "memory_summary()/memory_stats() prints";
   // Allocated bytes at the trace's peak, replayed from alloc/free_completed and anchored at the
   // snapshot's allocated total; kNoValue without a trace.
   int64_t peak_allocated = kNoValue;

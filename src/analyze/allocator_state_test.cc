@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "synth/memory_steps.h"
+
 namespace gpuwhy {
 namespace allocator_state_test {
 
@@ -91,6 +93,21 @@ TEST(AllocatorStateTest, AllocationSitesAreTheUserFrameOutsideTorch) {
   EXPECT_EQ(a.top_sites[0].frame, "/work/model.py:42:forward");
   EXPECT_EQ(a.top_sites[0].live_bytes, 8 * kMiB);
   EXPECT_EQ(a.top_sites[0].allocations, 1);
+}
+
+// A trace of 10 steps each leaving 300 MiB (synth/memory_steps.h): the level is anchored at the
+// 3,600 MiB alive at the snapshot, so the windows' troughs run 900 to 3,000 MiB, as the same
+// loop's memory timeline gives; freeing everything leaves them at the 600 MiB of parameters.
+TEST(AllocatorStateTest, TraceWindowTroughsRiseWithALeak) {
+  const AllocatorState leak = AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 300, 4096));
+  ASSERT_EQ(leak.allocated_by_print.size(), 7u);
+  EXPECT_EQ(leak.allocated_by_print.front(), 900 * kMiB);
+  EXPECT_EQ(leak.allocated_by_print.back(), 3000 * kMiB);
+  EXPECT_EQ(leak.print_series,
+            "windows of the allocator trace (each one's lowest allocated bytes)");
+  const AllocatorState flat = AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 0, 2048));
+  EXPECT_EQ(flat.allocated_by_print, std::vector<int64_t>(7, 600 * kMiB));
+  EXPECT_EQ(flat.peak_allocated, 1624 * kMiB);
 }
 
 }  // namespace allocator_state_test

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "analyze/memory_timeline_stats.h"
 #include "analyze/profile_summary_analysis.h"
 #include "analyze/signals.h"
 
@@ -26,6 +27,7 @@ std::vector<const MetricDecl*> Collect() {
            std::span<const MetricDecl* const>(metric::kSyncCopiesMetrics),
            std::span<const MetricDecl* const>(metric::kCommunicationMetrics),
            std::span<const MetricDecl* const>(metric::kMemoryUsageMetrics),
+           std::span<const MetricDecl* const>(metric::kMemoryTimelineMetrics),
            std::span<const MetricDecl* const>(metric::kDataQualityMetrics),
            std::span<const MetricDecl* const>(metric::kSignalMetrics),
            std::span<const MetricDecl* const>(metric::kProfileSummaryMetrics),

@@ -8,6 +8,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/report_output.h"
 #include "ingest/importer.h"
+#include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/snapshot_importer.h"
 #include "ingest/ncu/ncu_csv_importer.h"
 #include "pipeline/info_summary.h"
@@ -56,9 +57,21 @@ int RunInfoCommand(const InfoOptions& options, const CliContext& context) {
     }
   };
   for (const PlannedInput& input : PlanInputs(options.inputs, traces_only)) {
+    if (input.role == InputRole::kMemorySnapshot &&
+        input.input.kind == InputKind::kMemoryTimeline) {
+      StatusOr<MemoryTimeline> timeline = ImportMemoryTimeline(input.path);
+      if (!timeline.ok()) {
+        fail(input.path, timeline.status());
+        continue;
+      }
+      note_loss(input.path, timeline->problems);
+      memory.push_back(ComputeMemoryInfo(*timeline));
+      continue;
+    }
     if (input.role == InputRole::kMemorySnapshot && input.input.kind != InputKind::kPythonPickle) {
       const std::string why = input.path + ": " + DescribeInput(input.input) +
-                              ": gpuwhy analyze reads it; info describes traces and snapshots";
+                              ": gpuwhy analyze reads it; info describes traces, snapshots and "
+                              "memory timelines";
       PrintError(context, why);
       failures.push_back({input.path, why});
       continue;

@@ -158,6 +158,7 @@ Status NotATrace(const std::string& path, const InputClass& input) {
       return InvalidArgument("{}: byte {}: not a trace (expected Kineto JSON)", path, input.offset);
     case InputKind::kPythonPickle:
     case InputKind::kMemorySummary:
+    case InputKind::kMemoryTimeline:
       return InvalidArgument("{}: {}: not a format gpuwhy reads", path, DescribeInput(input));
     case InputKind::kMetricLog:
     case InputKind::kSystemLog:

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "base/file_input.h"
+#include "ingest/memory/memory_stats_parser.h"
+#include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/oom_message_parser.h"
 #include "ingest/metrics/recording_reader.h"
 #include "ingest/ncu/ncu_csv_importer.h"
@@ -92,7 +94,9 @@ std::string_view InputKindName(InputKind kind) {
     case InputKind::kGpuwhyReport: return "a gpuwhy JSON report";
     case InputKind::kPythonPickle: return "a Python pickle";
     case InputKind::kMemorySummary:
-      return "a torch.cuda memory text (memory_summary() table or CUDA out-of-memory message)";
+      return "a torch.cuda memory text (memory_summary() table, memory_stats() dict or CUDA "
+             "out-of-memory message)";
+    case InputKind::kMemoryTimeline: return "a PyTorch profiler memory timeline";
     case InputKind::kProfileSummary: return "a profiler summary report";
     case InputKind::kNcuCsv: return "an Nsight Compute CSV export";
     case InputKind::kUnknown: return "a file of no format gpuwhy knows";
@@ -112,10 +116,11 @@ std::string JoinFormatNames(Format first, Format last, Name name) {
   return out;
 }
 
-// torch.cuda memory text: a memory_summary() table or a CUDA out-of-memory message.
+// torch.cuda memory text: a memory_summary() table, a memory_stats() dict or a CUDA
+// out-of-memory message.
 bool HoldsMemoryText(std::string_view text) {
   return text.find("PyTorch CUDA memory summary") != std::string_view::npos ||
-         text.find(kOomMarker) != std::string_view::npos;
+         text.find(kOomMarker) != std::string_view::npos || HoldsMemoryStats(text);
 }
 
 // The last kHeadBytes of a plain file: an OOM message ends a training log, past its head.
@@ -158,8 +163,11 @@ std::string InputKindHelp(InputKind kind) {
       return "allocator snapshots (torch.cuda.memory._dump_snapshot pickles, decoded as data, "
              "never run)";
     case InputKind::kMemorySummary:
-      return "torch.cuda.memory_summary() tables and CUDA out-of-memory messages (alone, or "
-             "inside a training log or Markdown file)";
+      return "torch.cuda.memory_summary() tables, memory_stats() dicts (JSON or Python) and CUDA "
+             "out-of-memory messages (alone, or inside a training log or Markdown file)";
+    case InputKind::kMemoryTimeline:
+      return "PyTorch profiler memory timelines (export_memory_timeline raw JSON, as HTA reads "
+             "them)";
     case InputKind::kProfileSummary:
       return "profiler summaries (nsys stats cuda_gpu_kern_sum text, DLProf summary and kernel "
              "CSVs)";
@@ -210,12 +218,19 @@ InputClass ClassifyHead(std::string_view head, bool raw_gzip, bool complete) {
     out.kind = complete ? InputKind::kEmpty : InputKind::kKinetoJson;
     return out;
   }
+  // Before the JSON-array test: a timeline's rows are arrays, which no trace's are.
+  if (LooksLikeMemoryTimeline(head.substr(i))) {
+    out.kind = InputKind::kMemoryTimeline;
+    return out;
+  }
   if (head[i] == '{' || (head[i] == '[' && OpensJsonArray(head.substr(i + 1)))) {
     if (head.substr(0, kRankSummaryHeadBytes).find("\"gpuwhy_rank_summary\"") !=
         std::string_view::npos) {
       out.kind = InputKind::kRankSummary;
     } else if (LooksLikeGpuwhyReport(head.substr(0, kReportHeadBytes))) {
       out.kind = InputKind::kGpuwhyReport;
+    } else if (head[i] == '{' && HoldsMemoryStats(head)) {
+      out.kind = InputKind::kMemorySummary;  // json.dumps(torch.cuda.memory_stats())
     } else {
       out.kind = InputKind::kKinetoJson;
     }

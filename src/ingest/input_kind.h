@@ -27,7 +27,8 @@ enum class InputKind {
   kRankSummary,     // gpuwhy analyze --summary
   kGpuwhyReport,    // gpuwhy analyze --format json
   kPythonPickle,    // torch.cuda.memory._dump_snapshot() and other pickles
-  kMemorySummary,   // torch.cuda.memory_summary() text
+  kMemorySummary,   // torch.cuda.memory_summary() text, memory_stats() dicts, OOM messages
+  kMemoryTimeline,  // the profiler's export_memory_timeline raw JSON (HTA's memory timeline)
   kProfileSummary,  // nsys stats kernel summary, DLProf summary/kernel CSV (summary_tool)
   kNcuCsv,          // Nsight Compute CSV export (details page or --page raw)
   kUnknown,

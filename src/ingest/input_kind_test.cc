@@ -35,6 +35,20 @@ TEST(InputKindTest, HeadsOfEveryKind) {
   EXPECT_EQ(KindOf("just some prose\n", /*gzip=*/true), InputKind::kKinetoJson);
 }
 
+// A memory_stats() dict is memory text as JSON, as a Python literal and inside a log; a JSON
+// object with fewer than three of its keys stays a trace for the Kineto importer to judge.
+TEST(InputKindTest, MemoryStatsDictsAreMemoryText) {
+  EXPECT_EQ(KindOf(R"({"active.all.current": 1, "num_ooms": 0, "reserved_bytes.all.peak": 3})"),
+            InputKind::kMemorySummary);
+  EXPECT_EQ(KindOf("OrderedDict([('active.all.current', 1), ('num_ooms', 0), "
+                   "('segment.all.peak', 3)])\n"),
+            InputKind::kMemorySummary);
+  EXPECT_EQ(KindOf("step 3\n{'num_ooms': 0, 'num_alloc_retries': 1, 'segment.all.current': 2}\n"),
+            InputKind::kMemorySummary);
+  EXPECT_EQ(KindOf(R"({"num_ooms": 0, "traceEvents": [], "segment.all.peak": 3})"),
+            InputKind::kKinetoJson);
+}
+
 TEST(InputKindTest, LogsNameTheirFormat) {
   InputClass dmon = ClassifyHead(
       "# gpu   pwr gtemp    sm   mem\n# Idx     W     C     %     %\n    0    70    40    20    "

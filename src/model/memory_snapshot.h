@@ -138,6 +138,13 @@ struct AllocatorStats {
   PoolStats active_allocations;
   PoolStats segments;
   PoolStats non_releasable_allocations;
+  // memory_stats() only (a summary does not print them).
+  int64_t num_sync_all_streams = kNoValue;
+  int64_t num_device_alloc = kNoValue;  // cudaMalloc calls (cuMemMap with expandable segments)
+  int64_t num_device_free = kNoValue;   // cudaFree calls: a warmed-up cache makes none per step
+  int64_t max_split_size = kNoValue;    // bytes; kNoValue (-1) also when unlimited, as printed
+  StatValues oversize_allocations;      // requests above max_split_size
+  StatValues oversize_segments;
 };
 
 // One CUDA out-of-memory message from a training log, as the caching allocator prints it:
@@ -163,8 +170,8 @@ struct OomMessage {
 
 struct MemorySnapshot {
   std::string path;
-  // "torch.cuda.memory._dump_snapshot", or "torch.cuda.memory_summary" (segments and trace
-  // empty, stats filled).
+  // "torch.cuda.memory._dump_snapshot", or "torch.cuda.memory_summary" / "torch.cuda.memory_stats"
+  // (segments and trace empty, stats filled).
   std::string source = "torch.cuda.memory._dump_snapshot";
   std::vector<AllocatorStats> stats;     // one per summary read, in file order
   std::vector<OomMessage> oom_messages;  // CUDA OOM messages of a log, in file order

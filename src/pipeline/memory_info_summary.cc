@@ -77,4 +77,13 @@ MemoryInfoSummary ComputeMemoryInfo(const MemorySnapshot& s) {
   return out;
 }
 
+MemoryInfoSummary ComputeMemoryInfo(const MemoryTimeline& timeline) {
+  MemoryInfoSummary out;
+  out.path = timeline.path;
+  out.file_bytes = timeline.file_bytes;
+  out.problems = timeline.problems;
+  out.timeline = AnalyzeMemoryTimeline(timeline);
+  return out;
+}
+
 }  // namespace gpuwhy

@@ -5,10 +5,13 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analyze/memory_timeline_stats.h"
 #include "model/memory_snapshot.h"
+#include "model/memory_timeline.h"
 
 namespace gpuwhy {
 
@@ -43,8 +46,12 @@ struct MemoryInfoSummary {
   int64_t annotations = 0;
   AllocatorSettings settings;
   DataProblems problems;
+  // Set for a profiler memory timeline instead of a snapshot: then only path, file_bytes and
+  // problems above are filled (tests/memory_timeline_check.py checks its numbers).
+  std::optional<MemoryTimelineStats> timeline;
 };
 
 MemoryInfoSummary ComputeMemoryInfo(const MemorySnapshot& snapshot);
+MemoryInfoSummary ComputeMemoryInfo(const MemoryTimeline& timeline);
 
 }  // namespace gpuwhy

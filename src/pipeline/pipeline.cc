@@ -13,6 +13,7 @@
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "ingest/importer.h"
 #include "ingest/memory/memory_summary_parser.h"
+#include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/snapshot_importer.h"
 #include "ingest/metrics/metric_log.h"
 #include "ingest/ncu/ncu_csv_importer.h"
@@ -104,7 +105,21 @@ void ReadProfileSummarySlot(Slot& slot, const PipelineOptions& options) {
   slot.reports.push_back(std::move(report));
 }
 
+void ReadMemoryTimeline(Slot& slot, const DiagnoseOptions& options) {
+  StatusOr<MemoryTimeline> timeline = ImportMemoryTimeline(slot.input->path);
+  if (!timeline.ok()) {
+    slot.error = timeline.status().message();
+    return;
+  }
+  NoteDataLoss(slot, timeline->problems);
+  slot.reports.push_back(ReportMemoryTimeline(*timeline, options));
+}
+
 void ReadMemorySnapshot(Slot& slot, const DiagnoseOptions& options) {
+  if (slot.input->input.kind == InputKind::kMemoryTimeline) {
+    ReadMemoryTimeline(slot, options);
+    return;
+  }
   StatusOr<MemorySnapshot> snapshot = slot.input->input.kind == InputKind::kMemorySummary
                                           ? ImportMemorySummary(slot.input->path)
                                           : ImportMemorySnapshot(slot.input->path);
@@ -262,11 +277,11 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
   if (snapshot.source != "torch.cuda.memory._dump_snapshot") {
     if (!snapshot.stats.empty()) {
       report.diagnosis.notes.push_back(fmt::format(
-          "{} table(s) of torch.cuda.memory_summary: {:.2f} GiB reserved, {:.2f} GiB allocated "
-          "now, peak {:.2f} GiB allocated; {} CUDA OOMs, {} cudaMalloc retries",
-          snapshot.stats.size(), state.reserved / 1073741824.0, state.allocated / 1073741824.0,
-          std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0, state.ooms,
-          state.alloc_retries));
+          "{} print(s) of {}: {:.2f} GiB reserved, {:.2f} GiB allocated now, peak {:.2f} GiB "
+          "allocated; {} CUDA OOMs, {} cudaMalloc retries",
+          snapshot.stats.size(), snapshot.source, state.reserved / 1073741824.0,
+          state.allocated / 1073741824.0, std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0,
+          state.ooms, state.alloc_retries));
     }
     if (!snapshot.oom_messages.empty()) {
       std::string lines;

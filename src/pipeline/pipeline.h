@@ -14,6 +14,7 @@
 #include "diagnose/diagnose.h"
 #include "ingest/importer.h"
 #include "model/memory_snapshot.h"
+#include "model/memory_timeline.h"
 #include "pipeline/pipeline_inputs.h"
 #include "pipeline/report_model.h"
 #include "ranks/cross_rank.h"
@@ -61,5 +62,8 @@ RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& optio
 
 // An allocator memory snapshot as a report: its devices and the memory diagnosis.
 RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOptions& options);
+
+// A profiler memory timeline as a report: the peak and its categories (memory_timeline_report.cc).
+RankReport ReportMemoryTimeline(const MemoryTimeline& timeline, const DiagnoseOptions& options);
 
 }  // namespace gpuwhy

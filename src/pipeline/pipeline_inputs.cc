@@ -30,8 +30,9 @@ PlannedInput PlanFile(const std::string& path, const InputClass& input, const In
     out.role = InputRole::kProfileSummary;
     return out;
   }
-  const bool memory =
-      input.kind == InputKind::kPythonPickle || input.kind == InputKind::kMemorySummary;
+  const bool memory = input.kind == InputKind::kPythonPickle ||
+                      input.kind == InputKind::kMemorySummary ||
+                      input.kind == InputKind::kMemoryTimeline;
   if (memory && policy.traces && policy.memory_snapshots) {
     out.role = InputRole::kMemorySnapshot;
     return out;

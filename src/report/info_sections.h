@@ -24,5 +24,8 @@ void WriteImportStats(JsonWriter& w, const DataProblems& problems);
 
 void RenderMemoryInfo(std::string& out, const MemoryInfoSummary& s, ColourMode colour);
 void WriteMemoryInfo(JsonWriter& w, const MemoryInfoSummary& s);
+// The same for a profiler memory timeline (memory_timeline_render.cc); |s.timeline| is set.
+void RenderMemoryTimelineInfo(std::string& out, const MemoryInfoSummary& s, ColourMode colour);
+void WriteMemoryTimelineInfo(JsonWriter& w, const MemoryInfoSummary& s);
 
 }  // namespace gpuwhy

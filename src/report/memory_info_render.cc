@@ -42,6 +42,10 @@ std::string SpanText(const MemoryInfoSummary& s) {
 }  // namespace
 
 void RenderMemoryInfo(std::string& out, const MemoryInfoSummary& s, ColourMode colour) {
+  if (s.timeline) {
+    RenderMemoryTimelineInfo(out, s, colour);
+    return;
+  }
   out += Styled(colour, Style::kBold, FitWidthKeepEnd(s.path, kReportWidth)) + "\n";
   InfoField(
       out, "format",
@@ -85,6 +89,10 @@ void RenderMemoryInfo(std::string& out, const MemoryInfoSummary& s, ColourMode c
 }
 
 void WriteMemoryInfo(JsonWriter& w, const MemoryInfoSummary& s) {
+  if (s.timeline) {
+    WriteMemoryTimelineInfo(w, s);
+    return;
+  }
   w.BeginObject();
   w.Field("path", s.path);
   w.Field("format", "pytorch_memory_snapshot");

@@ -3,6 +3,8 @@
 //     needed (or no trace to say), split into blocks smaller than what is cached;
 //   memory.empty_cache_churn: segments released and reallocated while the job runs
 //     (segment_free in the trace: the allocator hit its limit and flushed, or empty_cache());
+//   memory.leak: allocated bytes rising at every one of a log's memory_summary()/memory_stats()
+//     prints (tensors kept across steps);
 //   memory.oom_retries: OOM entries in the trace (the request against the largest free block),
 //     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary(), or a log's CUDA
 //     out-of-memory messages (what the allocator said was free, cached and held by others).
@@ -23,11 +25,16 @@ constexpr const char* kFragmentation = "memory.fragmentation";
 constexpr const char* kChurn = "memory.empty_cache_churn";
 constexpr const char* kOom = "memory.oom_retries";
 constexpr const char* kNearCapacity = "memory.near_capacity";
+constexpr const char* kLeak = "memory.leak";
 
 constexpr ParamRef kFragMinPct{kFragmentation, "min_cached_free_pct"};
 constexpr ParamRef kFragMinGiB{kFragmentation, "min_cached_free_gib"};
 constexpr ParamRef kChurnMinFrees{kChurn, "min_segment_frees"};
-constexpr std::array<const ParamRef*, 3> kParams = {&kFragMinPct, &kFragMinGiB, &kChurnMinFrees};
+constexpr ParamRef kLeakMinPrints{kLeak, "min_prints"};
+constexpr ParamRef kLeakMinMiB{kLeak, "min_growth_mib"};
+constexpr ParamRef kLeakMinPct{kLeak, "min_growth_pct"};
+constexpr std::array<const ParamRef*, 6> kParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
+                                                    &kLeakMinPrints, &kLeakMinMiB, &kLeakMinPct};
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -92,8 +99,14 @@ void Fragmentation(SnapshotRuleContext& r) {
                                 unit::kPercent, ">=", min_pct.value, &min_pct);
   SnapshotRuleContext::Evidence(f, "memory.snapshot_cached_free_gib", free_gib, "GiB",
                                 ">=", min_gib.value, &min_gib);
-  SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_free_block_mib",
-                                s.largest_free_block / kMiB, "MiB", ">", 0, nullptr);
+  // Counters (a summary, memory_stats()) say how many blocks are free, not how large.
+  const bool sized = s.largest_free_block != kNoValue;
+  const std::string largest =
+      sized ? fmt::format(" (largest {:.0f} MiB)", s.largest_free_block / kMiB) : "";
+  if (sized) {
+    SnapshotRuleContext::Evidence(f, "memory.snapshot_largest_free_block_mib",
+                                  s.largest_free_block / kMiB, "MiB", ">", 0, nullptr);
+  }
   SnapshotRuleContext::Evidence(f, "memory.snapshot_free_blocks",
                                 static_cast<double>(s.free_blocks), unit::kCount, ">", 0, nullptr);
   if (!s.has_trace) {
@@ -105,15 +118,16 @@ void Fragmentation(SnapshotRuleContext& r) {
                         {"pct", s.cached_free_pct},
                         {"reserved_gib", s.reserved / kGiB},
                         {"blocks", static_cast<double>(s.free_blocks)},
-                        {"largest_mib", s.largest_free_block / kMiB},
+                        {"largest", 0, largest},
                         {"expandable", 0, ExpandableText(s)}});
 }
 
 void Churn(SnapshotRuleContext& r) {
   const AllocatorState& s = r.s_;
-  if (!s.has_trace) {
+  if (!s.has_trace && !s.segments_from_counters) {
     r.Outcome(kChurn, AssessStatus::kNotAssessed, false,
-              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump)");
+              "an allocator trace (torch.cuda.memory._record_memory_history() before the dump), or "
+              "the segments freed of a memory_summary() / memory_stats()");
     return;
   }
   const RuleParam& min_frees = r.P(kChurnMinFrees);
@@ -129,10 +143,15 @@ void Churn(SnapshotRuleContext& r) {
   SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_allocs",
                                 static_cast<double>(s.segment_allocs), unit::kCount, ">", 0,
                                 nullptr);
-  SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_free_gib", s.segment_free_bytes / kGiB,
-                                "GiB", ">", 0, nullptr);
+  // num_device_free counts cudaFree calls without their bytes: say none rather than 0 GiB.
+  const std::string freed =
+      s.segment_free_bytes > 0 ? fmt::format(" ({:.1f} GiB)", s.segment_free_bytes / kGiB) : "";
+  if (s.segment_free_bytes > 0) {
+    SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_free_gib",
+                                  s.segment_free_bytes / kGiB, "GiB", ">", 0, nullptr);
+  }
   r.Emit(std::move(f), {{"frees", static_cast<double>(s.segment_frees)},
-                        {"free_gib", s.segment_free_bytes / kGiB},
+                        {"freed", 0, freed},
                         {"allocs", static_cast<double>(s.segment_allocs)},
                         {"expandable", 0, ExpandableText(s)}});
 }
@@ -217,6 +236,45 @@ void Oom(SnapshotRuleContext& r) {
          {{"ooms", static_cast<double>(s.ooms)}, {"retries", 0, retries}, {"detail", 0, detail}});
 }
 
+// Allocated bytes that rise at every print and never fall back: tensors kept across steps. A
+// flat allocated line under a large reservation is the cache keeping its peak, not a leak.
+void Leak(SnapshotRuleContext& r) {
+  const std::vector<int64_t>& v = r.s_.allocated_by_print;
+  const RuleParam& min_prints = r.P(kLeakMinPrints);
+  if (static_cast<double>(v.size()) < min_prints.value) {
+    r.Outcome(kLeak, AssessStatus::kNotAssessed, false,
+              fmt::format("{:.0f} or more torch.cuda.memory_summary() or memory_stats() prints of "
+                          "one device (a log printing them every few steps), or an allocator "
+                          "trace or memory timeline of several steps (each of its windows "
+                          "freeing a quarter of its high)",
+                          min_prints.value));
+    return;
+  }
+  bool never_fell = true;
+  for (size_t i = 1; i < v.size(); ++i) never_fell = never_fell && v[i] >= v[i - 1];
+  const RuleParam& min_mib = r.P(kLeakMinMiB);
+  const RuleParam& min_pct = r.P(kLeakMinPct);
+  const double growth_mib = (v.back() - v.front()) / kMiB;
+  const double growth_pct = v.front() > 0 ? 100.0 * (v.back() - v.front()) / v.front() : 100.0;
+  if (!never_fell || growth_mib < min_mib.value || growth_pct < min_pct.value) {
+    r.Outcome(kLeak, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(kLeak, Confidence::kMedium);
+  f.severity = growth_pct >= 50 ? Severity::kHigh : Severity::kMedium;
+  SnapshotRuleContext::Evidence(f, "memory.stats_prints", static_cast<double>(v.size()),
+                                unit::kCount, ">=", min_prints.value, &min_prints);
+  SnapshotRuleContext::Evidence(f, "memory.allocated_growth_mib", growth_mib, "MiB",
+                                ">=", min_mib.value, &min_mib);
+  SnapshotRuleContext::Evidence(f, "memory.allocated_growth_pct", growth_pct, unit::kPercent,
+                                ">=", min_pct.value, &min_pct);
+  r.Emit(std::move(f), {{"prints", static_cast<double>(v.size())},
+                        {"series", 0, r.s_.print_series},
+                        {"first_gib", v.front() / kGiB},
+                        {"last_gib", v.back() / kGiB},
+                        {"pct", growth_pct}});
+}
+
 void NearCapacity(SnapshotRuleContext& r) {
   // A snapshot does not record the device's memory: saying "near capacity" would be a guess.
   if (r.s_.capacity == kNoValue) {
@@ -247,8 +305,8 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .severity_logic = "high when the cached free share is twice min_cached_free_pct, else "
                         "medium; none when the trace's own peak needed the reservation",
       .title_template = "{free_gib:.1f} GiB ({pct:.0f}%) of {reserved_gib:.1f} GiB reserved sits "
-                        "in {blocks:.0f} cached free blocks (largest {largest_mib:.0f} MiB) that "
-                        "no recorded peak explains; {expandable}",
+                        "in {blocks:.0f} cached free blocks{largest} that no recorded peak "
+                        "explains; {expandable}",
       .recoverable_logic = "none per step: the cost is the batch or model size that does not fit",
       .params = {{"min_cached_free_pct", 20, "%",
                   "PyTorch CUDA semantics (memory management): reserved minus allocated is "
@@ -276,7 +334,7 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .section = ChecklistSection::kMemoryAndModel,
       .default_severity = Severity::kMedium,
       .severity_logic = "high when segments are freed at least as often as allocated, else medium",
-      .title_template = "the allocator released {frees:.0f} segments ({free_gib:.1f} GiB) and "
+      .title_template = "the allocator released {frees:.0f} segments{freed} and "
                         "allocated {allocs:.0f} while the job ran: cudaFree/cudaMalloc in the "
                         "step (cache flushed at the memory limit, or empty_cache()); {expandable}",
       .recoverable_logic = "not estimated from a snapshot: time cudaFree/cudaMalloc in a trace",
@@ -311,7 +369,48 @@ std::vector<RuleSpec> SnapshotRuleSpecs() {
       .capture_command = "torch.cuda.memory._record_memory_history(max_entries=100000)",
       .checklist = checklist,
   });
+  rules.push_back(RuleSpec{
+      .id = kLeak,
+      .bottleneck_class = BottleneckClass::kMemory,
+      .section = ChecklistSection::kMemoryAndModel,
+      .default_severity = Severity::kMedium,
+      .severity_logic = "high when allocated grew by half or more of the first print, else medium",
+      .title_template = "allocated memory rose over {prints:.0f} {series} and never fell, "
+                        "{first_gib:.2f} to {last_gib:.2f} GiB (+{pct:.0f}%): tensors are kept "
+                        "alive across steps (a leak), not cached",
+      .recoverable_logic = "none per step until the job runs out of memory; then the step fails",
+      .params = {{"min_prints", 4, "count", "gpuwhy: three rises in a row are not one warm-up step",
+                  "memory_summary()/memory_stats() prints of one device at or above this"},
+                 {"min_growth_mib", 256, "MiB", "gpuwhy: below this the growth is noise",
+                  "last print's allocated - first print's at or above this"},
+                 {"min_growth_pct", 10, "%", "gpuwhy: a tenth of the first print's allocated bytes",
+                  "growth, % of the first print's allocated bytes, at or above this"}},
+      .fixes = {{"Keep no graph-attached tensor across steps: log loss.item() or "
+                 "loss.detach(), not loss",
+                 "running_loss += loss.item()  # not: losses.append(loss)"},
+                {"Find what holds the bytes: two snapshots some steps apart, the top allocation "
+                 "sites compared",
+                 "torch.cuda.memory._record_memory_history(); ...; "
+                 "torch.cuda.memory._dump_snapshot('step_N.pickle')"}},
+      .verify = "allocated_bytes.all.current is flat from print to print once warmed up",
+      .needs = "torch.cuda.memory_summary() or memory_stats() printed every few steps",
+      .capture_command = "if step % 100 == 0: print(json.dumps(torch.cuda.memory_stats()))",
+      .checklist = checklist,
+  });
   return rules;
+}
+
+Diagnosis DiagnoseMemoryTimeline(const MemoryTimelineStats& timeline,
+                                 const DiagnoseOptions& options) {
+  AllocatorState state;
+  state.allocated_by_print = timeline.window_troughs;
+  state.print_series = "windows of the memory timeline (each one's lowest bytes)";
+  Diagnosis d;
+  SnapshotRuleContext r(state, options, d);
+  Leak(r);
+  NearCapacity(r);
+  RankFindings(d.findings);
+  return d;
 }
 
 Diagnosis DiagnoseAllocatorState(const AllocatorState& state, const DiagnoseOptions& options) {
@@ -320,6 +419,7 @@ Diagnosis DiagnoseAllocatorState(const AllocatorState& state, const DiagnoseOpti
   Fragmentation(r);
   Churn(r);
   Oom(r);
+  Leak(r);
   NearCapacity(r);
   RankFindings(d.findings);
   return d;

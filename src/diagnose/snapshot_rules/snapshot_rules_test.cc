@@ -8,8 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "ingest/memory/memory_summary_parser.h"
+#include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/snapshot_importer.h"
+#include "synth/memory_steps.h"
 
 namespace gpuwhy {
 namespace snapshot_rules_test {
@@ -102,6 +106,150 @@ TEST(SnapshotRulesTest, CudaMallocRetriesInASummaryAreAtTheLimit) {
   EXPECT_EQ(d.findings[0].severity, Severity::kMedium);
   EXPECT_NE(d.findings[0].title.find("1 cudaMalloc retr(ies)"), std::string::npos)
       << d.findings[0].title;
+}
+
+// A memory_stats() dict (tests/data/memory_stats, printed three ways) and a memory_summary()
+// table of the same numbers get the same findings with the same titles: 6 of 20 GiB in 1,500
+// non-releasable blocks and 3 cudaMalloc retries. The healthy dict gets none.
+TEST(SnapshotRulesTest, MemoryStatsDictsGetTheSummarysFindings) {
+  const fs::path dir = fs::path(GPUWHY_TEST_DATA) / "memory_stats";
+  const std::string table =
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "|            CUDA OOMs: 0            |        cudaMalloc retries: 3         |\n"
+      "| Allocated memory      |   12 GiB   |  13824 MiB |  600 GiB   |  588 GiB   |\n"
+      "| GPU reserved memory   |   20 GiB   |  23040 MiB | 1000 GiB   |  980 GiB   |\n"
+      "| Non-releasable memory |    6 GiB   |   6912 MiB |  300 GiB   |  294 GiB   |\n"
+      "| Non-releasable allocs |    1500    |    1687    |   87345    |   85845    |\n";
+  StatusOr<MemorySnapshot> summary = ParseMemorySummaryText(table, "summary.txt");
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  const Diagnosis expected = DiagnoseAllocatorState(AnalyzeAllocatorState(*summary), {});
+  ASSERT_EQ(Ids(expected).size(), 2u);
+  for (const char* name : {"stats_fragmented.json", "stats_fragmented_literal.txt",
+                           "stats_fragmented_ordereddict.log"}) {
+    StatusOr<MemorySnapshot> stats = ImportMemorySummary((dir / name).string());
+    ASSERT_TRUE(stats.ok()) << stats.status().message();
+    const Diagnosis d = DiagnoseAllocatorState(AnalyzeAllocatorState(*stats), {});
+    ASSERT_EQ(Ids(d), Ids(expected)) << name;
+    for (size_t i = 0; i < d.findings.size(); ++i) {
+      EXPECT_EQ(d.findings[i].title, expected.findings[i].title) << name;
+    }
+  }
+  const Finding* frag = nullptr;
+  for (const Finding& f : expected.findings) {
+    if (f.id == "memory.fragmentation") frag = &f;
+  }
+  ASSERT_NE(frag, nullptr);
+  EXPECT_NE(frag->title.find("6.0 GiB (30%) of 20.0 GiB reserved sits in 1500 cached free blocks "
+                             "that no recorded peak explains"),
+            std::string::npos)
+      << frag->title;
+  StatusOr<MemorySnapshot> healthy = ImportMemorySummary((dir / "stats_healthy.json").string());
+  ASSERT_TRUE(healthy.ok()) << healthy.status().message();
+  EXPECT_TRUE(DiagnoseAllocatorState(AnalyzeAllocatorState(*healthy), {}).findings.empty());
+}
+
+// A log printing memory_stats() every 100 steps: |allocated_mib| at each print, 10 GiB reserved,
+// 64 MiB non-releasable.
+std::string StatsLog(std::initializer_list<int64_t> allocated_mib) {
+  std::string log;
+  int step = 0;
+  for (int64_t mib : allocated_mib) {
+    log += fmt::format(
+        "step {} loss 1.9\n{{'allocated_bytes.all.current': {}, "
+        "'inactive_split_bytes.all.current': "
+        "{}, 'num_alloc_retries': 0, 'num_ooms': 0, 'reserved_bytes.all.current': {}}}\n",
+        step += 100, mib << 20, int64_t{64} << 20, int64_t{10} << 30);
+  }
+  return log;
+}
+
+Diagnosis DiagnoseText(const std::string& text) {
+  StatusOr<MemorySnapshot> s = ParseMemorySummaryText(text, "train.log");
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? DiagnoseAllocatorState(AnalyzeAllocatorState(*s), {}) : Diagnosis{};
+}
+
+// Known ground truth: 2000 MiB rising by 300 MiB or more a print is a leak (+65%: high); a flat 4
+// GiB under 10 GiB reserved is healthy caching; a warm-up rise that then falls back, a rise too
+// small, or too few prints is none.
+TEST(SnapshotRulesTest, AllocatedRisingAtEveryPrintIsALeakAndCachingIsNot) {
+  const Diagnosis leak = DiagnoseText(StatsLog({2000, 2300, 2600, 2900, 3300}));
+  ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
+  EXPECT_EQ(leak.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(leak.findings[0].title.find(
+                "rose over 5 memory_summary()/memory_stats() prints and never fell, 1.95 to 3.22 "
+                "GiB (+65%)"),
+            std::string::npos)
+      << leak.findings[0].title;
+  EXPECT_TRUE(DiagnoseText(StatsLog({4096, 4096, 4096, 4096, 4096})).findings.empty());
+  EXPECT_TRUE(DiagnoseText(StatsLog({2000, 3000, 4000, 3900, 4000})).findings.empty());
+  EXPECT_TRUE(DiagnoseText(StatsLog({4000, 4010, 4020, 4030, 4040})).findings.empty());
+  const Diagnosis few = DiagnoseText(StatsLog({2000, 2600, 3200}));
+  EXPECT_TRUE(few.findings.empty());
+  const RuleOutcome* outcome = nullptr;
+  for (const RuleOutcome& o : few.outcomes) {
+    if (o.rule_id == "memory.leak") outcome = &o;
+  }
+  ASSERT_NE(outcome, nullptr);
+  EXPECT_EQ(outcome->status, AssessStatus::kNotAssessed);
+}
+
+// Counters of segments allocated and freed over the run (a summary's "GPU reserved segments",
+// memory_stats()'s segment.all.* or num_device_*) are cudaMalloc/cudaFree calls, as a trace's
+// segment entries: 390 of 400 freed is empty_cache() churn; 6 freed is a warmed-up cache.
+TEST(SnapshotRulesTest, SegmentsFreedInCountersAreChurn) {
+  const Diagnosis churn = DiagnoseText(
+      "{'segment.all.allocated': 400, 'segment.all.freed': 390, 'segment.all.current': 10, "
+      "'reserved_bytes.all.freed': 53687091200, 'reserved_bytes.all.current': 2147483648}");
+  ASSERT_EQ(Ids(churn), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(churn.findings[0].severity, Severity::kMedium);
+  EXPECT_NE(churn.findings[0].title.find("released 390 segments (50.0 GiB) and allocated 400"),
+            std::string::npos)
+      << churn.findings[0].title;
+  const Diagnosis device = DiagnoseText(
+      "{'num_device_alloc': 70, 'num_device_free': 70, 'reserved_bytes.all.current': 0}");
+  ASSERT_EQ(Ids(device), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(device.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(device.findings[0].title.find("released 70 segments and allocated 70"),
+            std::string::npos)
+      << device.findings[0].title;  // cudaFree calls without their bytes: no "0.0 GiB"
+
+  EXPECT_TRUE(DiagnoseText("{'segment.all.allocated': 316, 'segment.all.freed': 6, "
+                           "'segment.all.current': 310}")
+                  .findings.empty());
+}
+
+// A training loop's steps (synth/memory_steps.h), as a memory timeline and as a snapshot's
+// trace: 300 MiB left alive per step is a leak over their windows; the same steps freeing what
+// they make, and the real HTA timeline (expected healthy), get none. Only the leak and capacity are
+// a timeline's to assess.
+TEST(SnapshotRulesTest, ALeakingTimelineOrTraceFiresAndHealthyOnesDoNot) {
+  const Diagnosis leak =
+      DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 300)), {});
+  ASSERT_EQ(Ids(leak), std::vector<std::string>{"memory.leak"});
+  EXPECT_EQ(leak.findings[0].severity, Severity::kHigh);
+  EXPECT_NE(leak.findings[0].title.find("rose over 7 windows of the memory timeline (each one's "
+                                        "lowest bytes) and never fell, 0.88 to 2.93 GiB (+233%)"),
+            std::string::npos)
+      << leak.findings[0].title;
+  EXPECT_EQ(leak.outcomes.size(), 2u);  // memory.leak and memory.near_capacity
+  EXPECT_TRUE(DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(SyntheticStepTimeline(10, 600, 0)), {})
+                  .findings.empty());
+  // The same loop as an allocator snapshot with its trace.
+  const Diagnosis snapshot =
+      DiagnoseAllocatorState(AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 300, 4096)), {});
+  ASSERT_EQ(Ids(snapshot), std::vector<std::string>{"memory.leak"});
+  EXPECT_NE(snapshot.findings[0].title.find("rose over 7 windows of the allocator trace"),
+            std::string::npos)
+      << snapshot.findings[0].title;
+  EXPECT_TRUE(
+      DiagnoseAllocatorState(AnalyzeAllocatorState(SyntheticStepSnapshot(10, 600, 0, 2048)), {})
+          .findings.empty());
+  const fs::path real = fs::path(GPUWHY_SHARED_DATA) / "memory" / "hta_memory_timeline.raw.gz";
+  if (!fs::exists(real)) GTEST_SKIP() << "no " << real << " (shared data absent)";
+  StatusOr<MemoryTimeline> t = ImportMemoryTimeline(real.string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(DiagnoseMemoryTimeline(AnalyzeMemoryTimeline(*t), {}).findings.empty());
 }
 
 // A log's OOM message decides which way the finding points: cached bytes that could have held

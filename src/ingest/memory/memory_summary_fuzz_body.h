@@ -1,6 +1,7 @@
 // The body shared by the deterministic mutation fuzzer (memory_summary_fuzz_test.cc, in ctest)
 // and the libFuzzer target (fuzz/memory_summary_fuzzer.cc, clang only): parse |data| as
-// torch.cuda.memory_summary() text (tables and CUDA out-of-memory messages) and check the contract:
+// torch.cuda.memory_summary() text (tables, memory_stats() dicts, CUDA out-of-memory messages) and
+// check the contract:
 // no crash, no exception, no undefined behaviour (under the sanitizers; sizes like "9e99 GiB" must
 // not overflow), an error names the input ("NAME: ..."), and every value read is either absent
 // (kNoValue) or not negative.
@@ -27,7 +28,14 @@ inline std::string FuzzMemorySummaryParser(std::string_view data) {
   if (parsed->stats.empty() && parsed->oom_messages.empty()) return "no table and no message";
   const auto valid = [](int64_t v) { return v == kNoValue || v >= 0; };
   for (const AllocatorStats& stats : parsed->stats) {
-    if (!valid(stats.num_ooms) || !valid(stats.num_alloc_retries)) return "negative counter";
+    if (!valid(stats.num_ooms) || !valid(stats.num_alloc_retries) ||
+        !valid(stats.num_sync_all_streams) || !valid(stats.num_device_alloc) ||
+        !valid(stats.num_device_free))
+      return "negative counter";
+    for (const StatValues* v : {&stats.oversize_allocations, &stats.oversize_segments}) {
+      if (!valid(v->current) || !valid(v->peak) || !valid(v->allocated) || !valid(v->freed))
+        return "a negative oversize counter";
+    }
     for (const PoolStats* pools :
          {&stats.allocated_bytes, &stats.active_bytes, &stats.requested_bytes,
           &stats.reserved_bytes, &stats.non_releasable_bytes, &stats.allocations,

@@ -1,6 +1,7 @@
-// Deterministic mutation fuzzing of the torch.cuda.memory_summary() text parser, seeded from the
-// real summaries in ../shared/data/logs/memory_summary and an inline table behind log prefixes
-// when the data is absent. Short in ctest; for a long run:
+// Deterministic mutation fuzzing of the torch.cuda.memory_summary() text parser (with its
+// memory_stats() dicts and OOM messages), seeded from the real summaries in
+// ../shared/data/logs/memory_summary and an inline table, OOM messages and dicts behind log
+// prefixes. Short in ctest; for a long run:
 //   GPUWHY_FUZZ_SECONDS=600 ./ingest_memory_summary_fuzz_test
 // The seed makes every run reproducible (base/fuzz_mutator.h).
 #include <gtest/gtest.h>
@@ -29,7 +30,11 @@ constexpr const char* kInlineSeed =
     "but unallocated.\n"
     "RuntimeError: CUDA out of memory. Tried to allocate 36.00 MiB (GPU 0; 7.93 GiB total "
     "capacity; 130.35 MiB already allocated; 47.06 MiB free; 188.00 MiB reserved in total by "
-    "PyTorch)\n";
+    "PyTorch)\n"
+    "[rank0]: OrderedDict([('active.all.current', 4300), ('allocated_bytes.all.current', "
+    "12884901888), ('inactive_split_bytes.all.current', 6442450944), ('max_split_size', -1), "
+    "('num_alloc_retries', 3), ('oversize_allocations.peak', 2)])\n"
+    "{\"reserved_bytes.all.current\": 21474836480, \"num_ooms\": 0, \"segment.all.peak\": 310}\n";
 
 std::vector<std::string> Seeds() {
   std::vector<std::string> seeds = {kInlineSeed};

@@ -1,10 +1,12 @@
 #include "ingest/memory/memory_summary_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <vector>
 
 #include "base/file_input.h"
+#include "ingest/memory/memory_stats_parser.h"
 #include "ingest/memory/oom_message_parser.h"
 
 namespace gpuwhy {
@@ -84,9 +86,10 @@ class SummaryReader {
  public:
   SummaryReader(MemorySnapshot& out) : out_(out) {}
 
-  void Line(std::string_view line, size_t number) {
+  void Line(std::string_view line, size_t number, size_t offset) {
     if (const size_t title = line.find(kTitle); title != std::string_view::npos) {
       out_.stats.push_back({});
+      offsets_.push_back(offset);
       current_ = &out_.stats.back();
       current_->device =
           static_cast<int32_t>(Number(Trim(line.substr(title + kTitle.size(), 8))).value_or(0));
@@ -127,11 +130,31 @@ class SummaryReader {
     }
   }
 
+  const std::vector<size_t>& offsets() const { return offsets_; }
+
  private:
   MemorySnapshot& out_;
+  std::vector<size_t> offsets_;        // of each table's title line
   AllocatorStats* current_ = nullptr;  // stats is not resized while a table is read
   PoolStats* row_ = nullptr;           // the last metric row, for its "from ... pool" lines
 };
+
+// Tables and dicts as the log printed them: the last print of a device, and the leak's series,
+// follow the file.
+std::vector<AllocatorStats> InFileOrder(std::vector<AllocatorStats> tables,
+                                        const std::vector<size_t>& table_offsets,
+                                        std::vector<AllocatorStats> dicts,
+                                        const std::vector<size_t>& dict_offsets) {
+  std::vector<std::pair<size_t, AllocatorStats*>> all;
+  for (size_t i = 0; i < tables.size(); ++i) all.push_back({table_offsets[i], &tables[i]});
+  for (size_t i = 0; i < dicts.size(); ++i) all.push_back({dict_offsets[i], &dicts[i]});
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<AllocatorStats> out;
+  out.reserve(all.size());
+  for (const auto& [offset, stats] : all) out.push_back(std::move(*stats));
+  return out;
+}
 
 }  // namespace
 
@@ -145,17 +168,22 @@ StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::stri
   for (size_t start = 0; start < text.size(); ++number) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    reader.Line(text.substr(start, end - start), number);
+    reader.Line(text.substr(start, end - start), number, start);
     start = end + 1;
   }
+  const bool tables = !out.stats.empty();
+  std::vector<size_t> dict_offsets;
+  std::vector<AllocatorStats> dicts = FindMemoryStats(text, out.problems, &dict_offsets);
+  const bool have_dicts = !dicts.empty();
+  out.stats = InFileOrder(std::move(out.stats), reader.offsets(), std::move(dicts), dict_offsets);
   out.oom_messages = FindOomMessages(text);
   if (out.stats.empty() && out.oom_messages.empty()) {
     return InvalidArgument(
-        "{}: no torch.cuda.memory_summary() table ('{}') and no CUDA out-of-memory message "
-        "('{}')",
-        name, kTitle, kOomMarker);
+        "{}: no torch.cuda.memory_summary() table ('{}'), no torch.cuda.memory_stats() dict "
+        "(at least {} of its keys) and no CUDA out-of-memory message ('{}')",
+        name, kTitle, kMinMemoryStatsKeys, kOomMarker);
   }
-  if (out.stats.empty()) out.source = "CUDA out-of-memory message";
+  if (!tables) out.source = have_dicts ? "torch.cuda.memory_stats" : "CUDA out-of-memory message";
   return out;
 }
 

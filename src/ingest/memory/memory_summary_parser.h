@@ -13,10 +13,11 @@
 
 namespace gpuwhy {
 
-// A MemorySnapshot with source "torch.cuda.memory_summary" and one stats entry per table, and
-// the CUDA out-of-memory messages of the same text (ingest/memory/oom_message_parser.h; source
-// "CUDA out-of-memory message" when there is no table); an error naming |name| when the text
-// holds neither.
+// A MemorySnapshot with source "torch.cuda.memory_summary" and one stats entry per table and
+// per torch.cuda.memory_stats() dict, in file order (ingest/memory/memory_stats_parser.h; source
+// "torch.cuda.memory_stats" when there is no table), and the CUDA out-of-memory messages of the
+// same text (ingest/memory/oom_message_parser.h; source "CUDA out-of-memory message" when there
+// is neither); an error naming |name| when the text holds none of them.
 StatusOr<MemorySnapshot> ParseMemorySummaryText(std::string_view text, std::string_view name);
 
 // Reads |path| (plain or gzip) whole and parses it.

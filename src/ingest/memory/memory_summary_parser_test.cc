@@ -67,7 +67,8 @@ TEST(MemorySummaryParserTest, TextWithoutATableIsNamed) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
             "x.log: no torch.cuda.memory_summary() table ('PyTorch CUDA memory summary, device "
-            "ID') and no CUDA out-of-memory message ('out of memory. Tried to allocate ')");
+            "ID'), no torch.cuda.memory_stats() dict (at least 3 of its keys) and no CUDA "
+            "out-of-memory message ('out of memory. Tried to allocate ')");
 }
 
 TEST(MemorySummaryParserTest, RealTablesInBothLayouts) {
