@@ -135,6 +135,42 @@ TEST(DiagnoseTest, AWarmUpOnlyCaptureGetsTheQualityVerdictAndNoPerStepClaim) {
   EXPECT_NE(input->note.find("no steady state"), std::string::npos) << input->note;
 }
 
+// HTA's trace_file_list fixture in miniature: 4 kernels in 1.6 ms, the first launch 1.4 ms
+// long (a module load). Too little to judge, and no warm-up verdict either.
+TEST(DiagnoseTest, AFixtureOfAFewKernelsInMillisecondsIsNoWarmUpCapture) {
+  TinyTrace t(kNsPerUs);
+  t.Step(1, 0, 1640);
+  t.Kernel(0, 1414, 1420, 1425);
+  for (int i = 0; i < 3; ++i) t.Kernel(1450 + 50 * i, 1460 + 50 * i, 1465 + 50 * i, 1470 + 50 * i);
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings.front().id, "quality.too_little_gpu_work");
+  const RuleOutcome* warmup = OutcomeOf(d, "quality.warmup_dominated");
+  ASSERT_NE(warmup, nullptr);
+  EXPECT_EQ(warmup->status, AssessStatus::kNotAssessed);
+  EXPECT_NE(warmup->note.find("no warm-up to judge"), std::string::npos) << warmup->note;
+}
+
+// MTIA's device events are command-processor records, not kernel runs: nothing device-side
+// is judged from them, however much the "idle" between them looks like a DataLoader wait.
+TEST(DiagnoseTest, AnMtiaTraceIsNotJudgedFromItsDeviceEvents) {
+  TinyTrace t(kNsPerUs);
+  InputBoundSteps(t);
+  t.trace().metadata.vendor = GpuVendor::kMtia;
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  EXPECT_TRUE(d.findings.empty()) << d.findings.front().id;
+  for (const char* id : {"input.dataloader_wait", "quality.warmup_dominated"}) {
+    const RuleOutcome* o = OutcomeOf(d, id);
+    ASSERT_NE(o, nullptr) << id;
+    EXPECT_EQ(o->status, AssessStatus::kNotAssessed) << id;
+    EXPECT_NE(o->note.find("MTIA"), std::string::npos) << o->note;
+  }
+}
+
 // The same steady steps with the rule's default threshold: four kernels are too few to judge.
 TEST(DiagnoseTest, AHandfulOfKernelsIsTooLittleToJudge) {
   TinyTrace t(kNsPerUs);

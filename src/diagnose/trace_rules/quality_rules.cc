@@ -16,8 +16,20 @@ constexpr const char* kWarmup = "quality.warmup_dominated";
 constexpr const char* kTooLittle = "quality.too_little_gpu_work";
 
 constexpr ParamRef kWarmupMinSharePct{kWarmup, "min_share_pct"};
+constexpr ParamRef kWarmupMinCaptureMs{kWarmup, "min_capture_ms"};
 constexpr ParamRef kTooLittleMinKernels{kTooLittle, "min_kernels"};
-constexpr std::array<const ParamRef*, 2> kParams = {&kWarmupMinSharePct, &kTooLittleMinKernels};
+constexpr std::array<const ParamRef*, 3> kParams = {&kWarmupMinSharePct, &kWarmupMinCaptureMs,
+                                                    &kTooLittleMinKernels};
+
+// MTIA's device events (mtia_ccp_events) are command-processor records: HTA reads them as
+// kernels, but their spans are not kernel executions, so idle and busy on them are not the
+// device's (the expert verdicts label such traces not applicable).
+bool DeviceTimelineNotKernels(const RuleContext& ctx) {
+  return ctx.trace.metadata.vendor == GpuVendor::kMtia;
+}
+constexpr const char* kMtiaReason =
+    "MTIA device events (mtia_ccp_events) are command-processor records, not kernel "
+    "executions: device idle, warm-up and per-step costs are not judged from them";
 
 bool TooLittleGpuWork(const RuleContext& ctx) {
   return ctx.busy.kernel_count > 0 &&
@@ -70,6 +82,20 @@ void WarmupDominated(RuleContext& ctx) {
   if (w.capture.length() <= 0 || ctx.trace.active_devices().empty()) {
     // A capture without GPU work has no steady state to miss (the checklist says so).
     ctx.Outcome(kWarmup, AssessStatus::kNotAssessed, false, "the trace holds no GPU op");
+    return;
+  }
+  if (DeviceTimelineNotKernels(ctx)) {
+    ctx.Outcome(kWarmup, AssessStatus::kNotAssessed, false, kMtiaReason);
+    return;
+  }
+  const RuleParam& min_capture = ctx.catalog.Get(kWarmupMinCaptureMs);
+  if (TooLittleGpuWork(ctx) && NsToMs(w.capture.length()) < min_capture.value) {
+    // A fixture of a few kernels in a few milliseconds: its first launch is no warm-up worth
+    // a verdict (quality.too_little_gpu_work says what it is). Seconds of context set-up
+    // around a few kernels still are.
+    ctx.Outcome(kWarmup, AssessStatus::kNotAssessed, false,
+                fmt::format("a {:.1f} ms capture with too little GPU work: no warm-up to judge",
+                            NsToMs(w.capture.length())));
     return;
   }
   const RuleSpec& spec = ctx.catalog.Spec(kWarmup);
@@ -125,10 +151,11 @@ void TooLittle(RuleContext& ctx) {
 
 std::string WhyNoPerStepVerdict(const RuleContext& ctx) {
   if (ctx.trace.active_devices().empty()) return "";  // the rules say what they cannot assess
+  if (DeviceTimelineNotKernels(ctx)) return kMtiaReason;
+  if (TooLittleGpuWork(ctx)) return "too little GPU work to judge (quality.too_little_gpu_work)";
   if (!ctx.analysis.steps.extents.steady_state) {
     return "no steady state in the capture (quality.warmup_dominated)";
   }
-  if (TooLittleGpuWork(ctx)) return "too little GPU work to judge (quality.too_little_gpu_work)";
   return "";
 }
 
@@ -156,7 +183,13 @@ std::vector<RuleSpec> QualityRuleSpecs() {
                   "gpuwhy, after HTA and the PyTorch profiler docs: profile after warm-up "
                   "(schedule wait/warmup)",
                   "warm-up share of the capture at or above this fires when a steady state "
-                  "remains"}},
+                  "remains"},
+                 {"min_capture_ms", 5, "ms",
+                  "gpuwhy: a capture of a few ms holding a handful of kernels is a unit-test "
+                  "fixture (HTA's trace_file_list: 4 kernels in 1.6 ms); a 9.6 ms one whose "
+                  "first launch loads modules for 6.5 ms is still a warm-up capture",
+                  "with fewer than quality.too_little_gpu_work's min_kernels, a capture "
+                  "shorter than this is not judged for warm-up"}},
       .fixes = {{"Profile the steady state: skip the first iterations with a schedule", ""},
                 {"Run a few iterations before the profiler starts (lazy CUDA init, cuDNN "
                  "autotuning, torch.compile and DataLoader workers happen once)",
