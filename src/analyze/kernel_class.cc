@@ -14,9 +14,11 @@ bool Contains(std::string_view haystack, std::string_view needle) {
 
 // Case-insensitive search without allocating for the common case of short needles.
 bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
-  auto it =
-      std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                  [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                        [](char a, char b) {
+                          return std::tolower(static_cast<unsigned char>(a)) ==
+                                 std::tolower(static_cast<unsigned char>(b));
+                        });
   return it != haystack.end();
 }
 
@@ -110,8 +112,12 @@ LowPrecisionSupport LowPrecisionOfDevice(std::string_view name) {
 LowPrecisionSupport LowPrecisionOfKernel(std::string_view name) {
   static constexpr std::array<std::string_view, 8> kAmpereOrLater = {
       "sm80_", "sm86_", "sm89_", "sm90_", "sm100_", "ampere_", "hopper_", "nvjet"};
-  return ContainsAnyNoCase(name, kAmpereOrLater) ? LowPrecisionSupport::kBf16AndTf32
-                                                 : LowPrecisionSupport::kUnknown;
+  if (ContainsAnyNoCase(name, kAmpereOrLater)) return LowPrecisionSupport::kBf16AndTf32;
+  // cuBLAS/cuDNN kernels built for Volta or Turing ("volta_sgemm" runs on both): fp16 only,
+  // unless another kernel of the trace names a later architecture (TraceLowPrecision).
+  static constexpr std::array<std::string_view, 2> kVoltaTuring = {"volta_", "turing_"};
+  return ContainsAnyNoCase(name, kVoltaTuring) ? LowPrecisionSupport::kFp16Only
+                                               : LowPrecisionSupport::kUnknown;
 }
 
 std::string_view KernelClassName(KernelClass c) {

@@ -37,7 +37,15 @@ enum class LowPrecisionSupport { kUnknown, kFp16Only, kBf16AndTf32 };
 // From a device name ("Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB", "GeForce RTX 2070").
 LowPrecisionSupport LowPrecisionOfDevice(std::string_view device_name);
 // From a kernel name compiled for one architecture ("sm80_xmma_…", "ampere_sgemm_…": Ampere or
-// later); kUnknown for names that run on several ("volta_sgemm" also runs on Turing).
+// later; "volta_…", "turing_…": fp16 only, as both Volta and Turing are); kUnknown for others.
+// A trace with both kinds ran on the later GPU (older kernels can run on newer ones).
 LowPrecisionSupport LowPrecisionOfKernel(std::string_view kernel_name);
+// Of two kernels' answers, the later architecture's: kernels built for an older GPU run on a
+// newer one, never the reverse, so a trace with Volta and Ampere kernels ran on Ampere.
+inline LowPrecisionSupport LaterLowPrecision(LowPrecisionSupport a, LowPrecisionSupport b) {
+  if (a == LowPrecisionSupport::kBf16AndTf32 || b == LowPrecisionSupport::kBf16AndTf32)
+    return LowPrecisionSupport::kBf16AndTf32;
+  return a != LowPrecisionSupport::kUnknown ? a : b;
+}
 
 }  // namespace gpuwhy

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analyze/kernel_class.h"
+
 namespace gpuwhy {
 namespace kernel_stats_test {
 
@@ -136,6 +138,25 @@ TEST_F(KernelStatsTest, NoKernels) {
   KernelStatsResult r = Run();
   EXPECT_EQ(r.kernel_count, 0);
   EXPECT_FALSE(r.not_applicable.empty());
+}
+
+// Device names come as the driver spells them ("Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB",
+// sometimes lower-cased by tools): the precision a fix may advise must not depend on case.
+TEST(LowPrecisionTest, DeviceNamesAreMatchedWhateverTheirCase) {
+  EXPECT_EQ(LowPrecisionOfDevice("Tesla V100-SXM2-32GB"), LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfDevice("tesla v100-sxm2-16gb"), LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfDevice("Tesla T4"), LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfDevice("NVIDIA GeForce RTX 2080 Ti"), LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfDevice("NVIDIA A100-SXM4-80GB"), LowPrecisionSupport::kBf16AndTf32);
+  EXPECT_EQ(LowPrecisionOfDevice("NVIDIA H100 80GB HBM3"), LowPrecisionSupport::kBf16AndTf32);
+  EXPECT_EQ(LowPrecisionOfDevice("NVIDIA GH200 480GB"), LowPrecisionSupport::kBf16AndTf32);
+  EXPECT_EQ(LowPrecisionOfDevice("AMD Instinct MI250X"), LowPrecisionSupport::kUnknown);
+  EXPECT_EQ(LowPrecisionOfKernel("volta_sgemm_128x64_nn"), LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfKernel("turing_fp16_s1688gemm_fp16_128x128"),
+            LowPrecisionSupport::kFp16Only);
+  EXPECT_EQ(LowPrecisionOfKernel("void at::native::vectorized_elementwise_kernel<4>"),
+            LowPrecisionSupport::kUnknown);
+  EXPECT_EQ(LowPrecisionOfKernel("ampere_sgemm_32x128_nn"), LowPrecisionSupport::kBf16AndTf32);
 }
 
 }  // namespace kernel_stats_test

@@ -87,9 +87,9 @@ void NoTensorCores(SummaryRules& r) {
   }
   LowPrecisionSupport support = r.summary.dlprof ? LowPrecisionOfDevice(r.summary.dlprof->gpu_name)
                                                  : LowPrecisionSupport::kUnknown;
-  for (const SummaryKernel& k : r.summary.kernels) {
-    if (support != LowPrecisionSupport::kUnknown) break;
-    support = LowPrecisionOfKernel(k.name);
+  if (support == LowPrecisionSupport::kUnknown) {
+    for (const SummaryKernel& k : r.summary.kernels)
+      support = LaterLowPrecision(support, LowPrecisionOfKernel(k.name));
   }
   f.fixes = TensorCoreFixes(support);
   const TitleArg args[] = {{"share", share}};

@@ -46,13 +46,15 @@ LowPrecisionSupport TraceLowPrecision(const Trace& trace) {
     LowPrecisionSupport s = LowPrecisionOfDevice(trace.Str(d.name));
     if (s != LowPrecisionSupport::kUnknown) return s;
   }
+  // Without a device name, the kernels' architecture: the newest any of them names.
   const GpuOpTable& ops = trace.gpu_ops;
+  LowPrecisionSupport seen = LowPrecisionSupport::kUnknown;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.kind[i] != GpuOpKind::kKernel) continue;
-    if (LowPrecisionOfKernel(trace.Str(ops.name[i])) != LowPrecisionSupport::kUnknown)
-      return LowPrecisionSupport::kBf16AndTf32;
+    seen = LaterLowPrecision(seen, LowPrecisionOfKernel(trace.Str(ops.name[i])));
+    if (seen == LowPrecisionSupport::kBf16AndTf32) break;
   }
-  return LowPrecisionSupport::kUnknown;
+  return seen;
 }
 
 void NoTensorCores(RuleContext& ctx) {
