@@ -9,7 +9,12 @@ trace (Debian's CPU build exports the legacy form, without the args). Then check
   1. with the `flops` args removed, gpuwhy's FLOPs from shapes equal PyTorch's flops of the same
      GEMM ops (mm, addmm, bmm, baddbmm) within 1%;
   2. with them, gpuwhy reads PyTorch's numbers (flops.recorded_pct = 100) and counts each op
-     once (the GEMMs plus conv2d, not conv2d's convolution child).
+     once (the GEMMs plus conv2d, not conv2d's convolution child);
+  3. without them but with the `Concrete Inputs` PyTorch 2.x records (stride, padding,
+     dilation, groups, output_mask; 1.13 records none, so they are written from the model's
+     known arguments), gpuwhy's convolution FLOPs from shapes equal PyTorch's conv2d flops within
+     1%, and each convolution_backward counts one forward per gradient it computes (the
+     first layer's input needs none: 1x; the second layer's: 2x) -- PyTorch counts no backward.
 
 Usage: flops_check.py --gpuwhy PATH [--python-with-torch PATH]
 Exits 77 (CTest's skip code) when torch cannot be imported, 1 on any mismatch.
@@ -23,12 +28,35 @@ import tempfile
 
 GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
 
+# The model's convolutions by weight shape: their arguments as PyTorch 2.x's Concrete Inputs
+# write them, and how many gradients (input, weight) their backward computes.
+CONVS = {
+    (8, 3, 3, 3): {"stride": [2, 2], "padding": [1, 1], "dilation": [1, 1], "groups": 1,
+                   "mask": [False, True, True], "gradients": 1},
+    (16, 4, 3, 3): {"stride": [1, 1], "padding": [2, 2], "dilation": [2, 2], "groups": 2,
+                    "mask": [True, True, True], "gradients": 2},
+}
+
+
+def concrete_inputs(op):
+    if op["name"] == "aten::conv2d":
+        c = CONVS[tuple(op["dims"][1])]
+        return ["", "", "", str(c["stride"]), str(c["padding"]), str(c["dilation"]),
+                str(c["groups"])]
+    if op["name"] == "aten::convolution_backward":
+        weight = op["dims"][2]
+        c = CONVS[tuple(weight)]
+        return ["", "", "", f"[{weight[0]}]", str(c["stride"]), str(c["padding"]),
+                str(c["dilation"]), "False", "[0, 0]", str(c["groups"]), str(c["mask"])]
+    return None
+
 PROFILE = r"""
 import json, sys, torch, torch.nn as nn
 from torch.profiler import profile, ProfilerActivity
 torch.manual_seed(0)
-model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, stride=2), nn.ReLU(), nn.Flatten(),
-                      nn.Linear(8 * 16 * 16, 96), nn.ReLU(), nn.Linear(96, 10))
+model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, stride=2), nn.ReLU(),
+                      nn.Conv2d(8, 16, 3, padding=2, dilation=2, groups=2), nn.ReLU(),
+                      nn.Flatten(), nn.Linear(16 * 16 * 16, 96), nn.ReLU(), nn.Linear(96, 10))
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 x = torch.randn(6, 3, 32, 32)
 a, b = torch.randn(4, 5, 7), torch.randn(4, 7, 3)
@@ -49,12 +77,14 @@ json.dump(ops, sys.stdout)
 """
 
 
-def trace_of(ops, with_flops):
+def trace_of(ops, with_flops, with_concrete=False):
     events = []
     for op in ops:
         args = {"Input Dims": op["dims"], "Input type": ["float"] * len(op["dims"])}
         if with_flops and op["flops"]:
             args["flops"] = op["flops"]
+        if with_concrete and concrete_inputs(op) is not None:
+            args["Concrete Inputs"] = concrete_inputs(op)
         events.append({"ph": "X", "cat": "cpu_op", "name": op["name"], "pid": 1,
                        "tid": op["tid"] + 1, "ts": op["start_us"],
                        "dur": max(op["end_us"] - op["start_us"], 0), "args": args})
@@ -95,13 +125,19 @@ def main():
     ops = json.loads(run.stdout)
     gemm_flops = sum(op["flops"] for op in ops if op["name"] in GEMMS)
     # conv2d carries PyTorch's count; its children do not.
-    counted = gemm_flops + sum(op["flops"] for op in ops if op["name"] == "aten::conv2d")
+    conv_flops = sum(op["flops"] for op in ops if op["name"] == "aten::conv2d")
+    counted = gemm_flops + conv_flops
+    # Backward: one forward per gradient, the forward's count from PyTorch's own conv2d number.
+    forward_of = {tuple(op["dims"][1]): op["flops"] for op in ops if op["name"] == "aten::conv2d"}
+    backward_flops = sum(CONVS[tuple(op["dims"][2])]["gradients"] * forward_of[tuple(op["dims"][2])]
+                         for op in ops if op["name"] == "aten::convolution_backward")
     failures = []
     if gemm_flops <= 0:
         failures.append("PyTorch recorded no GEMM flops: the check would prove nothing")
     with tempfile.TemporaryDirectory() as folder:
         shapes = gpuwhy_flops(args.gpuwhy, trace_of(ops, False), folder, "shapes.json")
         recorded = gpuwhy_flops(args.gpuwhy, trace_of(ops, True), folder, "recorded.json")
+        concrete = gpuwhy_flops(args.gpuwhy, trace_of(ops, False, True), folder, "concrete.json")
     got = shapes.get("flops.total_tflop", 0) * 1e12
     print(f"from shapes: gpuwhy {got:.0f} FLOP, PyTorch {gemm_flops} FLOP over "
           f"{sum(op['name'] in GEMMS for op in ops)} GEMM ops")
@@ -112,6 +148,14 @@ def main():
           f"(recorded_pct {recorded.get('flops.recorded_pct')})")
     if abs(got - counted) > 1e-6 * counted or recorded.get("flops.recorded_pct") != 100:
         failures.append(f"recorded FLOPs {got:.0f} are not PyTorch's {counted}")
+    expected = gemm_flops + conv_flops + backward_flops
+    got = concrete.get("flops.total_tflop", 0) * 1e12
+    print(f"with Concrete Inputs: gpuwhy {got:.0f} FLOP, expected {expected} (GEMMs {gemm_flops} + "
+          f"PyTorch's conv2d {conv_flops} + backward {backward_flops})")
+    if conv_flops <= 0 or backward_flops <= 0:
+        failures.append("PyTorch recorded no conv2d flops or no convolution_backward")
+    if abs(got - expected) > 0.01 * expected:
+        failures.append(f"FLOPs with Concrete Inputs {got:.0f} differ from {expected} by >1%")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

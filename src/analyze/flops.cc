@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyze/conv_flops.h"
 #include "model/op_shapes.h"
 
 namespace gpuwhy {
@@ -13,8 +14,8 @@ using Dims = std::vector<std::vector<int64_t>>;
 
 enum class OpKind : uint8_t {
   kNone,
-  kShapes,        // a formula from the input dims
-  kRecordedOnly,  // counted from with_flops only (convolutions: stride and padding unread)
+  kShapes,       // a formula from the input dims
+  kConvolution,  // a formula from the input dims and the Concrete Inputs (conv_flops.h)
 };
 
 OpKind KindOf(std::string_view name) {
@@ -33,13 +34,8 @@ OpKind KindOf(std::string_view name) {
       {"aten::_scaled_dot_product_efficient_attention_backward", OpKind::kShapes},
       {"aten::_scaled_dot_product_cudnn_attention_backward", OpKind::kShapes},
       {"aten::_flash_attention_backward", OpKind::kShapes},
-      {"aten::conv1d", OpKind::kRecordedOnly},
-      {"aten::conv2d", OpKind::kRecordedOnly},
-      {"aten::conv3d", OpKind::kRecordedOnly},
-      {"aten::convolution", OpKind::kRecordedOnly},
-      {"aten::_convolution", OpKind::kRecordedOnly},
-      {"aten::convolution_backward", OpKind::kRecordedOnly},
   };
+  if (IsConvolutionOp(name)) return OpKind::kConvolution;
   auto it = kinds.find(name);
   return it == kinds.end() ? OpKind::kNone : it->second;
 }
@@ -90,6 +86,18 @@ std::optional<Precision> FirstTensorPrecision(std::string_view types_json) {
     if (auto p = PrecisionOfType(t)) return p;
   }
   return std::nullopt;
+}
+
+// Op slice |i|'s FLOPs from its recorded shapes (and, for a convolution, its Concrete Inputs).
+std::optional<double> FlopsOfShapes(const Trace& trace, size_t i, OpKind kind) {
+  const CpuSliceTable& ops = trace.cpu_slices;
+  auto dims = ParseInputDims(trace.Str(ops.input_dims[i]));
+  if (!dims) return std::nullopt;
+  if (kind == OpKind::kShapes) return FlopsFromShapes(trace.Str(ops.name[i]), *dims);
+  if (!ops.concrete_inputs[i].valid()) return std::nullopt;
+  auto concrete = ParseConcreteInputs(trace.Str(ops.concrete_inputs[i]));
+  if (!concrete) return std::nullopt;
+  return ConvolutionFlops(trace.Str(ops.name[i]), *dims, *concrete);
 }
 
 // GPU time of the kernels one runtime call launched (a graph launch may run many).
@@ -154,9 +162,8 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     bool recorded = ops.flops[i] != kNoValue && ops.flops[i] > 0;
     if (recorded) {
       flops = static_cast<double>(ops.flops[i]);
-    } else if (it->second == OpKind::kShapes && ops.input_dims[i].valid()) {
-      if (auto dims = ParseInputDims(trace.Str(ops.input_dims[i])))
-        flops = FlopsFromShapes(trace.Str(ops.name[i]), *dims);
+    } else if (ops.input_dims[i].valid()) {
+      flops = FlopsOfShapes(trace, i, it->second);
     }
     if (!flops) {
       if (!ops.input_dims[i].valid()) ++result.ops_without_shapes;
