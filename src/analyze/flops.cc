@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analyze/conv_flops.h"
+#include "analyze/step_breakdown.h"
 #include "model/op_shapes.h"
 
 namespace gpuwhy {
@@ -111,6 +112,44 @@ DurationNs LaunchedKernelTime(const Trace& trace, int64_t correlation) {
   return ns;
 }
 
+// The steady-state steps when the trace has steps (the step extents leave warm-up and a
+// partial tail out), else the utilization window; a trace without GPU ops still has its FLOPs,
+// over its span.
+void SetWindow(const Trace& trace, const UtilizationResult& util, const StepExtents* steps,
+               FlopsResult& result) {
+  result.window = util.valid ? util.window : trace.span();
+  if (steps == nullptr || steps->synthesized || steps->steps.empty()) return;
+  result.window = steps->Window();
+  result.window_from_steps = true;
+  for (const StepExtent& s : steps->steps) result.per_step.push_back({s.number, s.window});
+}
+
+// The step whose extent holds |t| (the extents are sorted and disjoint), or null.
+StepFlops* StepOf(std::vector<StepFlops>& steps, TimeNs t) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                             [](TimeNs v, const StepFlops& s) { return v < s.window.start; });
+  if (it == steps.begin()) return nullptr;
+  --it;
+  return t < it->window.end ? &*it : nullptr;
+}
+
+double Rate(double flops, Interval window, double devices) {
+  const double seconds = static_cast<double>(window.length()) / 1e9;
+  return seconds > 0 ? flops / (seconds * devices) : 0;
+}
+
+void AddStepMfu(double peak, FlopsResult& result, MetricSet& metrics) {
+  if (result.per_step.empty()) return;
+  double sum = 0;
+  for (StepFlops& s : result.per_step) {
+    s.mfu_pct = 100.0 * s.achieved_flops_per_s / peak;
+    sum += *s.mfu_pct;
+    metrics.Add(metric::kFlopsMfuPct, MetricScope::Step(s.step), *s.mfu_pct);
+  }
+  result.mfu_step_mean_pct = sum / static_cast<double>(result.per_step.size());
+  metrics.Add(metric::kFlopsMfuStepMeanPct, MetricScope::Rank(), *result.mfu_step_mean_pct);
+}
+
 }  // namespace
 
 std::optional<double> FlopsFromShapes(std::string_view op_name, const Dims& dims) {
@@ -128,11 +167,12 @@ std::optional<double> FlopsFromShapes(std::string_view op_name, const Dims& dims
 }
 
 FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& util,
-                         const KernelStatsResult& kernels, MetricSet& metrics) {
+                         const KernelStatsResult& kernels, MetricSet& metrics,
+                         const StepExtents* steps) {
   FlopsResult result;
   const Trace& trace = input.trace;
-  // A trace without GPU ops still has its FLOPs (over its span); rates need a GPU window.
-  const Interval window = util.valid ? util.window : trace.span();
+  SetWindow(trace, util, steps, result);
+  const Interval window = result.window;
   const CpuSliceTable& ops = trace.cpu_slices;
   std::unordered_map<StringId, OpKind> kind_of;
   // Parents come before their children (Trace::Finalize), so one pass knows whether an
@@ -175,6 +215,7 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     root_in_window[i] = 1;
     ++result.ops;
     result.total_flops += *flops;
+    if (StepFlops* step = StepOf(result.per_step, ops.start[i])) step->flops += *flops;
     if (recorded) result.recorded_flops += *flops;
     OpFlops& o = by_name[std::string(trace.Str(ops.name[i]))];
     ++o.count;
@@ -199,19 +240,25 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
   }
   std::sort(result.by_op.begin(), result.by_op.end(),
             [](const OpFlops& a, const OpFlops& b) { return a.flops > b.flops; });
-  result.steps = util.window_from_steps ? std::max<int64_t>(1, util.per_step.size()) : 1;
+  result.steps = result.window_from_steps ? std::max<int64_t>(1, result.per_step.size()) : 1;
   result.per_step_flops = result.total_flops / static_cast<double>(result.steps);
   metrics.Add(metric::kFlopsTotalTflop, MetricScope::Rank(), result.total_flops / 1e12);
   metrics.Add(metric::kFlopsPerStepTflop, MetricScope::Rank(), result.per_step_flops / 1e12);
+  for (const StepFlops& s : result.per_step)
+    metrics.Add(metric::kFlopsTotalTflop, MetricScope::Step(s.step), s.flops / 1e12);
   metrics.Add(metric::kFlopsRecordedPct, MetricScope::Rank(),
               100.0 * result.recorded_flops / result.total_flops);
-  if (!util.valid || util.window.length() <= 0) {
+  if (!util.valid || window.length() <= 0) {
     result.not_applicable.push_back("MFU: the trace ran nothing on a GPU");
     return result;
   }
   const double devices = std::max<double>(1, input.timelines.by_device.size());
-  const double seconds = static_cast<double>(util.window.length()) / 1e9;
-  result.achieved_flops_per_s = result.total_flops / (seconds * devices);
+  result.achieved_flops_per_s = Rate(result.total_flops, window, devices);
+  for (StepFlops& s : result.per_step) {
+    s.achieved_flops_per_s = Rate(s.flops, s.window, devices);
+    metrics.Add(metric::kFlopsAchievedTflops, MetricScope::Step(s.step),
+                s.achieved_flops_per_s / 1e12);
+  }
   metrics.Add(metric::kFlopsAchievedTflops, MetricScope::Rank(),
               result.achieved_flops_per_s / 1e12);
   if (!by_precision.empty()) {
@@ -250,6 +297,7 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     result.peak_flops_per_s = *p;
     result.mfu_pct = 100.0 * result.achieved_flops_per_s / *p;
     metrics.Add(metric::kFlopsMfuPct, MetricScope::Rank(), *result.mfu_pct);
+    AddStepMfu(*p, result, metrics);
     if (result.matmul_kernel_flops_per_s > 0) {
       result.matmul_mfu_pct = 100.0 * result.matmul_kernel_flops_per_s / *p;
       metrics.Add(metric::kFlopsMatmulMfuPct, MetricScope::Rank(), *result.matmul_mfu_pct);
