@@ -19,7 +19,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.kernels = ComputeKernelStats(input, a.metrics);
   a.profiled_kernels = ComputeProfiledKernels(input, a.kernels);
   a.sm_efficiency = ComputeSmEfficiency(input, a.utilization, a.metrics);
-  a.flops = ComputeFlops(input, a.utilization, a.kernels, a.metrics);
+  a.flops = ComputeFlops(input, a.utilization, a.kernels, a.metrics, &a.steps.extents);
   a.gpu_metrics = ComputeGpuMetrics(input, a.utilization, a.metrics);
   a.launch = ComputeLaunchStats(input, a.metrics);
   a.sync_copies = ComputeSyncCopies(input, a.metrics);

@@ -4,6 +4,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyze/conv_flops.h"
+#include "analyze/step_breakdown.h"
 #include "model/op_shapes.h"
 
 namespace gpuwhy {
@@ -13,8 +15,8 @@ using Dims = std::vector<std::vector<int64_t>>;
 
 enum class OpKind : uint8_t {
   kNone,
-  kShapes,        // a formula from the input dims
-  kRecordedOnly,  // counted from with_flops only (convolutions: stride and padding unread)
+  kShapes,       // a formula from the input dims
+  kConvolution,  // a formula from the input dims and the Concrete Inputs (conv_flops.h)
 };
 
 OpKind KindOf(std::string_view name) {
@@ -33,13 +35,8 @@ OpKind KindOf(std::string_view name) {
       {"aten::_scaled_dot_product_efficient_attention_backward", OpKind::kShapes},
       {"aten::_scaled_dot_product_cudnn_attention_backward", OpKind::kShapes},
       {"aten::_flash_attention_backward", OpKind::kShapes},
-      {"aten::conv1d", OpKind::kRecordedOnly},
-      {"aten::conv2d", OpKind::kRecordedOnly},
-      {"aten::conv3d", OpKind::kRecordedOnly},
-      {"aten::convolution", OpKind::kRecordedOnly},
-      {"aten::_convolution", OpKind::kRecordedOnly},
-      {"aten::convolution_backward", OpKind::kRecordedOnly},
   };
+  if (IsConvolutionOp(name)) return OpKind::kConvolution;
   auto it = kinds.find(name);
   return it == kinds.end() ? OpKind::kNone : it->second;
 }
@@ -92,6 +89,18 @@ std::optional<Precision> FirstTensorPrecision(std::string_view types_json) {
   return std::nullopt;
 }
 
+// Op slice |i|'s FLOPs from its recorded shapes (and, for a convolution, its Concrete Inputs).
+std::optional<double> FlopsOfShapes(const Trace& trace, size_t i, OpKind kind) {
+  const CpuSliceTable& ops = trace.cpu_slices;
+  auto dims = ParseInputDims(trace.Str(ops.input_dims[i]));
+  if (!dims) return std::nullopt;
+  if (kind == OpKind::kShapes) return FlopsFromShapes(trace.Str(ops.name[i]), *dims);
+  if (!ops.concrete_inputs[i].valid()) return std::nullopt;
+  auto concrete = ParseConcreteInputs(trace.Str(ops.concrete_inputs[i]));
+  if (!concrete) return std::nullopt;
+  return ConvolutionFlops(trace.Str(ops.name[i]), *dims, *concrete);
+}
+
 // GPU time of the kernels one runtime call launched (a graph launch may run many).
 DurationNs LaunchedKernelTime(const Trace& trace, int64_t correlation) {
   if (correlation == kNoValue) return 0;
@@ -101,6 +110,44 @@ DurationNs LaunchedKernelTime(const Trace& trace, int64_t correlation) {
     ns += trace.gpu_ops.end[c.op.value] - trace.gpu_ops.start[c.op.value];
   }
   return ns;
+}
+
+// The steady-state steps when the trace has steps (the step extents leave warm-up and a
+// partial tail out), else the utilization window; a trace without GPU ops still has its FLOPs,
+// over its span.
+void SetWindow(const Trace& trace, const UtilizationResult& util, const StepExtents* steps,
+               FlopsResult& result) {
+  result.window = util.valid ? util.window : trace.span();
+  if (steps == nullptr || steps->synthesized || steps->steps.empty()) return;
+  result.window = steps->Window();
+  result.window_from_steps = true;
+  for (const StepExtent& s : steps->steps) result.per_step.push_back({s.number, s.window});
+}
+
+// The step whose extent holds |t| (the extents are sorted and disjoint), or null.
+StepFlops* StepOf(std::vector<StepFlops>& steps, TimeNs t) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                             [](TimeNs v, const StepFlops& s) { return v < s.window.start; });
+  if (it == steps.begin()) return nullptr;
+  --it;
+  return t < it->window.end ? &*it : nullptr;
+}
+
+double Rate(double flops, Interval window, double devices) {
+  const double seconds = static_cast<double>(window.length()) / 1e9;
+  return seconds > 0 ? flops / (seconds * devices) : 0;
+}
+
+void AddStepMfu(double peak, FlopsResult& result, MetricSet& metrics) {
+  if (result.per_step.empty()) return;
+  double sum = 0;
+  for (StepFlops& s : result.per_step) {
+    s.mfu_pct = 100.0 * s.achieved_flops_per_s / peak;
+    sum += *s.mfu_pct;
+    metrics.Add(metric::kFlopsMfuPct, MetricScope::Step(s.step), *s.mfu_pct);
+  }
+  result.mfu_step_mean_pct = sum / static_cast<double>(result.per_step.size());
+  metrics.Add(metric::kFlopsMfuStepMeanPct, MetricScope::Rank(), *result.mfu_step_mean_pct);
 }
 
 }  // namespace
@@ -120,11 +167,12 @@ std::optional<double> FlopsFromShapes(std::string_view op_name, const Dims& dims
 }
 
 FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& util,
-                         const KernelStatsResult& kernels, MetricSet& metrics) {
+                         const KernelStatsResult& kernels, MetricSet& metrics,
+                         const StepExtents* steps) {
   FlopsResult result;
   const Trace& trace = input.trace;
-  // A trace without GPU ops still has its FLOPs (over its span); rates need a GPU window.
-  const Interval window = util.valid ? util.window : trace.span();
+  SetWindow(trace, util, steps, result);
+  const Interval window = result.window;
   const CpuSliceTable& ops = trace.cpu_slices;
   std::unordered_map<StringId, OpKind> kind_of;
   // Parents come before their children (Trace::Finalize), so one pass knows whether an
@@ -154,9 +202,8 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     bool recorded = ops.flops[i] != kNoValue && ops.flops[i] > 0;
     if (recorded) {
       flops = static_cast<double>(ops.flops[i]);
-    } else if (it->second == OpKind::kShapes && ops.input_dims[i].valid()) {
-      if (auto dims = ParseInputDims(trace.Str(ops.input_dims[i])))
-        flops = FlopsFromShapes(trace.Str(ops.name[i]), *dims);
+    } else if (ops.input_dims[i].valid()) {
+      flops = FlopsOfShapes(trace, i, it->second);
     }
     if (!flops) {
       if (!ops.input_dims[i].valid()) ++result.ops_without_shapes;
@@ -168,6 +215,7 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     root_in_window[i] = 1;
     ++result.ops;
     result.total_flops += *flops;
+    if (StepFlops* step = StepOf(result.per_step, ops.start[i])) step->flops += *flops;
     if (recorded) result.recorded_flops += *flops;
     OpFlops& o = by_name[std::string(trace.Str(ops.name[i]))];
     ++o.count;
@@ -192,19 +240,25 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
   }
   std::sort(result.by_op.begin(), result.by_op.end(),
             [](const OpFlops& a, const OpFlops& b) { return a.flops > b.flops; });
-  result.steps = util.window_from_steps ? std::max<int64_t>(1, util.per_step.size()) : 1;
+  result.steps = result.window_from_steps ? std::max<int64_t>(1, result.per_step.size()) : 1;
   result.per_step_flops = result.total_flops / static_cast<double>(result.steps);
   metrics.Add(metric::kFlopsTotalTflop, MetricScope::Rank(), result.total_flops / 1e12);
   metrics.Add(metric::kFlopsPerStepTflop, MetricScope::Rank(), result.per_step_flops / 1e12);
+  for (const StepFlops& s : result.per_step)
+    metrics.Add(metric::kFlopsTotalTflop, MetricScope::Step(s.step), s.flops / 1e12);
   metrics.Add(metric::kFlopsRecordedPct, MetricScope::Rank(),
               100.0 * result.recorded_flops / result.total_flops);
-  if (!util.valid || util.window.length() <= 0) {
+  if (!util.valid || window.length() <= 0) {
     result.not_applicable.push_back("MFU: the trace ran nothing on a GPU");
     return result;
   }
   const double devices = std::max<double>(1, input.timelines.by_device.size());
-  const double seconds = static_cast<double>(util.window.length()) / 1e9;
-  result.achieved_flops_per_s = result.total_flops / (seconds * devices);
+  result.achieved_flops_per_s = Rate(result.total_flops, window, devices);
+  for (StepFlops& s : result.per_step) {
+    s.achieved_flops_per_s = Rate(s.flops, s.window, devices);
+    metrics.Add(metric::kFlopsAchievedTflops, MetricScope::Step(s.step),
+                s.achieved_flops_per_s / 1e12);
+  }
   metrics.Add(metric::kFlopsAchievedTflops, MetricScope::Rank(),
               result.achieved_flops_per_s / 1e12);
   if (!by_precision.empty()) {
@@ -243,6 +297,7 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
     result.peak_flops_per_s = *p;
     result.mfu_pct = 100.0 * result.achieved_flops_per_s / *p;
     metrics.Add(metric::kFlopsMfuPct, MetricScope::Rank(), *result.mfu_pct);
+    AddStepMfu(*p, result, metrics);
     if (result.matmul_kernel_flops_per_s > 0) {
       result.matmul_mfu_pct = 100.0 * result.matmul_kernel_flops_per_s / *p;
       metrics.Add(metric::kFlopsMatmulMfuPct, MetricScope::Rank(), *result.matmul_mfu_pct);

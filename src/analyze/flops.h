@@ -23,8 +23,21 @@ struct OpFlops {
   double flops = 0;
 };
 
+// One steady-state step: the FLOPs of the counted ops starting in it, over its extent.
+struct StepFlops {
+  int64_t step = 0;  // ProfilerStep number
+  Interval window;   // the step's analysed extent (step_breakdown.h)
+  double flops = 0;
+  double achieved_flops_per_s = 0;  // flops / (window seconds x devices)
+  std::optional<double> mfu_pct;
+};
+
 struct FlopsResult {
   bool valid = false;  // some counted op started inside the window
+  // The counted window: the steady-state steps (warm-up and a partial tail left out) when the
+  // trace has steps, else the utilization window.
+  Interval window;
+  bool window_from_steps = false;
   double total_flops = 0;
   double recorded_flops = 0;  // of total_flops, from with_flops (the rest from shapes)
   int64_t ops = 0;
@@ -41,8 +54,10 @@ struct FlopsResult {
   DurationNs matmul_kernel_ns = 0;
   double matmul_kernel_time_pct = 0;  // of all kernel time
   double matmul_kernel_flops_per_s = 0;
-  std::optional<double> matmul_mfu_pct;  // matmul_kernel_flops_per_s / peak
-  std::vector<OpFlops> by_op;            // by FLOPs, descending
+  std::optional<double> matmul_mfu_pct;     // matmul_kernel_flops_per_s / peak
+  std::vector<OpFlops> by_op;               // by FLOPs, descending
+  std::vector<StepFlops> per_step;          // the steady-state steps, in time order
+  std::optional<double> mfu_step_mean_pct;  // mean of per_step's MFU, each step weighing one
   std::vector<std::string> not_applicable;
 };
 
@@ -51,22 +66,30 @@ struct FlopsResult {
 std::optional<double> FlopsFromShapes(std::string_view op_name,
                                       const std::vector<std::vector<int64_t>>& dims);
 
+struct StepExtents;
+// |steps| (may be null): the analysed steps; FLOPs and MFU count over them, per step and in all.
 FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& util,
-                         const KernelStatsResult& kernels, MetricSet& metrics);
+                         const KernelStatsResult& kernels, MetricSet& metrics,
+                         const StepExtents* steps = nullptr);
 
 // What ComputeFlops emits (docs/metrics/flops.md).
 namespace metric {
 inline constexpr MetricDecl kFlopsTotalTflop{
-    "flops.total_tflop", unit::kTflop, kRank,
-    "matrix-multiply class FLOPs of the ops starting in the window, each op counted once"};
+    "flops.total_tflop", unit::kTflop, kRank | kStep,
+    "matrix-multiply class FLOPs of the ops starting in the window (the steady-state steps; "
+    "step: in that step), each op counted once"};
 inline constexpr MetricDecl kFlopsPerStepTflop{"flops.per_step_tflop", unit::kTflop, kRank,
                                                "flops.total_tflop / steps in the window"};
 inline constexpr MetricDecl kFlopsAchievedTflops{
-    "flops.achieved_tflops", unit::kTflops, kRank,
-    "flops.total_tflop / (window seconds x devices): per device"};
+    "flops.achieved_tflops", unit::kTflops, kRank | kStep,
+    "flops.total_tflop / (window seconds x devices): per device (step: over the step)"};
 inline constexpr MetricDecl kFlopsMfuPct{
-    "flops.mfu_pct", unit::kPercent, kRank,
-    "flops.achieved_tflops / the device's dense peak for the ops' precision"};
+    "flops.mfu_pct", unit::kPercent, kRank | kStep,
+    "flops.achieved_tflops / the device's dense peak for the ops' precision (rank: over the "
+    "steady-state window, time-weighted; step: that step's)"};
+inline constexpr MetricDecl kFlopsMfuStepMeanPct{
+    "flops.mfu_step_mean_pct", unit::kPercent, kRank,
+    "mean of the steady-state steps' flops.mfu_pct, each step weighing one"};
 inline constexpr MetricDecl kFlopsRecordedPct{
     "flops.recorded_pct", unit::kPercent, kRank,
     "share of the counted FLOPs read from with_flops records (the rest from shapes)"};
@@ -81,9 +104,9 @@ inline constexpr MetricDecl kFlopsMatmulKernelTimePct{
     "flops.matmul_kernel_time_pct", unit::kPercent, kRank,
     "the kernel time flops.matmul_kernel_tflops divides by / all kernel time"};
 inline constexpr const MetricDecl* kFlopsMetrics[] = {
-    &kFlopsTotalTflop,   &kFlopsPerStepTflop,       &kFlopsAchievedTflops,
-    &kFlopsMfuPct,       &kFlopsRecordedPct,        &kFlopsMatmulKernelTflops,
-    &kFlopsMatmulMfuPct, &kFlopsMatmulKernelTimePct};
+    &kFlopsTotalTflop,   &kFlopsPerStepTflop,        &kFlopsAchievedTflops,
+    &kFlopsMfuPct,       &kFlopsRecordedPct,         &kFlopsMatmulKernelTflops,
+    &kFlopsMatmulMfuPct, &kFlopsMatmulKernelTimePct, &kFlopsMfuStepMeanPct};
 }  // namespace metric
 
 }  // namespace gpuwhy

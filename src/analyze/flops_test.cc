@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analyze/step_breakdown.h"
+
 namespace gpuwhy {
 namespace flops_test {
 
@@ -61,7 +63,7 @@ class ComputeFlopsTest : public ::testing::Test {
     k.correlation = correlation;
     trace_.gpu_ops.Append(k);
   }
-  FlopsResult Run() {
+  FlopsResult Run(const StepExtents* steps = nullptr) {
     trace_.devices.rows.push_back({0, trace_.strings.Intern("NVIDIA H100 80GB HBM3")});
     GpuOpTable::Row k;
     k.start = 0;
@@ -73,7 +75,7 @@ class ComputeFlopsTest : public ::testing::Test {
     util_.valid = true;
     util_.window = {0, 1'000'000'000};  // 1 s
     AnalysisInput input{trace_, timelines_, options_};
-    return ComputeFlops(input, util_, kernels_, metrics_);
+    return ComputeFlops(input, util_, kernels_, metrics_, steps);
   }
   Trace trace_;
   DeviceTimelines timelines_;
@@ -133,6 +135,49 @@ TEST_F(ComputeFlopsTest, MatmulKernelRateDividesByTheKernelsTheCountedOpsLaunche
   ASSERT_TRUE(r.matmul_mfu_pct.has_value());
   EXPECT_NEAR(*r.matmul_mfu_pct, 100.0 * mm / 3e-3 / *r.peak_flops_per_s, 1e-9);
   ASSERT_NE(metrics_.Find("flops.matmul_mfu_pct"), nullptr);
+}
+
+// The steady state: a warm-up step the extents left out (step 1, its GEMM the slowest) counts
+// nothing; each kept step gets its FLOPs, rate and MFU, the rank its window's and their mean.
+TEST_F(ComputeFlopsTest, CountsOverTheSteadyStateStepsAndPerStep) {
+  Op("aten::mm", 100, 200, "[[4096, 4096], [4096, 4096]]");                  // warm-up step 1
+  Op("aten::mm", 300'000'000, 300'000'100, "[[4096, 4096], [4096, 4096]]");  // step 2
+  Op("aten::mm", 300'000'200, 300'000'300, "[[4096, 4096], [4096, 4096]]");  // step 2
+  Op("aten::mm", 600'000'000, 600'000'100, "[[4096, 4096], [4096, 4096]]");  // step 3
+  StepExtents steps;
+  steps.warmup = {1};
+  steps.steps.push_back({2, {300'000'000, 300'000'000}, {300'000'000, 600'000'000}, 1});
+  steps.steps.push_back({3, {600'000'000, 600'000'000}, {600'000'000, 1'000'000'000}, 1});
+  FlopsResult r = Run(&steps);
+  ASSERT_TRUE(r.valid);
+  const double mm = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_TRUE(r.window_from_steps);
+  EXPECT_EQ(r.window.start, 300'000'000);
+  EXPECT_EQ(r.window.end, 1'000'000'000);
+  EXPECT_EQ(r.ops, 3);
+  EXPECT_DOUBLE_EQ(r.total_flops, 3 * mm);
+  EXPECT_EQ(r.steps, 2);
+  EXPECT_DOUBLE_EQ(r.per_step_flops, 1.5 * mm);
+  EXPECT_DOUBLE_EQ(r.achieved_flops_per_s, 3 * mm / 0.7);  // 0.7 s, one device
+  ASSERT_EQ(r.per_step.size(), 2u);
+  EXPECT_EQ(r.per_step[0].step, 2);
+  EXPECT_DOUBLE_EQ(r.per_step[0].flops, 2 * mm);
+  EXPECT_DOUBLE_EQ(r.per_step[0].achieved_flops_per_s, 2 * mm / 0.3);
+  EXPECT_DOUBLE_EQ(r.per_step[1].flops, mm);
+  EXPECT_DOUBLE_EQ(r.per_step[1].achieved_flops_per_s, mm / 0.4);
+  ASSERT_TRUE(r.peak_flops_per_s && r.per_step[0].mfu_pct && r.per_step[1].mfu_pct);
+  const double peak = *r.peak_flops_per_s;
+  EXPECT_NEAR(*r.per_step[0].mfu_pct, 100.0 * 2 * mm / 0.3 / peak, 1e-9);
+  EXPECT_NEAR(*r.per_step[1].mfu_pct, 100.0 * mm / 0.4 / peak, 1e-9);
+  ASSERT_TRUE(r.mfu_step_mean_pct.has_value());
+  EXPECT_NEAR(*r.mfu_step_mean_pct, (*r.per_step[0].mfu_pct + *r.per_step[1].mfu_pct) / 2, 1e-9);
+  EXPECT_NEAR(*r.mfu_pct, 100.0 * 3 * mm / 0.7 / peak, 1e-9);
+  const Metric* step3 = metrics_.Find("flops.mfu_pct", MetricScope::Step(3));
+  ASSERT_NE(step3, nullptr);
+  EXPECT_NEAR(step3->value, *r.per_step[1].mfu_pct, 1e-9);
+  EXPECT_NE(metrics_.Find("flops.total_tflop", MetricScope::Step(2)), nullptr);
+  EXPECT_EQ(metrics_.Find("flops.total_tflop", MetricScope::Step(1)), nullptr);
+  EXPECT_NE(metrics_.Find("flops.mfu_step_mean_pct"), nullptr);
 }
 
 }  // namespace flops_test

@@ -55,6 +55,16 @@ class Cursor {
     }
     return depth == 0;
   }
+  // A bare word (True, False) that the next byte does not continue.
+  bool Word(std::string_view word) {
+    SkipSpace();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    size_t after = pos_ + word.size();
+    if (after < text_.size() && std::isalnum(static_cast<unsigned char>(text_[after])))
+      return false;
+    pos_ = after;
+    return true;
+  }
   bool AtEnd() {
     SkipSpace();
     return pos_ == text_.size();
@@ -86,6 +96,22 @@ bool Dims(Cursor& c, std::vector<int64_t>& out) {
   return c.Eat(']');
 }
 
+// ["a", "b", ...] of strings without escapes.
+std::optional<std::vector<std::string>> StringList(std::string_view json) {
+  Cursor c(json);
+  std::vector<std::string> types;
+  if (!c.Eat('[')) return std::nullopt;
+  if (!c.Eat(']')) {
+    do {
+      types.emplace_back();
+      if (!c.String(types.back())) return std::nullopt;
+    } while (c.Eat(','));
+    if (!c.Eat(']')) return std::nullopt;
+  }
+  if (!c.AtEnd()) return std::nullopt;
+  return types;
+}
+
 }  // namespace
 
 std::optional<std::vector<std::vector<int64_t>>> ParseInputDims(std::string_view json) {
@@ -104,18 +130,30 @@ std::optional<std::vector<std::vector<int64_t>>> ParseInputDims(std::string_view
 }
 
 std::optional<std::vector<std::string>> ParseInputTypes(std::string_view json) {
-  Cursor c(json);
-  std::vector<std::string> types;
-  if (!c.Eat('[')) return std::nullopt;
-  if (!c.Eat(']')) {
-    do {
-      types.emplace_back();
-      if (!c.String(types.back())) return std::nullopt;
-    } while (c.Eat(','));
-    if (!c.Eat(']')) return std::nullopt;
-  }
+  return StringList(json);
+}
+
+std::optional<std::vector<std::string>> ParseConcreteInputs(std::string_view json) {
+  return StringList(json);
+}
+
+std::optional<std::vector<int64_t>> ParseConcreteInts(std::string_view text) {
+  Cursor c(text);
+  std::vector<int64_t> out;
+  const bool list = c.Eat('[');
+  if (list && c.Eat(']')) return c.AtEnd() ? std::optional(out) : std::nullopt;
+  do {
+    int64_t v = 0;
+    if (c.Word("True")) {
+      v = 1;
+    } else if (!c.Word("False") && !c.Integer(v)) {
+      return std::nullopt;
+    }
+    out.push_back(v);
+  } while (list && c.Eat(','));
+  if (list && !c.Eat(']')) return std::nullopt;
   if (!c.AtEnd()) return std::nullopt;
-  return types;
+  return out;
 }
 
 }  // namespace gpuwhy

@@ -21,4 +21,12 @@ std::optional<std::vector<std::vector<int64_t>>> ParseInputDims(std::string_view
 // list of strings.
 std::optional<std::vector<std::string>> ParseInputTypes(std::string_view json);
 
+// "Concrete Inputs" (PyTorch 2.x, record_shapes=True): one string per input, "" for a tensor,
+// else the scalar's text ("1", "[1, 1]", "False"). nullopt when |json| is not a list of strings.
+std::optional<std::vector<std::string>> ParseConcreteInputs(std::string_view json);
+
+// One concrete input as integers: "2" -> {2}, "[1, 2]" -> {1, 2}, "True"/"False" -> {1}/{0}
+// (also inside a list: an output_mask). nullopt for anything else ("", "'same'", "1.5").
+std::optional<std::vector<int64_t>> ParseConcreteInts(std::string_view text);
+
 }  // namespace gpuwhy

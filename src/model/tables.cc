@@ -60,6 +60,7 @@ CpuSliceId CpuSliceTable::Append(const Row& row) {
   external_id.push_back(row.external_id);
   input_dims.push_back(row.input_dims);
   input_types.push_back(row.input_types);
+  concrete_inputs.push_back(row.concrete_inputs);
   flops.push_back(row.flops);
   return CpuSliceId(static_cast<uint32_t>(start.size() - 1));
 }
@@ -74,12 +75,14 @@ void CpuSliceTable::Reserve(size_t rows) {
   ReserveWithHugePages(external_id, rows);
   ReserveWithHugePages(input_dims, rows);
   ReserveWithHugePages(input_types, rows);
+  ReserveWithHugePages(concrete_inputs, rows);
   ReserveWithHugePages(flops, rows);
 }
 
 CpuSliceTable::Row CpuSliceTable::Get(size_t i) const {
-  return Row{thread[i],      start[i],       end[i],        name[i],        kind[i],
-             correlation[i], external_id[i], input_dims[i], input_types[i], flops[i]};
+  return Row{thread[i],      start[i],           end[i],         name[i],
+             kind[i],        correlation[i],     external_id[i], input_dims[i],
+             input_types[i], concrete_inputs[i], flops[i]};
 }
 
 const DeviceTable::Row* DeviceTable::Find(int32_t id) const {

@@ -167,6 +167,7 @@ struct CpuSliceTable {
     int64_t external_id = kNoValue;
     StringId input_dims;       // raw JSON of "Input Dims" when record_shapes was on
     StringId input_types;      // raw JSON of "Input type"
+    StringId concrete_inputs;  // raw JSON of "Concrete Inputs" (scalar args, PyTorch 2.x)
     int64_t flops = kNoValue;  // "flops" of profile(with_flops=True)
   };
   std::vector<ThreadId> thread;
@@ -178,6 +179,7 @@ struct CpuSliceTable {
   std::vector<int64_t> external_id;
   std::vector<StringId> input_dims;
   std::vector<StringId> input_types;
+  std::vector<StringId> concrete_inputs;
   std::vector<int64_t> flops;
   // Filled by Trace::Finalize(): nesting per thread.
   std::vector<uint16_t> depth;

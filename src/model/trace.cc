@@ -212,6 +212,7 @@ void Trace::AbsorbCpuSide(Trace&& other) {
     for (StringId& name : cpu_slices.name) name = local(name);
     for (StringId& dims : cpu_slices.input_dims) dims = local(dims);
     for (StringId& types : cpu_slices.input_types) types = local(types);
+    for (StringId& concrete : cpu_slices.concrete_inputs) concrete = local(concrete);
   } else {
     std::vector<ThreadId> thread_of(other.threads.size());
     for (size_t t = 0; t < other.threads.size(); ++t) {
@@ -225,6 +226,7 @@ void Trace::AbsorbCpuSide(Trace&& other) {
       row.name = local(row.name);
       row.input_dims = local(row.input_dims);
       row.input_types = local(row.input_types);
+      row.concrete_inputs = local(row.concrete_inputs);
       cpu_slices.Append(row);
     }
   }
@@ -313,7 +315,8 @@ void Trace::PermuteCpuSlices(const std::vector<uint32_t>& order, bool parallel) 
   RunBoth(
       parallel, [&t, &order] { PermuteAll(order, t.start, t.end, t.kind, t.input_dims, t.flops); },
       [&t, &order] {
-        PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types);
+        PermuteAll(order, t.correlation, t.external_id, t.thread, t.name, t.input_types,
+                   t.concrete_inputs);
       });
   if (!collectives.rows.empty()) {
     std::vector<uint32_t> new_index = Inverse(order);

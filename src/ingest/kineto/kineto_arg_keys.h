@@ -120,6 +120,7 @@ inline constexpr auto kKinetoArgKeys = [] {
       {"Input Dims", kRawJson, &KinetoArgs::input_dims},
       {"Input dims", kRawJson, &KinetoArgs::input_dims},
       {"Input type", kRawJson, &KinetoArgs::input_types},
+      {"Concrete Inputs", kRawJson, &KinetoArgs::concrete_inputs},
       {"flops", kInt, &KinetoArgs::flops},
       // "M" metadata events.
       {"name", kString, &KinetoArgs::name},

@@ -49,7 +49,8 @@ struct KinetoArgs {
   // Shapes (raw JSON) when record_shapes was on.
   std::string_view input_dims;
   std::string_view input_types;
-  int64_t flops = kNoValue;  // profile(with_flops=True)
+  std::string_view concrete_inputs;  // "Concrete Inputs": scalar args as strings (PyTorch 2.x)
+  int64_t flops = kNoValue;          // profile(with_flops=True)
   // "M" metadata events: args.name.
   std::string_view name;
   // "C" counter events: every numeric arg.

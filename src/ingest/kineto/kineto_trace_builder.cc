@@ -208,6 +208,7 @@ void KinetoTraceBuilder::AddCpuSlice(const KinetoEvent& event, CpuSliceKind kind
   row.external_id = a.external_id;
   if (!a.input_dims.empty()) row.input_dims = trace_.strings.Intern(a.input_dims);
   if (!a.input_types.empty()) row.input_types = trace_.strings.Intern(a.input_types);
+  if (!a.concrete_inputs.empty()) row.concrete_inputs = trace_.strings.Intern(a.concrete_inputs);
   row.flops = a.flops;
   CpuSliceId id = trace_.cpu_slices.Append(row);
   AddCollective(a, GpuOpId(), id);
