@@ -46,12 +46,16 @@ std::vector<GpuMetricBins> ReadGpuMetricBins(const Trace& trace) {
     it->second.value.push_back(row.value);
   }
   std::vector<GpuMetricBins> out;
-  for (auto& [key, bins] : series) {
+  for (auto& entry : series) {
+    // A reference, not a structured binding: clang before 16 (the fuzz build's clang-14)
+    // cannot capture a binding in a lambda.
+    GpuMetricBins& bins = entry.second;
     if (!std::is_sorted(bins.start.begin(), bins.start.end())) {  // before Finalize()
       std::vector<size_t> order(bins.start.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      const std::vector<TimeNs>& start = bins.start;
       std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return bins.start[a] < bins.start[b]; });
+                       [&start](size_t a, size_t b) { return start[a] < start[b]; });
       GpuMetricBins sorted = bins;
       for (size_t i = 0; i < order.size(); ++i) {
         sorted.start[i] = bins.start[order[i]];
