@@ -104,7 +104,10 @@ std::vector<MatchedCollective> MatchCollectives(const std::vector<const RankSumm
   }
   std::vector<MatchedCollective> out;
   int64_t lonely = 0;
-  for (auto& [key, kernels] : by_key) {
+  for (auto& entry : by_key) {
+    // Not a structured binding: clang before 16 (the fuzz build's) cannot capture one.
+    const auto& key = entry.first;
+    auto& kernels = entry.second;
     std::sort(kernels.begin(), kernels.end(), [](const AlignedKernel& a, const AlignedKernel& b) {
       return a.end != b.end ? a.end < b.end : a.rank_index < b.rank_index;
     });
