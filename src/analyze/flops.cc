@@ -112,6 +112,21 @@ DurationNs LaunchedKernelTime(const Trace& trace, int64_t correlation) {
   return ns;
 }
 
+// GPU time of the kernels that start inside |window|: the share's denominator over the same
+// steady-state window the counted ops come from (not the whole capture, warm-up included).
+DurationNs KernelTimeIn(const Trace& trace, Interval window) {
+  const GpuOpTable& ops = trace.gpu_ops;
+  DurationNs ns = 0;
+  for (size_t i = 0; i < ops.kind.size(); ++i) {
+    if (ops.kind[i] != GpuOpKind::kKernel || ops.start[i] < window.start ||
+        ops.start[i] >= window.end) {
+      continue;
+    }
+    ns += ops.end[i] - ops.start[i];
+  }
+  return ns;
+}
+
 // The steady-state steps when the trace has steps (the step extents leave warm-up and a
 // partial tail out), else the utilization window; a trace without GPU ops still has its FLOPs,
 // over its span.
@@ -275,9 +290,10 @@ FlopsResult ComputeFlops(const AnalysisInput& input, const UtilizationResult& ut
         result.total_flops / (static_cast<double>(result.matmul_kernel_ns) / 1e9);
     metrics.Add(metric::kFlopsMatmulKernelTflops, MetricScope::Rank(),
                 result.matmul_kernel_flops_per_s / 1e12);
-    if (kernels.kernel_time_ns > 0) {
-      result.matmul_kernel_time_pct = 100.0 * static_cast<double>(result.matmul_kernel_ns) /
-                                      static_cast<double>(kernels.kernel_time_ns);
+    if (const DurationNs in_window = KernelTimeIn(trace, window); in_window > 0) {
+      result.matmul_kernel_time_pct =
+          std::min(100.0, 100.0 * static_cast<double>(result.matmul_kernel_ns) /
+                              static_cast<double>(in_window));
       metrics.Add(metric::kFlopsMatmulKernelTimePct, MetricScope::Rank(),
                   result.matmul_kernel_time_pct);
     }

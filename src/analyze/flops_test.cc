@@ -125,12 +125,13 @@ TEST_F(ComputeFlopsTest, MatmulKernelRateDividesByTheKernelsTheCountedOpsLaunche
   Launch(120, 130, 7, 1'000, 3'001'000);  // 3 ms of GEMM
   Op("aten::add", 400, 500, "[[4096], [4096]]");
   Launch(410, 420, 8, 4'000'000, 6'000'000);  // 2 ms elementwise, not the GEMM's
-  kernels_.kernel_time_ns = 5'000'000;
+  kernels_.kernel_time_ns = 50'000'000;       // the whole capture's: not the share's denominator
   FlopsResult r = Run();
   ASSERT_TRUE(r.valid);
   const double mm = 2.0 * 4096 * 4096 * 4096;
   EXPECT_EQ(r.matmul_kernel_ns, 3'000'000);
-  EXPECT_DOUBLE_EQ(r.matmul_kernel_time_pct, 60.0);
+  // Over the kernels that start in the window: both, and the 10 ns one Run() adds.
+  EXPECT_DOUBLE_EQ(r.matmul_kernel_time_pct, 100.0 * 3'000'000 / 5'000'010);
   EXPECT_DOUBLE_EQ(r.matmul_kernel_flops_per_s, mm / 3e-3);
   ASSERT_TRUE(r.matmul_mfu_pct.has_value());
   EXPECT_NEAR(*r.matmul_mfu_pct, 100.0 * mm / 3e-3 / *r.peak_flops_per_s, 1e-9);
