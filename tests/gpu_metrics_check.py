@@ -10,6 +10,13 @@
 
 Also checks that compute.busy_not_efficient fires on small-grids and not on healthy.
 
+3. DCGM beside a Kineto trace: the same scenario written as a Kineto trace, and the export's SM
+   Active samples re-sampled in Python into a dcgm-exporter text log (10 ms periods, each value
+   the mean of the 10 ms before its wall-clock timestamp, DCGM's 0..1 ratio) given beside it:
+   `gpuwhy analyze trace.json dcgm.prom` must join the log by wall clock and report the
+   time-weighted mean of those samples over its window, and busy_not_efficient must fire on
+   small-grids only; the log without timestamps must not join (and say why).
+
 Usage: gpu_metrics_check.py --gpuwhy PATH
 """
 import argparse
@@ -31,15 +38,15 @@ def analyze(gpuwhy, path):
     return json.loads(run.stdout)["ranks"][0]
 
 
-def mean_over(samples, start, end):
-    """samples: [(bin_start, value)] of 100 us bins; time-weighted mean over [start, end)."""
+def mean_over(samples, start, end, width=BIN):
+    """samples: [(bin_start, value)] of |width| ns bins; time-weighted mean over [start, end)."""
     weighted = covered = 0
     for b, v in samples:
-        overlap = min(b + BIN, end) - max(b, start)
+        overlap = min(b + width, end) - max(b, start)
         if overlap > 0:
             weighted += v * overlap
             covered += overlap
-    return weighted / covered
+    return weighted / covered if covered else -1
 
 
 def from_table(db, start, end):
@@ -67,6 +74,69 @@ def from_kernels(db, start, end):
     return mean_over(samples, start, end)
 
 
+DCGM_PERIOD = 10_000_000  # ns
+
+
+def dcgm_log(db, with_time):
+    """dcgm-exporter text of the export's SM Active, one sample per 10 ms period."""
+    epoch = db.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
+    ids = [r[0] for r in db.execute(
+        "SELECT metricId FROM TARGET_INFO_GPU_METRICS WHERE metricName = 'SM Active [Throughput %]'")]
+    rows = db.execute("SELECT timestamp, value FROM GPU_METRICS WHERE metricId = ? ORDER BY timestamp",
+                      (ids[0],)).fetchall()
+    bins = [(t - BIN, v) for t, v in rows]
+    first, last = bins[0][0], bins[-1][0] + BIN
+    samples = []  # (sample time on the export's clock, %)
+    t = first + DCGM_PERIOD
+    while t <= last + DCGM_PERIOD:
+        samples.append((t, mean_over(bins, t - DCGM_PERIOD, t)))
+        t += DCGM_PERIOD
+    lines = ["# HELP DCGM_FI_PROF_SM_ACTIVE The ratio of cycles an SM has at least 1 warp assigned.",
+             "# TYPE DCGM_FI_PROF_SM_ACTIVE gauge"]
+    joined = []  # what gpuwhy should see: ms timestamps, 6-decimal ratios, on the trace's clock
+    for t, v in samples:
+        ms = (epoch + t) // 1_000_000
+        stamp = f" {ms}" if with_time else ""
+        lines.append(f'DCGM_FI_PROF_SM_ACTIVE{{gpu="0",UUID="GPU-0",device="nvidia0"}} {v / 100:.6f}{stamp}')
+        joined.append((ms * 1_000_000 - epoch - DCGM_PERIOD, float(f"{v / 100:.6f}") * 100))
+    return "\n".join(lines) + "\n", joined
+
+
+def check_dcgm_join(gpuwhy, tmp, scenario, fires, db):
+    trace = os.path.join(tmp, f"{scenario}.json")
+    subprocess.run([gpuwhy, "synth", "--scenario", scenario, "--steps", "6", "-o", trace], check=True,
+                   capture_output=True)
+    failed = 0
+    for with_time in (True, False):
+        text, samples = dcgm_log(db, with_time)
+        log = os.path.join(tmp, f"{scenario}{'' if with_time else '_untimed'}.prom")
+        with open(log, "w") as f:
+            f.write(text)
+        run = subprocess.run([gpuwhy, "analyze", "--format", "json", trace, log], capture_output=True,
+                             text=True)
+        if run.returncode not in (0, 1):
+            raise RuntimeError(f"analyze {trace} {log} exited {run.returncode}: {run.stderr.strip()}")
+        rank = json.loads(run.stdout)["ranks"][0]
+        gm = rank.get("gpu_metrics") or {}
+        ids = [f["id"] for f in rank["findings"]]
+        fired = "compute.busy_not_efficient" in ids
+        if with_time:
+            start, end = gm.get("window_start_ns", 0), gm.get("window_end_ns", 0)
+            want = mean_over(samples, start, end, DCGM_PERIOD)
+            got = gm.get("sm_active_pct", -1)
+            ok = abs(got - want) < 1e-3 and fired == fires and "dcgm-exporter" in gm.get("source", "")
+            print(f"{scenario} + timed DCGM log: gpuwhy SM active {got:.6f} %, Python {want:.6f} %, "
+                  f"source '{gm.get('source', '')}'; busy_not_efficient "
+                  f"{'fired' if fired else 'not fired'} {'ok' if ok else 'MISMATCH'}")
+        else:
+            why = " ".join(n["reason"] for n in rank.get("not_applicable", [])
+                           if n["analysis"] == "gpu_metrics")
+            ok = not fired and "not joined" in why and "wall-clock" in why
+            print(f"{scenario} + untimed DCGM log: not joined ('{why[:90]}...') {'ok' if ok else 'MISMATCH'}")
+        failed += not ok
+    return failed
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gpuwhy", required=True)
@@ -90,6 +160,7 @@ def main():
                   f"kernels {kernels:.6f} %; busy_not_efficient {'fired' if fired else 'not fired'}"
                   f" {'ok' if ok else 'MISMATCH'}")
             failed += not ok
+            failed += check_dcgm_join(args.gpuwhy, tmp, scenario, fires, db)
     return 1 if failed else 0
 
 

@@ -5,6 +5,7 @@
 
 #include "analyze/device_timeline.h"
 #include "model/kernel_profile.h"
+#include "model/metric_series.h"
 #include "model/trace.h"
 
 namespace gpuwhy {
@@ -28,6 +29,9 @@ struct AnalysisOptions {
   // Nsight Compute exports given beside the trace (owned by the caller): the top kernels are
   // joined to them (profiled_kernels.h).
   std::span<const KernelProfile> kernel_profiles;
+  // Metric logs given beside the trace (owned by the caller): DCGM profiling series with
+  // wall-clock times join the sampled GPU activity (gpu_metrics_join.h).
+  std::span<const MetricSeriesSet> metric_logs;
 };
 
 struct WarmupResult;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "analyze/gpu_metrics_join.h"
 #include "model/gpu_metric_bins.h"
 
 namespace gpuwhy {
@@ -22,11 +25,13 @@ GpuMetricMeans MeansOver(const Series& s, Interval w) {
   GpuMetricMeans m;
   m.sm_active_pct = MeanOf(s, gpu_metric::kSmActive, w);
   m.sm_issue_pct = MeanOf(s, gpu_metric::kSmIssue, w);
+  m.sm_occupancy_pct = MeanOf(s, gpu_metric::kSmOccupancy, w);
   m.tensor_active_pct = MeanOf(s, gpu_metric::kTensorActive, w);
   m.gr_active_pct = MeanOf(s, gpu_metric::kGrActive, w);
   std::optional<double> read = MeanOf(s, gpu_metric::kDramReadBw, w);
   std::optional<double> write = MeanOf(s, gpu_metric::kDramWriteBw, w);
   if (read || write) m.dram_bw_pct = std::min(100.0, read.value_or(0) + write.value_or(0));
+  if (!m.dram_bw_pct) m.dram_bw_pct = MeanOf(s, gpu_metric::kDramActive, w);
   auto coverage = s.find(gpu_metric::kSmActive);
   if (coverage == s.end()) coverage = s.find(gpu_metric::kGrActive);
   if (coverage != s.end() && w.end > w.start) {
@@ -52,6 +57,7 @@ GpuMetricMeans MeanOfDevices(const std::vector<GpuMetricMeans>& all) {
   };
   average(&GpuMetricMeans::sm_active_pct);
   average(&GpuMetricMeans::sm_issue_pct);
+  average(&GpuMetricMeans::sm_occupancy_pct);
   average(&GpuMetricMeans::tensor_active_pct);
   average(&GpuMetricMeans::dram_bw_pct);
   average(&GpuMetricMeans::gr_active_pct);
@@ -63,6 +69,7 @@ void Emit(const GpuMetricMeans& m, MetricScope scope, MetricSet& metrics) {
   const std::pair<const MetricDecl*, std::optional<double>> values[] = {
       {&metric::kGpuMetricsSmActivePct, m.sm_active_pct},
       {&metric::kGpuMetricsSmIssuePct, m.sm_issue_pct},
+      {&metric::kGpuMetricsSmOccupancyPct, m.sm_occupancy_pct},
       {&metric::kGpuMetricsTensorActivePct, m.tensor_active_pct},
       {&metric::kGpuMetricsDramBwPct, m.dram_bw_pct},
       {&metric::kGpuMetricsGrActivePct, m.gr_active_pct}};
@@ -77,14 +84,29 @@ GpuMetricsResult ComputeGpuMetrics(const AnalysisInput& input, const Utilization
                                    MetricSet& metrics) {
   GpuMetricsResult result;
   result.window = util.window;
-  const std::vector<GpuMetricBins> bins = ReadGpuMetricBins(input.trace);
+  std::vector<GpuMetricBins> bins = ReadGpuMetricBins(input.trace);
+  if (!bins.empty()) {
+    result.source = std::string(kGpuMetricsSource) + " (sampled)";
+    result.source_label = kGpuMetricsSource;
+    for (const MetricSeriesSet& log : input.options.metric_logs) {
+      if (log.FindAll(gpu_metric::kSmActive).empty()) continue;
+      result.not_applicable.push_back(fmt::format(
+          "GPU metrics: {} not joined: the export's own GPU_METRICS are used", log.path));
+    }
+  } else {
+    JoinedGpuMetrics joined = JoinMetricLogs(input.trace, util.window, input.options.metric_logs);
+    result.not_applicable = std::move(joined.notes);
+    bins = std::move(joined.bins);
+    result.source = std::move(joined.source);
+    result.source_label = std::move(joined.source_label);
+  }
   if (bins.empty()) {
     result.not_applicable.push_back(
         "GPU metrics: the trace has no sampled SM activity (nsys profile "
-        "--gpu-metrics-devices=all records it)");
+        "--gpu-metrics-devices=all records it, or give a DCGM log with timestamps beside the "
+        "trace: dcgm-exporter, gpuwhy record)");
     return result;
   }
-  result.source = std::string(kGpuMetricsSource) + " (sampled)";
   result.bin_ns = bins.front().bin_ns;
   std::map<int32_t, Series> by_device;
   for (const GpuMetricBins& b : bins) by_device[b.device][b.metric] = &b;

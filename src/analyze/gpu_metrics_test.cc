@@ -83,5 +83,79 @@ TEST_F(GpuMetricsTest, SamplesOutsideTheStepsAreNotAverages) {
   EXPECT_NE(r.not_applicable[0].find("no sample"), std::string::npos);
 }
 
+// DCGM profiling series beside a trace (gpu_metrics_join.h), worked by hand: the trace's clock
+// starts at kBase on the wall clock; one SM-active sample per 100 ms, each the mean of the
+// 100 ms before its timestamp.
+constexpr TimeNs kBase = 1751410836000000000;
+constexpr DurationNs kPeriod = 100 * kNsPerMs;
+
+MetricSeriesSet DcgmLog(TimeNs first_sample, std::initializer_list<double> sm_active) {
+  MetricSeriesSet log;
+  log.source = "dcgm-exporter";
+  log.path = "dcgm.prom";
+  log.nominal_interval_ns = kPeriod;
+  TimeNs t = first_sample;
+  for (double v : sm_active) {
+    log.Add({std::string(gpu_metric::kSmActive), 0, ""}, "%", t, v);
+    log.Add({std::string(gpu_metric::kSmOccupancy), 0, ""}, "%", t, v / 2);
+    log.Add({std::string(gpu_metric::kDramActive), 0, ""}, "%", t, 30);
+    t += kPeriod;
+  }
+  return log;
+}
+
+TEST_F(GpuMetricsTest, ADcgmLogWithWallClockTimesJoinsTheTrace) {
+  trace_.metadata.base_time_ns = kBase;
+  // Samples at 100..400 ms cover [0, 400 ms); the window [50, 250 ms) takes half of the first,
+  // all of the second and half of the third.
+  std::vector<MetricSeriesSet> logs = {DcgmLog(kBase + kPeriod, {20, 40, 60, 90})};
+  options_.metric_logs = logs;
+  GpuMetricsResult r = Run({50 * kNsPerMs, 250 * kNsPerMs});
+  ASSERT_TRUE(r.valid);
+  EXPECT_EQ(r.source_label, "dcgm-exporter");
+  EXPECT_NE(r.source.find("dcgm.prom (100 ms samples, joined by wall clock"), std::string::npos)
+      << r.source;
+  EXPECT_EQ(r.bin_ns, kPeriod);
+  EXPECT_NEAR(*r.rank.sm_active_pct, (20 * 0.5 + 40 + 60 * 0.5) / 2, 1e-9);
+  EXPECT_NEAR(*r.rank.sm_occupancy_pct, (10 * 0.5 + 20 + 30 * 0.5) / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(*r.rank.dram_bw_pct, 30);  // DCGM DRAM active where nsys bandwidth is absent
+  EXPECT_NEAR(r.rank.coverage_pct, 100, 1e-9);
+  EXPECT_NEAR(metrics_.ValueOr("gpu_metrics.sm_occupancy_pct", -1, MetricScope::Rank()), 20, 1e-9);
+}
+
+TEST_F(GpuMetricsTest, ALogThatCannotBePlacedOnTheTracesClockSaysWhy) {
+  std::vector<MetricSeriesSet> logs = {DcgmLog(kBase + kPeriod, {50, 50})};
+  options_.metric_logs = logs;
+  GpuMetricsResult r = Run({0, kPeriod});  // the trace has no wall-clock base
+  EXPECT_FALSE(r.valid);
+  ASSERT_FALSE(r.not_applicable.empty());
+  EXPECT_NE(r.not_applicable[0].find("no wall-clock base"), std::string::npos);
+
+  trace_.metadata.base_time_ns = kBase;
+  logs[0].times_synthesized = true;  // dcgmi dmon: rows without time
+  r = Run({0, kPeriod});
+  EXPECT_FALSE(r.valid);
+  EXPECT_NE(r.not_applicable[0].find("carry no wall-clock time"), std::string::npos);
+
+  logs = {DcgmLog(kBase + 3600 * kNsPerSec, {50, 50})};  // an hour after the capture
+  options_.metric_logs = logs;
+  r = Run({0, kPeriod});
+  EXPECT_FALSE(r.valid);
+  EXPECT_NE(r.not_applicable[0].find("no SM-activity sample falls inside"), std::string::npos);
+}
+
+TEST_F(GpuMetricsTest, AnExportsOwnGpuMetricsWinOverALogBesideIt) {
+  Series(gpu_metric::kSmActive, 0, 0, {70, 70});
+  trace_.metadata.base_time_ns = kBase;
+  std::vector<MetricSeriesSet> logs = {DcgmLog(kBase + kBin, {10, 10})};
+  options_.metric_logs = logs;
+  GpuMetricsResult r = Run({0, 2 * kBin});
+  ASSERT_TRUE(r.valid);
+  EXPECT_EQ(r.source_label, "nsys GPU_METRICS");
+  EXPECT_DOUBLE_EQ(*r.rank.sm_active_pct, 70);
+  ASSERT_EQ(r.not_applicable.size(), 1u);
+  EXPECT_NE(r.not_applicable[0].find("dcgm.prom not joined"), std::string::npos);
+}
+
 }  // namespace gpu_metrics_test
 }  // namespace gpuwhy

@@ -34,6 +34,9 @@ inline constexpr std::string_view kDramWriteBw = "gpu.dram_write_bw_pct";
 inline constexpr std::string_view kComputeWarps = "gpu.compute_warps_in_flight_pct";
 inline constexpr std::string_view kPcieReadBw = "gpu.pcie_read_bw_pct";
 inline constexpr std::string_view kPcieWriteBw = "gpu.pcie_write_bw_pct";
+// DCGM only (joined from a log beside the trace, analyze/gpu_metrics_join.h).
+inline constexpr std::string_view kSmOccupancy = "gpu.sm_occupancy_pct";  // = DCGM 1003
+inline constexpr std::string_view kDramActive = "gpu.dram_active_pct";    // = DCGM 1005
 }  // namespace gpu_metric
 
 struct GpuMetricBins {

@@ -33,6 +33,8 @@ struct Slot {
   std::vector<RankSummary> summaries;
   std::string error;
   std::vector<std::string> data_loss;  // "PATH: what was lost", one per input read with loss
+  // A metric log read before the traces (ReadMetricLogsBesideTraces): its report reuses it.
+  const MetricSeriesSet* preread = nullptr;
 };
 
 void NoteDataLoss(Slot& slot, const DataProblems& problems) {
@@ -81,6 +83,11 @@ void ReadSummary(Slot& slot) {
 }
 
 void ReadMetricLog(Slot& slot, const DiagnoseOptions& options) {
+  if (slot.preread != nullptr) {
+    slot.reports.push_back(ReportSeries(*slot.preread, options));
+    return;
+  }
+  if (!slot.error.empty()) return;  // the read before the traces failed
   StatusOr<MetricSeriesSet> set = ImportMetricLog(slot.input->path);
   if (!set.ok()) {
     slot.error = set.status().message();
@@ -146,6 +153,32 @@ std::vector<KernelProfile> ReadKernelProfiles(std::vector<std::unique_ptr<Slot>>
     if (!status.ok()) slot->error = status.message();
   }
   return profiles;
+}
+
+// With traces in the same run, metric logs are read first so that DCGM profiling series can
+// join a trace's sampled GPU activity by wall clock (analyze/gpu_metrics_join.h); each log's
+// own report is then built from the same read.
+std::vector<MetricSeriesSet> ReadMetricLogsBesideTraces(std::vector<std::unique_ptr<Slot>>& slots) {
+  std::vector<MetricSeriesSet> logs;
+  const bool traces = std::any_of(slots.begin(), slots.end(), [](const auto& slot) {
+    return slot->input->role == InputRole::kTrace;
+  });
+  if (!traces) return logs;
+  std::vector<Slot*> read;
+  for (auto& slot : slots) {
+    if (slot->input->role != InputRole::kMetricLog || !slot->error.empty()) continue;
+    Status status = GuardedRead(slot->input->path, [&] {
+      StatusOr<MetricSeriesSet> set = ImportMetricLog(slot->input->path);
+      if (!set.ok()) return set.status();
+      NoteDataLoss(*slot, set->problems);
+      logs.push_back(std::move(*set));
+      read.push_back(slot.get());
+      return Status::Ok();
+    });
+    if (!status.ok()) slot->error = status.message();
+  }
+  for (size_t i = 0; i < read.size(); ++i) read[i]->preread = &logs[i];  // logs no longer grows
+  return logs;
 }
 
 // Runs on a pool thread, where an escaping exception would end the process: whatever one
@@ -323,8 +356,10 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   const bool keep_reports =
       report.trace_count <= options.max_reports || trace_bytes <= options.max_report_input_bytes;
   report.kernel_profiles = ReadKernelProfiles(slots);
+  const std::vector<MetricSeriesSet> metric_logs = ReadMetricLogsBesideTraces(slots);
   PipelineOptions with_profiles = options;
   with_profiles.analysis.kernel_profiles = report.kernel_profiles;
+  with_profiles.analysis.metric_logs = metric_logs;
   report.reports_left_out = !keep_reports && options.max_reports > 0;
   {
     ThreadPool pool(options.jobs > 0 ? options.jobs : DefaultThreadCount());

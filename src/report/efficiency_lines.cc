@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/gpu_metric_bins.h"
 #include "report/text_format.h"
 
 namespace gpuwhy::report {
@@ -51,8 +52,9 @@ std::string GpuMetricsSentence(const GpuMetricsResult& r) {
   };
   add("SM active", r.rank.sm_active_pct);
   add("SM issue", r.rank.sm_issue_pct);
+  add("SM occupancy", r.rank.sm_occupancy_pct);
   add("tensor active", r.rank.tensor_active_pct);
-  add("DRAM bandwidth", r.rank.dram_bw_pct);
+  add(r.source_label == kGpuMetricsSource ? "DRAM bandwidth" : "DRAM active", r.rank.dram_bw_pct);
   add("GR active", r.rank.gr_active_pct);
   return fmt::format(
       "device counters, {}: {}; means over the analysed steps, {} of them covered, {} "

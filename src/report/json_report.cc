@@ -256,6 +256,7 @@ void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r) {
 void WriteGpuMetricMeans(JsonWriter& w, const GpuMetricMeans& m) {
   w.FieldOrNull("sm_active_pct", m.sm_active_pct);
   w.FieldOrNull("sm_issue_pct", m.sm_issue_pct);
+  w.FieldOrNull("sm_occupancy_pct", m.sm_occupancy_pct);
   w.FieldOrNull("tensor_active_pct", m.tensor_active_pct);
   w.FieldOrNull("dram_bw_pct", m.dram_bw_pct);
   w.FieldOrNull("gr_active_pct", m.gr_active_pct);

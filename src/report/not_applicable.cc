@@ -23,6 +23,7 @@ std::vector<NotApplicable> CollectNotApplicable(const TraceAnalysis& a) {
   AddLines(out, "kernels", a.kernels.not_applicable);
   AddLines(out, "sm_efficiency", a.sm_efficiency.not_applicable);
   AddLines(out, "flops", a.flops.not_applicable);
+  AddLines(out, "gpu_metrics", a.gpu_metrics.not_applicable);
   AddLines(out, "launch", a.launch.not_applicable);
   AddLines(out, "sync_copies", a.sync_copies.not_applicable);
   AddLines(out, "communication", a.communication.not_applicable);

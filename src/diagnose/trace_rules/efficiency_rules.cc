@@ -40,8 +40,9 @@ void BusyNotEfficient(RuleContext& ctx) {
   const GpuMetricsResult& gm = ctx.analysis.gpu_metrics;
   if (!gm.valid || !gm.rank.sm_active_pct) {
     ctx.Outcome(kBusyNotEfficient, AssessStatus::kNotAssessed, false,
-                gm.not_applicable.empty() ? "needs sampled SM activity (nsys GPU_METRICS)"
-                                          : gm.not_applicable.front());
+                gm.not_applicable.empty()
+                    ? "needs sampled SM activity (nsys GPU_METRICS, or a timestamped DCGM log)"
+                    : gm.not_applicable.front());
     return;
   }
   const RuleParam& min_util = ctx.catalog.Get(kMinUtilPct);
@@ -83,7 +84,7 @@ void BusyNotEfficient(RuleContext& ctx) {
   }
   if (!assessed) {
     ctx.Outcome(kBusyNotEfficient, AssessStatus::kNotAssessed, false,
-                "GPU_METRICS samples cover too little of the analysed steps");
+                "sampled SM activity covers too little of the analysed steps");
     return;
   }
   if (fired == 0) {
@@ -97,9 +98,12 @@ void BusyNotEfficient(RuleContext& ctx) {
   f.confidence = Confidence::kMedium;  // measured, but what fills the SMs is the job's to find
   ctx.AddMetricEvidence(f, "kernels.small_grid_time_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.est_sm_efficiency_pct", "<=", 100, nullptr);
+  // A sample longer than a step averages busy and idle parts of steps together.
+  if (gm.bin_ns > ctx.step_ns) f.confidence = Confidence::kLow;
   ctx.Emit(std::move(f), {{"util", util_sum / fired},
                           {"sm", sm_sum / fired},
                           {"gpus", static_cast<double>(fired)},
+                          {"source", 0, gm.source_label},
                           {"gross_ms", per_step / 1e6}});
 }
 
@@ -118,7 +122,7 @@ std::vector<RuleSpec> EfficiencyRuleSpecs() {
       .default_severity = Severity::kLow,
       .severity_logic = "recoverable share of step",
       .title_template =
-          "GPU busy {util:.0f}% of the time but SMs active only {sm:.0f}% (nsys GPU_METRICS, "
+          "GPU busy {util:.0f}% of the time but SMs active only {sm:.0f}% ({source}, "
           "{gpus:.0f} GPU(s)): the kernels leave SMs idle while they run, ~{gross_ms:.1f} "
           "ms/step at the target SM activity (before what other findings claim)",
       .recoverable_logic =
@@ -133,7 +137,8 @@ std::vector<RuleSpec> EfficiencyRuleSpecs() {
                   "they run",
                   "SM activity while busy assumed reachable for the recoverable estimate"},
                  {"min_coverage_pct", 50, "%", "gpuwhy",
-                  "GPU_METRICS samples must cover at least this share of the analysed steps"}},
+                  "SM-activity samples (GPU_METRICS or DCGM) must cover at least this share of "
+                  "the analysed steps"}},
       .fixes = {kCompileFix,
                 {"Give each kernel more work: a larger (micro-)batch, shapes padded to "
                  "multiples of 8/16, sequences packed instead of padded",
@@ -145,7 +150,8 @@ std::vector<RuleSpec> EfficiencyRuleSpecs() {
                  "torch.nn.functional.scaled_dot_product_attention(q, k, v); "
                  "torch.optim.AdamW(params, fused=True)"}},
       .verify = "gpu_metrics.sm_active_pct rises at the same util.kernel_pct; step time falls",
-      .needs = "sampled SM activity: an Nsight Systems export with GPU_METRICS",
+      .needs = "sampled SM activity: an Nsight Systems export with GPU_METRICS, or a DCGM log "
+               "with wall-clock timestamps (dcgm-exporter, gpuwhy record) beside the trace",
       .capture_command = kCaptureGpuMetrics,
       .checklist = {{Checklist::kTrace, "kernel efficiency"}},
   });
