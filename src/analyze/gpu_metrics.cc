@@ -104,7 +104,7 @@ GpuMetricsResult ComputeGpuMetrics(const AnalysisInput& input, const Utilization
     result.not_applicable.push_back(
         "GPU metrics: the trace has no sampled SM activity (nsys profile "
         "--gpu-metrics-devices=all records it, or give a DCGM log with timestamps beside the "
-        "trace: dcgm-exporter, gpuwhy record)");
+        "trace: dcgm-exporter series from Prometheus' /federate, DCGM field CSVs with TimeStamp)");
     return result;
   }
   result.bin_ns = bins.front().bin_ns;

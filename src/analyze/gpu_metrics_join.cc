@@ -85,8 +85,8 @@ JoinedGpuMetrics JoinMetricLogs(const Trace& trace, Interval window,
     if (log.times_synthesized || !span || span->first < kEpoch2001Ns) {
       out.notes.push_back(fmt::format(
           "GPU metrics: {} not joined: its samples carry no wall-clock time (dcgmi dmon prints "
-          "none; record with dcgm-exporter or gpuwhy record); judged on its own "
-          "(compute.util_misleading)",
+          "none; Prometheus' /federate of dcgm-exporter's DCGM_FI_PROF_* series does); judged "
+          "on its own (compute.util_misleading)",
           name));
       continue;
     }

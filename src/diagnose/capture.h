@@ -37,7 +37,10 @@ inline constexpr const char* kCaptureNcu =
 
 inline constexpr const char* kCaptureGpuMetrics =
     "nsys profile --gpu-metrics-devices=all -o report python train.py; nsys export --type "
-    "sqlite report.nsys-rep  (sampled SM activity: gpuwhy analyze report.sqlite)";
+    "sqlite report.nsys-rep  (sampled SM activity: gpuwhy analyze report.sqlite); or DCGM "
+    "with timestamps beside the trace: curl "
+    "'PROMETHEUS/federate?match[]={__name__=~\"DCGM_FI_PROF_.*\"}' "
+    "> dcgm.prom while it runs, then gpuwhy analyze trace.json dcgm.prom";
 
 inline constexpr const char* kCaptureDoctor =
     "gpuwhy doctor  (driver, PCIe link, persistence mode, Xid errors, other processes)";

@@ -136,7 +136,9 @@ void AddEfficiencySources(const TraceAnalysis& a, ChecklistItem& item) {
     seen.push_back(fmt::format("SM active {:.1f}% ({})", *a.gpu_metrics.rank.sm_active_pct,
                                a.gpu_metrics.source));
   } else {
-    AppendUnique(item.missing, "sampled SM activity (Nsight Systems GPU_METRICS)");
+    AppendUnique(item.missing,
+                 "sampled SM activity (Nsight Systems GPU_METRICS, or a timestamped DCGM log "
+                 "beside the trace)");
     AppendUnique(item.command, kCaptureGpuMetrics);
   }
   if (!seen.empty()) {
