@@ -308,7 +308,9 @@ void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
   CloseSection(out);
 }
 
-void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
+// |draw_series|: the old 240-bucket chart, when no memory timeline (html_memory.cc) replaces it.
+void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a,
+                      bool draw_series) {
   const MemoryUsageResult& m = a.memory;
   if (m.devices.empty() && a.series.memory.empty()) return;
   OpenSection(out, "", "Memory",
@@ -331,6 +333,7 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
           rows);
   }
   for (const DeviceMemorySeries& s : a.series.memory) {
+    if (!draw_series) break;
     double max = 0;
     for (int64_t v : s.reserved_bytes) max = std::max(max, static_cast<double>(v));
     for (int64_t v : s.allocated_bytes) max = std::max(max, static_cast<double>(v));
@@ -504,7 +507,8 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
     RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
     RenderKernelsHtml(out, r.analysis);
     RenderCommunicationHtml(out, r.analysis.communication);
-    RenderMemoryHtml(out, r.header, r.analysis);
+    RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty());
+    RenderMemoryTimelineHtml(out, r.header, r.memory_series);
     RenderChecklistHtml(out, r.diagnosis);
     RenderImportHtml(out, r.header, r.analysis);
     out += "</div>";
