@@ -50,6 +50,17 @@ TimeUnit TimeUnitFor(double span_ns) {
   return {1, "ns"};
 }
 
+// The axis' top: four grid steps of a round number (1, 1.5, 2, 2.5, 3, 4, 5, 7.5 times a power
+// of ten) covering |v|.
+double NiceCeiling(double v) {
+  if (v <= 0) return 1;
+  const double power = std::pow(10.0, std::floor(std::log10(v / 4)));
+  for (double step : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5, 10.0}) {
+    if (4 * step * power >= v) return 4 * step * power;
+  }
+  return 40 * power;
+}
+
 std::string Label(double v) {
   if (v == 0) return "0";
   if (std::fabs(v) >= 100) return fmt::format("{:.0f}", v);
@@ -66,9 +77,10 @@ void Text(std::string& out, double x, double y, std::string_view text,
 class MemoryChart {
  public:
   MemoryChart(const DeviceMemorySeriesResult& d, int64_t origin) : d_(d), origin_(origin) {
-    max_ = static_cast<double>(std::max<int64_t>(
+    const double most = static_cast<double>(std::max<int64_t>(
         {d.peak_allocated, d.peak_reserved == kNoValue ? 0 : d.peak_reserved, 1}));
-    unit_ = ByteUnitFor(max_);
+    unit_ = ByteUnitFor(most);
+    max_ = NiceCeiling(most / unit_.scale) * unit_.scale;
     dx_ = (kWidth - kLeft - kRight) / static_cast<double>(std::max<size_t>(1, d.buckets.size()));
     time_ = TimeUnitFor(static_cast<double>(d.x_end - origin_));
   }

@@ -134,6 +134,7 @@ TEST(HtmlMemoryTest, AMillionEntrySnapshotGivesABoundedPageWithItsPeak) {
   EXPECT_EQ(d.peak_allocated, peak);
   EXPECT_EQ(d.peak_allocated, 512 * kMiB + 3 * kGiB);
   const std::string html = Render(std::move(rank));
+  RecordProperty("page_bytes", std::to_string(html.size()));
   EXPECT_LT(html.size(), kPageBound);
   EXPECT_EQ(TagBalance(html), "");
   EXPECT_NE(html.find("<h2>Memory timeline</h2>"), std::string::npos);
@@ -160,6 +161,7 @@ TEST(HtmlMemoryTest, AMillionRowTimelineGivesABoundedPageWithItsPeak) {
   ASSERT_GE(t.size(), 1'000'000u);
   const int64_t peak = AnalyzeMemoryTimeline(t).peak_bytes;
   const std::string html = Render(ReportMemoryTimeline(t, DiagnoseOptions{}));
+  RecordProperty("page_bytes", std::to_string(html.size()));
   EXPECT_LT(html.size(), kPageBound);
   EXPECT_EQ(TagBalance(html), "");
   EXPECT_EQ(DrawnPeaks(html), std::vector<int64_t>{peak});

@@ -45,8 +45,12 @@ std::string IdleName(size_t c) {
   return "idle: " + std::string(IdleCauseName(static_cast<IdleCause>(c)));
 }
 
-void RenderHeaderSection(std::string& out, const RankHeader& h) {
-  std::string title = h.rank == kNoValue ? "Trace" : fmt::format("Rank {}", h.rank);
+// |trace|: false for an input without a trace (a memory snapshot or timeline, node logs), whose
+// header names the input and its devices only.
+void RenderHeaderSection(std::string& out, const RankHeader& h, bool trace) {
+  std::string title = !trace               ? "Input"
+                      : h.rank == kNoValue ? "Trace"
+                                           : fmt::format("Rank {}", h.rank);
   out += fmt::format("<h1 class=\"rank-title\">{}: <code>{}</code></h1>", Escape(title),
                      Escape(h.path));
   std::string devices;
@@ -56,6 +60,10 @@ void RenderHeaderSection(std::string& out, const RankHeader& h) {
         "GPU {}{}{}{}", d.id, d.name.empty() ? "" : " " + d.name,
         d.memory_bytes == kNoValue ? "" : ", " + Bytes(static_cast<double>(d.memory_bytes)),
         d.active ? "" : " (no GPU op)");
+  }
+  if (!trace) {
+    if (!devices.empty()) Element(out, "p", "devices: " + devices, "class=\"meta\"");
+    return;
   }
   Element(
       out, "p",
@@ -498,19 +506,23 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
   if (job != nullptr) RenderLateArrivalHtml(out, *job);
   for (const RankReport& r : ranks) {
     out += fmt::format("<div class=\"rank\" id=\"rank-{}\">", RankNumber(r.header));
-    RenderHeaderSection(out, r.header);
+    // Without a trace (a memory snapshot, node logs) the trace's sections would say "none".
+    const bool trace = HasTraceAnalysis(r);
+    RenderHeaderSection(out, r.header, trace);
     if (r.analysis.hta_compat)
       Element(out, "p", report::HtaCompatText(r.analysis), "class=\"meta\"");
     RenderVerdict(out, r.header, r.diagnosis);
-    RenderStepsHtml(out, r.analysis.steps);
-    RenderUtilizationHtml(out, r.header, r.analysis);
-    RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
-    RenderKernelsHtml(out, r.analysis);
-    RenderCommunicationHtml(out, r.analysis.communication);
-    RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty());
+    if (trace) {
+      RenderStepsHtml(out, r.analysis.steps);
+      RenderUtilizationHtml(out, r.header, r.analysis);
+      RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
+      RenderKernelsHtml(out, r.analysis);
+      RenderCommunicationHtml(out, r.analysis.communication);
+      RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty());
+    }
     RenderMemoryTimelineHtml(out, r.header, r.memory_series);
     RenderChecklistHtml(out, r.diagnosis);
-    RenderImportHtml(out, r.header, r.analysis);
+    if (trace) RenderImportHtml(out, r.header, r.analysis);
     out += "</div>";
   }
   return out + PageEnd();
