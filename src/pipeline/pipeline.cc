@@ -271,9 +271,8 @@ std::string StatsSettingsText(const std::vector<AllocatorStats>& stats) {
   }
   if (assumed > 0) {
     parts.push_back(fmt::format(
-        "device unknown (assumed 0) for {} of {} print(s): memory_stats() names no device and the "
-        "log did not say which (print it as torch.cuda.memory_stats(device=N) after a line naming "
-        "cuda:N)",
+        "device unknown (assumed 0) for {} of {} print(s): memory_stats() names none and the log "
+        "did not (a line with cuda:N or memory_stats(device=N) just before the print would)",
         assumed, stats.size()));
   }
   std::string out;
