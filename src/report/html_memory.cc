@@ -61,11 +61,10 @@ double NiceCeiling(double v) {
   return 40 * power;
 }
 
+// "0", "12", "2.5", "0.25", "147": round values without trailing zeros.
 std::string Label(double v) {
-  if (v == 0) return "0";
-  if (std::fabs(v) >= 100) return fmt::format("{:.0f}", v);
-  if (std::fabs(v) >= 10) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.2f}", v);
+  if (std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
 }
 
 void Text(std::string& out, double x, double y, std::string_view text,
