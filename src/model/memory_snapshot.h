@@ -127,6 +127,9 @@ using PoolStats = std::array<StatValues, kStatPoolCount>;  // by StatPool
 
 struct AllocatorStats {
   int32_t device = 0;
+  // memory_stats() names no device: true when the log did not say which either (0 is assumed,
+  // and the report says so).
+  bool device_assumed = false;
   int64_t num_ooms = kNoValue;
   int64_t num_alloc_retries = kNoValue;  // cudaMalloc retries: the cache was freed to retry
   PoolStats allocated_bytes;
@@ -142,8 +145,9 @@ struct AllocatorStats {
   int64_t num_sync_all_streams = kNoValue;
   int64_t num_device_alloc = kNoValue;  // cudaMalloc calls (cuMemMap with expandable segments)
   int64_t num_device_free = kNoValue;   // cudaFree calls: a warmed-up cache makes none per step
-  int64_t max_split_size = kNoValue;    // bytes; kNoValue (-1) also when unlimited, as printed
-  StatValues oversize_allocations;      // requests above max_split_size
+  // Bytes; -1: unlimited (PyTorch prints its SIZE_MAX default so); nullopt: not printed.
+  std::optional<int64_t> max_split_size;
+  StatValues oversize_allocations;  // requests above max_split_size
   StatValues oversize_segments;
 };
 

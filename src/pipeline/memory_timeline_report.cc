@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "analyze/memory_timeline_series.h"
 #include "analyze/memory_timeline_stats.h"
 #include "diagnose/outcome_recorder.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
@@ -52,6 +53,7 @@ RankReport ReportMemoryTimeline(const MemoryTimeline& timeline, const DiagnoseOp
                 "the device capacity (a memory timeline does not record it: analyze it with a "
                 "trace or nvidia-smi output of the same job)");
   report.summary_metrics = std::move(s.metrics);
+  report.memory_series = ComputeTimelineMemorySeries(timeline);
   return report;
 }
 

@@ -68,6 +68,7 @@ void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report)
     summary.findings = SummarizeFindings(rank.diagnosis);
     slot.summaries.push_back(std::move(summary));
     if (!keep_report) continue;  // the trace and its analyses die here
+    rank.memory_series = ComputeTraceMemorySeries(trace);
     if (options.drop_render_unused) DropRenderUnused(rank.analysis);
     slot.reports.push_back(std::move(rank));
   }
@@ -285,6 +286,33 @@ void ReportUnjoinedProfiles(Report& report) {
   }
 }
 
+// "max_split_size: unlimited" / "max_split_size: 512.0 MiB" (the last print that has it; not
+// shown when none printed it) and "device unknown (assumed 0)" when memory_stats() dicts named no
+// device and the log did not either.
+std::string StatsSettingsText(const std::vector<AllocatorStats>& stats) {
+  std::vector<std::string> parts;
+  std::optional<int64_t> max_split;
+  size_t assumed = 0;
+  for (const AllocatorStats& st : stats) {
+    if (st.max_split_size) max_split = st.max_split_size;
+    assumed += st.device_assumed;
+  }
+  if (max_split) {
+    parts.push_back(*max_split < 0 ? std::string("max_split_size: unlimited")
+                                   : fmt::format("max_split_size: {:.1f} MiB",
+                                                 static_cast<double>(*max_split) / 1048576.0));
+  }
+  if (assumed > 0) {
+    parts.push_back(fmt::format(
+        "device unknown (assumed 0) for {} of {} print(s): memory_stats() names none and the log "
+        "did not (a line with cuda:N or memory_stats(device=N) just before the print would)",
+        assumed, stats.size()));
+  }
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : "; ") + part;
+  return out;
+}
+
 }  // namespace
 
 RankReport ReportSeries(const MetricSeriesSet& set, const DiagnoseOptions& options) {
@@ -315,6 +343,8 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
           snapshot.stats.size(), snapshot.source, state.reserved / 1073741824.0,
           state.allocated / 1073741824.0, std::max<int64_t>(state.peak_allocated, 0) / 1073741824.0,
           state.ooms, state.alloc_retries));
+      const std::string settings = StatsSettingsText(snapshot.stats);
+      if (!settings.empty()) report.diagnosis.notes.push_back(settings);
     }
     if (!snapshot.oom_messages.empty()) {
       std::string lines;
@@ -327,12 +357,19 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
     }
     return report;
   }
+  report.memory_series = ComputeSnapshotMemorySeries(snapshot);
   report.diagnosis.notes.push_back(fmt::format(
       "allocator snapshot: {:.2f} GiB reserved, {:.2f} GiB allocated in {} segments; {} trace "
       "entries (gpuwhy info shows every count)",
       state.reserved / 1073741824.0, state.allocated / 1073741824.0, state.segments,
       snapshot.trace.size()));
   if (!sites.empty()) report.diagnosis.notes.push_back("top allocation sites: " + sites);
+  if (const std::optional<int64_t> split = snapshot.settings.max_split_size) {
+    report.diagnosis.notes.push_back(
+        *split < 0 ? std::string("allocator settings: max_split_size: unlimited")
+                   : fmt::format("allocator settings: max_split_size: {:.1f} MiB",
+                                 static_cast<double>(*split) / 1048576.0));
+  }
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyze/analysis.h"
+#include "analyze/memory_timeline_series.h"
 #include "base/interval_set.h"
 #include "diagnose/diagnose.h"
 #include "model/kernel_profile.h"
@@ -50,6 +51,9 @@ struct RankReport {
   Diagnosis diagnosis;  // rendered first: the verdict, then the tables that support it
   // A profiler summary report's metrics (summary.*), in the JSON report; empty otherwise.
   MetricSet summary_metrics;
+  // Memory over time, bounded (the HTML memory timeline): from a trace's [memory] events, an
+  // allocator snapshot's trace or a profiler memory timeline; no device otherwise.
+  MemorySeriesResult memory_series;
 };
 
 // False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its

@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include "pipeline/pipeline.h"
 #include "report/html_test_util.h"
 #include "report/html_writer.h"
+#include "synth/memory_steps.h"
 #include "synth/synth.h"
 
 namespace gpuwhy {
@@ -223,6 +225,42 @@ TEST_F(HtmlBrowserTest, NoChartTextIsClipped) {
   EXPECT_EQ(attribute("data-clipped"), "");
   EXPECT_GT(std::stoi("0" + attribute("data-measured")), 40);
   EXPECT_NE(dom.find("class=\"scale\""), std::string::npos);  // the heat map's colour scale
+}
+
+// An allocator snapshot's page: the memory timeline is laid out by the browser with its peak,
+// every text of its chart inside the SVG, and no trace section around it.
+TEST_F(HtmlBrowserTest, SnapshotMemoryTimelineRendersUnclipped) {
+  std::vector<RankReport> ranks;
+  ranks.push_back(ReportMemorySnapshot(SyntheticStepSnapshot(40, 2048, 300, 16384), {}));
+  std::string page = RenderReportHtml(ranks, {});
+  size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
+  ASSERT_NE(policy, std::string::npos);
+  page.erase(policy, page.find('>', policy) + 1 - policy);
+  page.insert(page.rfind("</body>"), R"(<script>
+    let clipped = [], measured = 0;
+    for (const svg of document.querySelectorAll('figure.memory-timeline svg')) {
+      const box = svg.getBoundingClientRect();
+      for (const t of svg.querySelectorAll('text')) {
+        const r = t.getBoundingClientRect();
+        ++measured;
+        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+            r.bottom > box.bottom + 1)
+          clipped.push(t.textContent);
+      }
+    }
+    document.body.setAttribute('data-measured', measured);
+    document.body.setAttribute('data-clipped', clipped.join(' | '));
+  </script>)");
+  std::string path = dir_ + "/snapshot.html";
+  WriteFile(path, page);
+  std::string dom = Chromium(path);
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << dom.substr(0, 500);
+  EXPECT_NE(dom.find("<h2>Memory timeline</h2>"), std::string::npos);
+  EXPECT_NE(dom.find("<circle class=\"peak\""), std::string::npos);
+  EXPECT_EQ(dom.find("<h2>Step time breakdown</h2>"), std::string::npos);
+  EXPECT_NE(dom.find("data-clipped=\"\""), std::string::npos)
+      << dom.substr(dom.find("data-clipped"), 300);
+  EXPECT_NE(dom.find("data-measured=\"1"), std::string::npos);  // 10 and more texts measured
 }
 
 TEST_F(HtmlBrowserTest, HostileNamesNeverRunScript) {

@@ -45,8 +45,12 @@ std::string IdleName(size_t c) {
   return "idle: " + std::string(IdleCauseName(static_cast<IdleCause>(c)));
 }
 
-void RenderHeaderSection(std::string& out, const RankHeader& h) {
-  std::string title = h.rank == kNoValue ? "Trace" : fmt::format("Rank {}", h.rank);
+// |trace|: false for an input without a trace (a memory snapshot or timeline, node logs), whose
+// header names the input and its devices only.
+void RenderHeaderSection(std::string& out, const RankHeader& h, bool trace) {
+  std::string title = !trace               ? "Input"
+                      : h.rank == kNoValue ? "Trace"
+                                           : fmt::format("Rank {}", h.rank);
   out += fmt::format("<h1 class=\"rank-title\">{}: <code>{}</code></h1>", Escape(title),
                      Escape(h.path));
   std::string devices;
@@ -56,6 +60,10 @@ void RenderHeaderSection(std::string& out, const RankHeader& h) {
         "GPU {}{}{}{}", d.id, d.name.empty() ? "" : " " + d.name,
         d.memory_bytes == kNoValue ? "" : ", " + Bytes(static_cast<double>(d.memory_bytes)),
         d.active ? "" : " (no GPU op)");
+  }
+  if (!trace) {
+    if (!devices.empty()) Element(out, "p", "devices: " + devices, "class=\"meta\"");
+    return;
   }
   Element(
       out, "p",
@@ -308,7 +316,9 @@ void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
   CloseSection(out);
 }
 
-void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
+// |draw_series|: the old 240-bucket chart, when no memory timeline (html_memory.cc) replaces it.
+void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a,
+                      bool draw_series) {
   const MemoryUsageResult& m = a.memory;
   if (m.devices.empty() && a.series.memory.empty()) return;
   OpenSection(out, "", "Memory",
@@ -331,6 +341,7 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
           rows);
   }
   for (const DeviceMemorySeries& s : a.series.memory) {
+    if (!draw_series) break;
     double max = 0;
     for (int64_t v : s.reserved_bytes) max = std::max(max, static_cast<double>(v));
     for (int64_t v : s.allocated_bytes) max = std::max(max, static_cast<double>(v));
@@ -495,18 +506,23 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
   if (job != nullptr) RenderLateArrivalHtml(out, *job);
   for (const RankReport& r : ranks) {
     out += fmt::format("<div class=\"rank\" id=\"rank-{}\">", RankNumber(r.header));
-    RenderHeaderSection(out, r.header);
+    // Without a trace (a memory snapshot, node logs) the trace's sections would say "none".
+    const bool trace = HasTraceAnalysis(r);
+    RenderHeaderSection(out, r.header, trace);
     if (r.analysis.hta_compat)
       Element(out, "p", report::HtaCompatText(r.analysis), "class=\"meta\"");
     RenderVerdict(out, r.header, r.diagnosis);
-    RenderStepsHtml(out, r.analysis.steps);
-    RenderUtilizationHtml(out, r.header, r.analysis);
-    RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
-    RenderKernelsHtml(out, r.analysis);
-    RenderCommunicationHtml(out, r.analysis.communication);
-    RenderMemoryHtml(out, r.header, r.analysis);
+    if (trace) {
+      RenderStepsHtml(out, r.analysis.steps);
+      RenderUtilizationHtml(out, r.header, r.analysis);
+      RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
+      RenderKernelsHtml(out, r.analysis);
+      RenderCommunicationHtml(out, r.analysis.communication);
+      RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty());
+    }
+    RenderMemoryTimelineHtml(out, r.header, r.memory_series);
     RenderChecklistHtml(out, r.diagnosis);
-    RenderImportHtml(out, r.header, r.analysis);
+    if (trace) RenderImportHtml(out, r.header, r.analysis);
     out += "</div>";
   }
   return out + PageEnd();

@@ -81,7 +81,9 @@ TEST(HtmlReportTest, InputBoundTraceHasTheVerdictAndEveryChart) {
   EXPECT_GE(Occurrences(html, "<svg"), 4u);
   EXPECT_NE(html.find("idle: input_wait"), std::string::npos);
   EXPECT_NE(html.find("under 10 µs"), std::string::npos);
-  EXPECT_EQ(Occurrences(html, "<table class=\"sortable\">"), 2u);  // gaps and kernels
+  // Gaps, kernels and what was live at the memory peak.
+  EXPECT_EQ(Occurrences(html, "<table class=\"sortable\">"), 3u);
+  EXPECT_NE(html.find("<h2>Memory timeline</h2>"), std::string::npos);
   // No network: no URL anywhere but the SVG namespace-free inline markup.
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);

@@ -20,6 +20,9 @@ void RenderVerdict(std::string& out, const RankHeader& header, const Diagnosis& 
 // cards as a rank's, with the cross-rank analysis' warnings; before the ranks' own sections.
 void RenderJobVerdict(std::string& out, const CrossRankReport& job);
 void RenderChecklistHtml(std::string& out, const Diagnosis& d);
+// The memory timeline (html_memory.cc): per device allocated and reserved over time, OOM and
+// segment events marked, and what was live at the peak; nothing when |m| has no device.
+void RenderMemoryTimelineHtml(std::string& out, const RankHeader& h, const MemorySeriesResult& m);
 
 // "<section id=… ><h2>title</h2>" … "</section>".
 void OpenSection(std::string& out, std::string_view id, std::string_view title,

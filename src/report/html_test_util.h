@@ -70,6 +70,7 @@ inline std::string HtmlReportOf(const std::string& path) {
   if (!trace.ok()) return "import failed: " + trace.status().message();
   RankReport rank{SummarizeTraceHeader(*trace), AnalyzeTrace(*trace), {}};
   rank.diagnosis = Diagnose(*trace, rank.analysis);
+  rank.memory_series = ComputeTraceMemorySeries(*trace);  // as the pipeline fills it
   std::vector<RankReport> ranks;
   ranks.push_back(std::move(rank));
   return RenderReportHtml(ranks, {});

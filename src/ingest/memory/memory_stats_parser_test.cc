@@ -70,6 +70,90 @@ TEST(MemoryStatsParserTest, JsonLiteralAndOrderedDictPrintsReadTheSame) {
   EXPECT_EQ(healthy.stats[0].num_alloc_retries, 0);
 }
 
+// Every field of two prints, pool by pool.
+void ExpectSameStats(const AllocatorStats& a, const AllocatorStats& b) {
+  const auto pools = [](const AllocatorStats& s) {
+    return std::vector<const PoolStats*>{
+        &s.allocated_bytes,           &s.active_bytes, &s.requested_bytes,    &s.reserved_bytes,
+        &s.non_releasable_bytes,      &s.allocations,  &s.active_allocations, &s.segments,
+        &s.non_releasable_allocations};
+  };
+  const auto same = [](const StatValues& x, const StatValues& y) {
+    return x.current == y.current && x.peak == y.peak && x.allocated == y.allocated &&
+           x.freed == y.freed;
+  };
+  const std::vector<const PoolStats*> pa = pools(a), pb = pools(b);
+  for (size_t i = 0; i < pa.size(); ++i) {
+    for (size_t p = 0; p < kStatPoolCount; ++p)
+      EXPECT_TRUE(same((*pa[i])[p], (*pb[i])[p])) << "statistic " << i << " pool " << p;
+  }
+  EXPECT_TRUE(same(a.oversize_allocations, b.oversize_allocations));
+  EXPECT_TRUE(same(a.oversize_segments, b.oversize_segments));
+  EXPECT_EQ(a.num_ooms, b.num_ooms);
+  EXPECT_EQ(a.num_alloc_retries, b.num_alloc_retries);
+  EXPECT_EQ(a.num_sync_all_streams, b.num_sync_all_streams);
+  EXPECT_EQ(a.num_device_alloc, b.num_device_alloc);
+  EXPECT_EQ(a.num_device_free, b.num_device_free);
+  EXPECT_EQ(a.max_split_size, b.max_split_size);
+}
+
+// torch.cuda.memory_stats_as_nested_dict() of the same numbers (make_nested_fixtures.py, checked
+// there against torch's own memory_stats() flattening), as JSON and as a dict literal in a log
+// that names the device: the model of the flat print, but for the device.
+TEST(MemoryStatsParserTest, NestedDictsReadAsTheFlatPrintOfTheSameNumbers) {
+  if (!fs::exists(kFixtures)) GTEST_SKIP() << "no " << kFixtures;
+  const MemorySnapshot flat = Import("stats_fragmented.json");
+  ExpectFragmented(Import("stats_nested_fragmented.json"));
+  const MemorySnapshot json = Import("stats_nested_fragmented.json");
+  const MemorySnapshot literal = Import("stats_nested_fragmented_literal.log");
+  ASSERT_EQ(flat.stats.size(), 1u);
+  ASSERT_EQ(json.stats.size(), 1u);
+  ASSERT_EQ(literal.stats.size(), 1u);
+  EXPECT_TRUE(literal.problems.empty()) << literal.problems.Describe();
+  ExpectSameStats(json.stats[0], flat.stats[0]);
+  ExpectSameStats(literal.stats[0], flat.stats[0]);
+  EXPECT_TRUE(flat.stats[0].device_assumed);
+  EXPECT_TRUE(json.stats[0].device_assumed);
+  EXPECT_EQ(literal.stats[0].device, 1);  // "memory_stats_as_nested_dict(device=1):" above it
+  EXPECT_FALSE(literal.stats[0].device_assumed);
+}
+
+// max_split_size -1 is PyTorch's "unlimited", distinct from a print without the key.
+TEST(MemoryStatsParserTest, MaxSplitSizeUnlimitedIsNotAbsent) {
+  DataProblems problems;
+  const std::vector<AllocatorStats> dicts = FindMemoryStats(
+      "{'num_ooms': 0, 'num_alloc_retries': 0, 'segment.all.current': 1}\n"
+      "{'num_ooms': 0, 'num_alloc_retries': 0, 'max_split_size': -1}\n"
+      "{'num_ooms': 0, 'num_alloc_retries': 0, 'max_split_size': 536870912}\n",
+      problems);
+  ASSERT_EQ(dicts.size(), 3u);
+  EXPECT_FALSE(dicts[0].max_split_size.has_value());
+  EXPECT_EQ(dicts[1].max_split_size, -1);
+  EXPECT_EQ(dicts[2].max_split_size, 536870912);
+}
+
+// The device a log names just before a dict is its device; a dict without one is device 0,
+// flagged as assumed, even right after a dict that had one.
+TEST(MemoryStatsParserTest, TheDeviceNamedBeforeADictIsItsDevice) {
+  const std::string keys = "'num_ooms': 0, 'num_alloc_retries': 0, 'segment.all.current': 1}";
+  DataProblems problems;
+  const std::vector<AllocatorStats> dicts =
+      FindMemoryStats("stats = torch.cuda.memory_stats(device=2)\n{" + keys + "\n" +  //
+                          "print(torch.cuda.memory_stats(3)) {" + keys + "\n" +       //
+                          "memory of 'cuda:5': {" + keys + "\n" +                     //
+                          "[rank7] device 7 stats {" + keys + "\n" +                  //
+                          "num_devices 8 {" + keys + "\n",
+                      problems);
+  ASSERT_EQ(dicts.size(), 5u);
+  EXPECT_EQ(dicts[0].device, 2);
+  EXPECT_EQ(dicts[1].device, 3);
+  EXPECT_EQ(dicts[2].device, 5);
+  EXPECT_EQ(dicts[3].device, 7);
+  for (size_t i = 0; i < 4; ++i) EXPECT_FALSE(dicts[i].device_assumed) << i;
+  EXPECT_EQ(dicts[4].device, 0);  // "num_devices 8" names no device
+  EXPECT_TRUE(dicts[4].device_assumed);
+}
+
 // Python 3.12 prints an OrderedDict as OrderedDict({...}); two prints in one log are two dicts,
 // and a key that comes again starts the next even without a closing brace between.
 TEST(MemoryStatsParserTest, DictsInsideALogOneAfterTheOther) {
