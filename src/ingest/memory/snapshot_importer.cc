@@ -7,6 +7,7 @@
 
 #include "base/file_input.h"
 #include "ingest/memory/pickle_decoder.h"
+#include "ingest/memory/snapshot_stream_reader.h"
 
 namespace gpuwhy {
 namespace {
@@ -245,6 +246,15 @@ bool LooksLikeSnapshot(PickleRef root) {
 }  // namespace
 
 StatusOr<MemorySnapshot> ParseMemorySnapshot(std::string_view bytes, std::string_view name) {
+  StreamReadResult fast = ReadSnapshotStreaming(bytes);
+  if (!fast.snapshot) return ParseMemorySnapshotViaDocument(bytes, name);
+  fast.snapshot->path = std::string(name);
+  fast.snapshot->file_bytes = bytes.size();
+  return std::move(*fast.snapshot);
+}
+
+StatusOr<MemorySnapshot> ParseMemorySnapshotViaDocument(std::string_view bytes,
+                                                        std::string_view name) {
   StatusOr<PickleDocument> doc = pickle::DecodePickle(bytes);
   if (!doc.ok()) return doc.status().WithContext(std::string(name));
   if (!doc->has_root()) return InvalidArgument("{}: byte 0: the pickle holds no value", name);

@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "base/file_input.h"
+#include "ingest/memory/snapshot_fuzz_body.h"
+#include "ingest/memory/snapshot_stream_reader.h"
 
 namespace gpuwhy {
 namespace snapshot_importer_test {
@@ -150,6 +152,45 @@ TEST(SnapshotImporterTest, RealSnapshotCutAnywhereIsPartial) {
     EXPECT_LE(s->trace.size(), 97u);
   }
   EXPECT_GT(partial, 1000u);
+}
+
+// The one-pass reader takes every real snapshot (so none pays for the document) and makes of it
+// exactly what the document path makes: segments, blocks, trace, frames, stacks, settings.
+TEST(SnapshotImporterTest, EveryRealSnapshotIsReadInOnePassAsTheDocumentPathReadsIt) {
+  if (!fs::exists(kSnapshots)) GTEST_SKIP() << "no " << kSnapshots << " (shared data absent)";
+  size_t files = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kSnapshots)) {
+    StatusOr<std::string> bytes = ReadWholeFile(entry.path().string());
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    StreamReadResult fast = ReadSnapshotStreaming(*bytes);
+    ASSERT_TRUE(fast.snapshot.has_value()) << entry.path() << ": declined: " << fast.declined;
+    StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(*bytes, "doc");
+    ASSERT_TRUE(doc.ok()) << doc.status().message();
+    EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "") << entry.path();
+    EXPECT_GT(fast.snapshot->stack_count(), 0u) << entry.path();
+    ++files;
+  }
+  EXPECT_GE(files, 10u);
+}
+
+TEST(SnapshotImporterTest, OnePassReaderTakesTheSmallSnapshotAndDeclinesTheRest) {
+  StreamReadResult fast = ReadSnapshotStreaming(SmallSnapshot());
+  ASSERT_TRUE(fast.snapshot.has_value()) << fast.declined;
+  StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(SmallSnapshot(), "small.pickle");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "");
+  // A cut file, a code opcode and a protocol-0 pickle go to the document decoder, which keeps
+  // the partial read or names the refusal.
+  const std::string bytes = SmallSnapshot();
+  EXPECT_FALSE(ReadSnapshotStreaming(bytes.substr(0, bytes.size() / 2)).snapshot.has_value());
+  EXPECT_FALSE(ReadSnapshotStreaming("cos\nsystem\n(S'id'\ntR."s).snapshot.has_value());
+  EXPECT_FALSE(ReadSnapshotStreaming("(dp0\nS'segments'\np1\n(lp2\ns."s).snapshot.has_value());
+  StatusOr<MemorySnapshot> refused = ParseMemorySnapshot("cos\nsystem\n(S'id'\ntR."s, "e.pickle");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("opcode GLOBAL"), std::string::npos);
+  StatusOr<MemorySnapshot> cut = ParseMemorySnapshot(bytes.substr(0, bytes.size() - 40), "c");
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_EQ(cut->problems.Get(DataProblem::kTruncated), 1);
 }
 
 }  // namespace snapshot_importer_test

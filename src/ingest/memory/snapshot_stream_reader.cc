@@ -1,0 +1,901 @@
+#include "ingest/memory/snapshot_stream_reader.h"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ingest/memory/pickle_decoder.h"
+
+namespace gpuwhy {
+namespace {
+
+// The keys the snapshot reader looks at; any other string is kOther.
+enum Field : uint8_t {
+  kOther,
+  kName,
+  kFilename,
+  kLine,
+  kSize,
+  kAddress,
+  kRequestedSize,
+  kState,
+  kFrames,
+  kHistory,
+  kDevice,
+  kTotalSize,
+  kAllocatedSize,
+  kActiveSize,
+  kStream,
+  kSegmentType,
+  kIsExpandable,
+  kSegmentPoolId,
+  kBlocks,
+  kAction,
+  kAddr,
+  kDeviceFree,
+  kTimeUs,
+  kSegments,
+  kDeviceTraces,
+  kAllocatorSettings,
+  kExternalAnnotations,
+  kAllocConf,
+  kMaxSplitSize,
+  kExpandableSegments,
+  kGcThreshold,
+  kFieldCount
+};
+
+constexpr std::array<std::string_view, kFieldCount> kFieldNames = {
+    "",
+    "name",
+    "filename",
+    "line",
+    "size",
+    "address",
+    "requested_size",
+    "state",
+    "frames",
+    "history",
+    "device",
+    "total_size",
+    "allocated_size",
+    "active_size",
+    "stream",
+    "segment_type",
+    "is_expandable",
+    "segment_pool_id",
+    "blocks",
+    "action",
+    "addr",
+    "device_free",
+    "time_us",
+    "segments",
+    "device_traces",
+    "allocator_settings",
+    "external_annotations",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "max_split_size",
+    "expandable_segments",
+    "garbage_collection_threshold",
+};
+
+Field FieldOf(std::string_view s) {
+  for (size_t i = 1; i < kFieldCount; ++i) {
+    if (kFieldNames[i] == s) return static_cast<Field>(i);
+  }
+  return kOther;
+}
+
+// What a container is for the reader, fixed when it is created.
+enum class Role : uint8_t {
+  kOpaque,  // read by nobody (only its item count, for external_annotations)
+  kRoot,
+  kSegments,
+  kSegment,
+  kBlocks,
+  kBlock,
+  kHistory,
+  kHistoryEntry,
+  kFrames,
+  kFrame,
+  kDeviceTraces,
+  kTrace,
+  kTraceEntry,
+  kSettings,
+  kUnsupported,  // a place the document path reads in a way this one does not: decline
+  kCount
+};
+
+enum class Kind : uint8_t { kAbsent, kNone, kBool, kInt, kFloat, kString, kBytes, kBigInt, kList,
+                            kDict, kTuple, kSet };
+
+bool IsContainer(Kind k) { return k >= Kind::kList; }
+
+// One value on the stack, in the memo or in a record's fields: scalars inline, strings as a span
+// of the input, containers as a record index.
+struct Slot {
+  Kind kind = Kind::kAbsent;
+  Field field = kOther;  // strings: the key it spells
+  uint32_t a = 0;        // string length, container record
+  uint64_t b = 0;        // int, float bits, string offset
+};
+static_assert(sizeof(Slot) == 16);
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct Record {
+  Kind kind = Kind::kList;
+  Role role = Role::kOpaque;
+  bool frozen = false;      // joined a parent: its contents are final
+  uint32_t size = 0;        // items (a dict's keys and values both count)
+  uint32_t fields = kNone;  // into fields_ (dict roles) or id_lists_ (frames and blocks lists)
+  uint32_t result = kNone;  // frame index, stack id, trace device, history's last entry
+};
+
+// The fields each dict role keeps, in slot order.
+std::vector<Field> RoleFields(Role role) {
+  switch (role) {
+    case Role::kRoot: return {kSegments, kDeviceTraces, kAllocatorSettings, kExternalAnnotations};
+    case Role::kSegment:
+      return {kDevice,      kAddress,       kTotalSize,     kAllocatedSize,
+              kActiveSize,  kRequestedSize, kStream,        kSegmentType,
+              kIsExpandable, kSegmentPoolId, kFrames,       kBlocks};
+    case Role::kBlock: return {kSize, kAddress, kRequestedSize, kState, kFrames, kHistory};
+    case Role::kHistoryEntry: return {kFrames};
+    case Role::kFrame: return {kName, kFilename, kLine};
+    case Role::kTraceEntry: return {kAction, kAddr, kSize, kStream, kDeviceFree, kTimeUs, kFrames};
+    case Role::kSettings: return {kAllocConf, kMaxSplitSize, kExpandableSegments, kGcThreshold};
+    default: return {};
+  }
+}
+
+struct RoleTable {
+  std::array<std::array<int8_t, kFieldCount>, static_cast<size_t>(Role::kCount)> index{};
+  std::array<uint8_t, static_cast<size_t>(Role::kCount)> width{};
+  RoleTable() {
+    for (size_t r = 0; r < index.size(); ++r) {
+      index[r].fill(-1);
+      int8_t i = 0;
+      for (Field f : RoleFields(static_cast<Role>(r))) index[r][f] = i++;
+      width[r] = static_cast<uint8_t>(i);
+    }
+  }
+};
+const RoleTable kRoles;
+
+// The role of a container of |kind| that is the value of key |field| of a |parent| dict, or
+// (|field| == kOther and |item|) an item of a |parent| list, mirroring what the document path
+// reads where (snapshot_importer.cc).
+Role ChildRole(Role parent, bool item, Field field, Kind kind) {
+  const bool list = kind == Kind::kList;
+  const bool dict = kind == Kind::kDict;
+  switch (parent) {
+    case Role::kRoot:
+      if (item) return Role::kUnsupported;
+      if (field == kSegments) return list ? Role::kSegments : Role::kUnsupported;
+      if (field == kDeviceTraces) return list ? Role::kDeviceTraces : Role::kUnsupported;
+      if (field == kAllocatorSettings && dict) return Role::kSettings;
+      return Role::kOpaque;
+    case Role::kSegments: return item && dict ? Role::kSegment : Role::kOpaque;
+    case Role::kSegment:
+      if (field == kBlocks) return list ? Role::kBlocks : Role::kUnsupported;
+      if (field == kFrames && list) return Role::kFrames;
+      return Role::kOpaque;
+    case Role::kBlocks: return item && dict ? Role::kBlock : Role::kOpaque;
+    case Role::kBlock:
+      if (field == kHistory) return list ? Role::kHistory : Role::kUnsupported;
+      if (field == kFrames && list) return Role::kFrames;
+      return Role::kOpaque;
+    case Role::kHistory: return item && dict ? Role::kHistoryEntry : Role::kOpaque;
+    case Role::kHistoryEntry:
+    case Role::kTraceEntry: return field == kFrames && list ? Role::kFrames : Role::kOpaque;
+    case Role::kFrames: return item && dict ? Role::kFrame : Role::kOpaque;
+    case Role::kDeviceTraces: return list ? Role::kTrace : Role::kUnsupported;
+    case Role::kTrace: return item && dict ? Role::kTraceEntry : Role::kOpaque;
+    default: return Role::kOpaque;
+  }
+}
+
+// A record that is read into the model once, when it joins its parent: never shared.
+bool ReadOnce(Role role) {
+  return role != Role::kOpaque && role != Role::kFrames && role != Role::kFrame;
+}
+
+class StreamReader {
+ public:
+  explicit StreamReader(std::string_view data) : data_(data) {
+    // Reserving touches no pages (RSS grows with use) and spares reallocation copies; CPython
+    // memoizes each string, dict and list, about one per 80 bytes of a snapshot.
+    memo_.reserve(data.size() / 48 + 16);
+    records_.reserve(data.size() / 48 + 16);
+    out_.stack_offsets.push_back(0);
+  }
+
+  StreamReadResult Run();
+
+ private:
+  bool Decline(size_t at, std::string_view why) {
+    if (why_.empty()) why_ = fmt::format("byte {}: {}", at, why);
+    return false;
+  }
+  bool Step(uint8_t op, size_t at);
+  bool Have(size_t n) const { return data_.size() - pos_ >= n; }
+  uint64_t Le(size_t n) {  // after Have(n)
+    uint64_t v = 0;
+    std::memcpy(&v, data_.data() + pos_, n);  // little-endian host (x86-64, aarch64)
+    pos_ += n;
+    return v;
+  }
+  size_t Base() const { return marks_.empty() ? 0 : marks_.back(); }
+
+  bool PushInt(int64_t v) {
+    stack_.push_back({Kind::kInt, kOther, 0, static_cast<uint64_t>(v)});
+    return true;
+  }
+  bool String(size_t at, size_t length_bytes, Kind kind);
+  bool Long1(size_t at);
+  bool NewContainer(size_t at, Kind kind);
+  Role Predict(Kind kind, uint32_t& device) const;
+  bool Tuple(size_t at, size_t n);
+
+  bool AttachItem(size_t at, uint32_t parent, const Slot& v);
+  bool AttachPair(size_t at, uint32_t parent, const Slot& k, const Slot& v);
+  bool Join(size_t at, uint32_t parent, const Slot& v, bool item, Field field);
+  bool Extend(size_t at, Kind want);
+  bool Finish(size_t at);
+
+  const Slot& FieldOfRecord(uint32_t record, Field f) {
+    static const Slot kAbsentSlot;
+    const Record& r = records_[record];
+    const int8_t i = kRoles.index[static_cast<size_t>(r.role)][f];
+    return i < 0 || r.fields == kNone ? kAbsentSlot : fields_[r.fields + i];
+  }
+  uint32_t AllocFields(Role role);
+  void FreeFields(uint32_t record);
+  uint32_t AllocIds();
+  void FreeIds(uint32_t record);
+
+  std::string_view Str(const Slot& s) const {
+    return s.kind == Kind::kString || s.kind == Kind::kBytes || s.kind == Kind::kBigInt
+               ? data_.substr(s.b, s.a)
+               : std::string_view();
+  }
+  static int64_t IntOr(const Slot& s, int64_t fallback) {
+    return s.kind == Kind::kInt ? static_cast<int64_t>(s.b) : fallback;
+  }
+  static int64_t AsInt(const Slot& s) {
+    return s.kind == Kind::kInt || s.kind == Kind::kBool ? static_cast<int64_t>(s.b) : 0;
+  }
+  bool IsDict(const Slot& s) const { return s.kind == Kind::kDict; }
+
+  bool ReadSegment(size_t at, const Slot& v);
+  void ReadBlock(uint32_t block, const MemorySegment& segment, int64_t& offset);
+  bool ReadTraceEntry(size_t at, const Slot& v, int32_t device);
+  StackId InternStack(const Slot& frames);
+  uint32_t InternFrame(uint32_t frame);
+  void Malformed(std::string_view what, size_t index, std::string_view why) {
+    out_.problems.Add(DataProblem::kMalformedEvent, fmt::format("{} {}: {}", what, index, why));
+  }
+
+  std::string_view data_;
+  size_t pos_ = 0;
+  std::string why_;
+  std::vector<Slot> stack_;
+  std::vector<size_t> marks_;
+  std::vector<Slot> memo_;
+  std::vector<Record> records_;
+  std::vector<Slot> fields_;
+  std::array<std::vector<uint32_t>, static_cast<size_t>(Role::kCount)> free_fields_;
+  std::vector<std::vector<uint32_t>> id_lists_;
+  std::vector<uint32_t> free_ids_;
+  uint32_t root_ = kNone;
+  uint32_t segments_ = kNone;
+  uint32_t device_traces_ = kNone;
+  int32_t last_trace_device_ = -1;
+  bool first_segment_has_total_ = false;
+  int protocol_ = 0;
+
+  MemorySnapshot out_;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t> frame_index_;
+  std::unordered_map<std::string, StackId> stack_index_;  // frame indices as bytes
+  std::string key_;
+};
+
+uint32_t StreamReader::AllocFields(Role role) {
+  const uint8_t width = kRoles.width[static_cast<size_t>(role)];
+  if (width == 0) return kNone;
+  std::vector<uint32_t>& free = free_fields_[static_cast<size_t>(role)];
+  if (!free.empty()) {
+    const uint32_t at = free.back();
+    free.pop_back();
+    std::fill_n(fields_.begin() + at, width, Slot{});
+    return at;
+  }
+  const auto at = static_cast<uint32_t>(fields_.size());
+  fields_.resize(fields_.size() + width);
+  return at;
+}
+
+void StreamReader::FreeFields(uint32_t record) {
+  Record& r = records_[record];
+  if (r.fields == kNone) return;
+  free_fields_[static_cast<size_t>(r.role)].push_back(r.fields);
+  r.fields = kNone;
+}
+
+uint32_t StreamReader::AllocIds() {
+  if (!free_ids_.empty()) {
+    const uint32_t at = free_ids_.back();
+    free_ids_.pop_back();
+    return at;
+  }
+  id_lists_.emplace_back();
+  return static_cast<uint32_t>(id_lists_.size() - 1);
+}
+
+void StreamReader::FreeIds(uint32_t record) {
+  Record& r = records_[record];
+  if (r.fields == kNone) return;
+  id_lists_[r.fields].clear();
+  free_ids_.push_back(r.fields);
+  r.fields = kNone;
+}
+
+bool StreamReader::String(size_t at, size_t length_bytes, Kind kind) {
+  if (!Have(length_bytes)) return Decline(at, "input ends");
+  const uint64_t n = Le(length_bytes);
+  if (!Have(n)) return Decline(at, "a length past the input's end");
+  Slot s{kind, kOther, static_cast<uint32_t>(n), pos_};
+  if (kind == Kind::kString) s.field = FieldOf(data_.substr(pos_, n));
+  pos_ += n;
+  stack_.push_back(s);
+  return true;
+}
+
+// LONG1: little-endian two's complement, as the document decoder reads it (sign bytes that add
+// nothing dropped; wider than 64 bits kept as raw bytes).
+bool StreamReader::Long1(size_t at) {
+  if (!Have(1)) return Decline(at, "input ends");
+  const uint64_t n = Le(1);
+  if (!Have(n)) return Decline(at, "input ends");
+  const auto* raw = reinterpret_cast<const uint8_t*>(data_.data() + pos_);
+  const size_t offset = pos_;
+  pos_ += n;
+  size_t size = n;
+  while (size > 1) {
+    const uint8_t last = raw[size - 1];
+    const bool negative_below = (raw[size - 2] & 0x80) != 0;
+    if ((last == 0 && !negative_below) || (last == 0xff && negative_below)) {
+      --size;
+      continue;
+    }
+    break;
+  }
+  if (size > 8) {
+    stack_.push_back({Kind::kBigInt, kOther, static_cast<uint32_t>(n), offset});
+    return true;
+  }
+  uint64_t bits = 0;
+  for (size_t i = 0; i < size; ++i) bits |= uint64_t{raw[i]} << (8 * i);
+  if (size > 0 && size < 8 && (raw[size - 1] & 0x80) != 0) bits |= ~uint64_t{0} << (8 * size);
+  return PushInt(static_cast<int64_t>(bits));
+}
+
+// Where a new container goes, from the stack as CPython leaves it: after MARK, the items of the
+// container below the MARK (a dict's key on top when the count is odd); right after an open list,
+// its one item (APPEND). |device| is a trace list's index in device_traces.
+Role StreamReader::Predict(Kind kind, uint32_t& device) const {
+  const size_t base = Base();
+  const uint32_t owner = marks_.empty() || base == 0 ? kNone : stack_[base - 1].a;
+  if (stack_.empty()) return root_ != kNone  ? Role::kUnsupported
+                             : kind == Kind::kDict ? Role::kRoot
+                             : kind == Kind::kList ? Role::kSegments
+                                                   : Role::kUnsupported;
+  const Slot& top = stack_.back();
+  if (stack_.size() > base && top.kind == Kind::kList && !records_[top.a].frozen) {
+    const Record& list = records_[top.a];
+    const bool sibling = owner != kNone && records_[owner].kind == Kind::kList &&
+                         ChildRole(records_[owner].role, true, kOther, kind) != Role::kOpaque;
+    if (!sibling) {
+      device = list.size;
+      return ChildRole(list.role, true, kOther, kind);
+    }
+  }
+  if (owner == kNone) {
+    // One SETITEM (a dict of one key): the dict and its key on top, no MARK.
+    if (stack_.size() >= 2 && top.kind == Kind::kString &&
+        stack_[stack_.size() - 2].kind == Kind::kDict &&
+        !records_[stack_[stack_.size() - 2].a].frozen) {
+      return ChildRole(records_[stack_[stack_.size() - 2].a].role, false, top.field, kind);
+    }
+    return Role::kOpaque;
+  }
+  const Record& o = records_[owner];
+  const size_t pending = stack_.size() - base;
+  if (o.kind == Kind::kDict) {
+    if (pending % 2 == 0 || top.kind != Kind::kString) return Role::kUnsupported;
+    return ChildRole(o.role, false, top.field, kind);
+  }
+  device = static_cast<uint32_t>(o.size + pending);
+  return ChildRole(o.role, true, kOther, kind);
+}
+
+bool StreamReader::NewContainer(size_t at, Kind kind) {
+  uint32_t device = kNone;
+  const Role role = Predict(kind, device);
+  if (role == Role::kUnsupported) return Decline(at, "a container where a snapshot has none");
+  if (records_.size() >= UINT32_MAX - 1) return Decline(at, "too many containers");
+  Record r;
+  r.kind = kind;
+  r.role = role;
+  const auto id = static_cast<uint32_t>(records_.size());
+  switch (role) {
+    case Role::kRoot:
+      root_ = id;
+      r.fields = AllocFields(role);
+      break;
+    case Role::kSegments:
+      if (segments_ != kNone) return Decline(at, "a second segments list");
+      segments_ = id;
+      if (root_ == kNone) root_ = id;
+      break;
+    case Role::kDeviceTraces:
+      if (device_traces_ != kNone) return Decline(at, "a second device_traces list");
+      device_traces_ = id;
+      break;
+    case Role::kTrace: r.result = device; break;
+    case Role::kFrames:
+    case Role::kBlocks: r.fields = AllocIds(); break;
+    default: r.fields = AllocFields(role); break;
+  }
+  records_.push_back(r);
+  stack_.push_back({kind, kOther, id, 0});
+  return true;
+}
+
+// TUPLE1-3: a tuple is read by nobody; what it swallows must be read by nobody either.
+bool StreamReader::Tuple(size_t at, size_t n) {
+  if (stack_.size() < Base() + n) return Decline(at, "pop from an empty stack");
+  for (size_t i = stack_.size() - n; i < stack_.size(); ++i) {
+    const Slot& s = stack_[i];
+    if (IsContainer(s.kind) && records_[s.a].role != Role::kOpaque) {
+      return Decline(at, "a snapshot record inside a tuple");
+    }
+  }
+  stack_.resize(stack_.size() - n);
+  if (!NewContainer(at, Kind::kTuple)) return false;
+  Record& r = records_[stack_.back().a];
+  r.size = static_cast<uint32_t>(n);
+  if (r.role != Role::kOpaque) return Decline(at, "a tuple where a snapshot has a list or dict");
+  return true;
+}
+
+// |v| joins |parent| (as an item, or as key |field|'s value): it must have the role predicted
+// for that place, and a record read once must join once.
+bool StreamReader::Join(size_t at, uint32_t parent, const Slot& v, bool item, Field field) {
+  if (!IsContainer(v.kind)) return true;
+  Record& child = records_[v.a];
+  if (v.a == parent) return Decline(at, "a container inside itself");
+  if (child.role != ChildRole(records_[parent].role, item, field, child.kind)) {
+    return Decline(at, "a container joins a place other than the one it was read for");
+  }
+  if (child.frozen && ReadOnce(child.role)) return Decline(at, "a snapshot record used twice");
+  child.frozen = true;
+  return true;
+}
+
+bool StreamReader::AttachItem(size_t at, uint32_t parent, const Slot& v) {
+  Record& p = records_[parent];
+  const uint32_t position = p.size;
+  if (!Join(at, parent, v, true, kOther)) return false;
+  ++records_[parent].size;
+  switch (records_[parent].role) {
+    case Role::kSegments:
+      if (position == 0) first_segment_has_total_ = IsDict(v) && FieldOfRecord(v.a, kTotalSize).kind != Kind::kAbsent;
+      return ReadSegment(at, v);
+    case Role::kBlocks:
+      id_lists_[records_[parent].fields].push_back(IsDict(v) ? v.a : kNone);
+      return true;
+    case Role::kHistory: records_[parent].result = IsDict(v) ? v.a : kNone; return true;
+    case Role::kFrames:
+      if (IsDict(v)) id_lists_[records_[parent].fields].push_back(v.a);
+      return true;
+    case Role::kDeviceTraces:
+      if (v.kind == Kind::kList && records_[v.a].result != position) {
+        return Decline(at, "a trace list joins device_traces out of order");
+      }
+      return true;
+    case Role::kTrace: return ReadTraceEntry(at, v, static_cast<int32_t>(records_[parent].result));
+    default: return true;
+  }
+}
+
+bool StreamReader::AttachPair(size_t at, uint32_t parent, const Slot& k, const Slot& v) {
+  if (IsContainer(k.kind)) return Decline(at, "a container as a dict key");
+  const Field field = k.kind == Kind::kString ? k.field : kOther;
+  if (!Join(at, parent, v, false, field)) return false;
+  Record& p = records_[parent];
+  p.size += 2;
+  const int8_t i = kRoles.index[static_cast<size_t>(p.role)][field];
+  if (i >= 0 && p.fields != kNone) fields_[p.fields + i] = v;
+  return true;
+}
+
+// APPENDS, SETITEMS, ADDITEMS.
+bool StreamReader::Extend(size_t at, Kind want) {
+  if (marks_.empty()) return Decline(at, "no MARK to close");
+  const size_t begin = marks_.back();
+  marks_.pop_back();
+  if (begin <= Base() || stack_[begin - 1].kind != want) {
+    return Decline(at, "items for a container of another type");
+  }
+  const uint32_t parent = stack_[begin - 1].a;
+  if (records_[parent].frozen) return Decline(at, "items added to a container already read");
+  if (want == Kind::kDict) {
+    if ((stack_.size() - begin) % 2 != 0) return Decline(at, "a dict's items come in pairs");
+    for (size_t i = begin; i < stack_.size(); i += 2) {
+      if (!AttachPair(at, parent, stack_[i], stack_[i + 1])) return false;
+    }
+  } else {
+    for (size_t i = begin; i < stack_.size(); ++i) {
+      if (!AttachItem(at, parent, stack_[i])) return false;
+    }
+  }
+  stack_.resize(begin);
+  return true;
+}
+
+uint32_t StreamReader::InternFrame(uint32_t frame) {
+  Record& r = records_[frame];
+  if (r.result != kNone) return r.result;
+  MemoryFrame f;
+  f.name = out_.strings.Intern(Str(FieldOfRecord(frame, kName)));
+  f.filename = out_.strings.Intern(Str(FieldOfRecord(frame, kFilename)));
+  f.line = IntOr(FieldOfRecord(frame, kLine), 0);
+  auto [it, added] = frame_index_.try_emplace({f.name.value, f.filename.value, f.line},
+                                              static_cast<uint32_t>(out_.frames.size()));
+  if (added) out_.frames.push_back(f);
+  records_[frame].result = it->second;
+  FreeFields(frame);
+  return it->second;
+}
+
+StackId StreamReader::InternStack(const Slot& frames) {
+  if (frames.kind != Kind::kList) return kNoStack;
+  const uint32_t list = frames.a;
+  if (records_[list].size == 0) return kNoStack;
+  if (records_[list].result != kNone) return records_[list].result;
+  key_.clear();
+  // A copy: interning frames may grow records_ no more, but id_lists_ is read while indices
+  // are appended to key_.
+  for (uint32_t frame : id_lists_[records_[list].fields]) {
+    const uint32_t index = InternFrame(frame);
+    key_.append(reinterpret_cast<const char*>(&index), sizeof index);
+  }
+  auto [it, added] = stack_index_.try_emplace(key_, static_cast<StackId>(out_.stack_count()));
+  if (added) {
+    const auto* begin = reinterpret_cast<const uint32_t*>(key_.data());
+    out_.stack_frames.insert(out_.stack_frames.end(), begin, begin + key_.size() / sizeof(uint32_t));
+    out_.stack_offsets.push_back(static_cast<uint32_t>(out_.stack_frames.size()));
+  }
+  records_[list].result = it->second;
+  FreeIds(list);
+  return it->second;
+}
+
+void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64_t& offset) {
+  const size_t index = out_.blocks.size();
+  if (block == kNone) return Malformed("block", index, "not a dict");
+  const Slot& size = FieldOfRecord(block, kSize);
+  if (size.kind != Kind::kInt) {
+    Malformed("block", index, "no size");
+    FreeFields(block);
+    return;
+  }
+  MemoryBlock b;
+  b.size = static_cast<int64_t>(size.b);
+  // Older snapshots leave blocks without an address: they tile their segment in order
+  // (wrapping as two's complement where the document path's int64 sum would overflow).
+  b.address = IntOr(FieldOfRecord(block, kAddress),
+                    segment.address == kNoValue
+                        ? kNoValue
+                        : static_cast<int64_t>(static_cast<uint64_t>(segment.address) +
+                                               static_cast<uint64_t>(offset)));
+  offset = static_cast<int64_t>(static_cast<uint64_t>(offset) + static_cast<uint64_t>(b.size));
+  const Slot& requested = FieldOfRecord(block, kRequestedSize);
+  if (requested.kind == Kind::kInt) out_.layout.requested_size = true;
+  b.requested_size = IntOr(requested, kNoValue);
+  b.state = ParseBlockState(Str(FieldOfRecord(block, kState)));
+  Slot frames = FieldOfRecord(block, kFrames);
+  if (frames.kind != Kind::kAbsent) out_.layout.block_frames = true;
+  if (const Slot& history = FieldOfRecord(block, kHistory); history.kind != Kind::kAbsent) {
+    out_.layout.block_history = true;
+    // The 2.0 layout: the most recent history entry holds the allocation's frames.
+    if (frames.kind == Kind::kAbsent && history.kind == Kind::kList) {
+      const uint32_t last = records_[history.a].result;
+      if (last != kNone) frames = FieldOfRecord(last, kFrames);
+    }
+  }
+  b.stack = InternStack(frames);
+  out_.blocks.push_back(b);
+  FreeFields(block);
+}
+
+bool StreamReader::ReadSegment(size_t at, const Slot& v) {
+  const size_t index = out_.segments.size();
+  if (!IsDict(v)) {
+    Malformed("segment", index, "not a dict");
+    return true;
+  }
+  const uint32_t seg = v.a;
+  const Slot& total = FieldOfRecord(seg, kTotalSize);
+  if (total.kind != Kind::kInt) {
+    Malformed("segment", index, "no total_size");
+    return true;
+  }
+  // The document path reads every segment before any trace entry: keep its stack numbering.
+  if (last_trace_device_ >= 0) return Decline(at, "segments after the device traces");
+  MemorySegment s;
+  s.device = static_cast<int32_t>(IntOr(FieldOfRecord(seg, kDevice), 0));
+  s.address = IntOr(FieldOfRecord(seg, kAddress), kNoValue);
+  s.total_size = static_cast<int64_t>(total.b);
+  s.allocated_size = IntOr(FieldOfRecord(seg, kAllocatedSize), kNoValue);
+  s.active_size = IntOr(FieldOfRecord(seg, kActiveSize), kNoValue);
+  s.requested_size = IntOr(FieldOfRecord(seg, kRequestedSize), kNoValue);
+  s.stream = IntOr(FieldOfRecord(seg, kStream), kNoValue);
+  const std::string_view type = Str(FieldOfRecord(seg, kSegmentType));
+  s.pool = type == "large" ? SegmentPool::kLarge
+                           : (type == "small" ? SegmentPool::kSmall : SegmentPool::kUnknown);
+  s.expandable = AsInt(FieldOfRecord(seg, kIsExpandable)) != 0;
+  if (FieldOfRecord(seg, kSegmentPoolId).kind != Kind::kAbsent) out_.layout.segment_pool_id = true;
+  s.stack = InternStack(FieldOfRecord(seg, kFrames));
+  s.first_block = static_cast<uint32_t>(out_.blocks.size());
+  int64_t offset = 0;
+  if (const Slot blocks = FieldOfRecord(seg, kBlocks); blocks.kind == Kind::kList) {
+    for (uint32_t block : id_lists_[records_[blocks.a].fields]) ReadBlock(block, s, offset);
+    FreeIds(blocks.a);
+  }
+  s.block_count = static_cast<uint32_t>(out_.blocks.size() - s.first_block);
+  out_.segments.push_back(s);
+  FreeFields(seg);
+  return true;
+}
+
+bool StreamReader::ReadTraceEntry(size_t at, const Slot& v, int32_t device) {
+  if (device < last_trace_device_) return Decline(at, "device traces out of order");
+  last_trace_device_ = device;
+  const size_t index = out_.trace.size();
+  if (!IsDict(v)) {
+    Malformed("trace entry", index, "not a dict");
+    return true;
+  }
+  const uint32_t entry = v.a;
+  const Slot& action = FieldOfRecord(entry, kAction);
+  if (action.kind != Kind::kString) {
+    Malformed("trace entry", index, "no action");
+    FreeFields(entry);
+    return true;
+  }
+  MemoryTraceEntry e;
+  e.device = device;
+  e.action = ParseMemoryAction(Str(action));
+  if (e.action == MemoryAction::kUnknown) {
+    out_.problems.Add(DataProblem::kUnknownCategory,
+                      fmt::format("trace entry {}: action '{}'", index, Str(action).substr(0, 40)));
+  }
+  e.address = IntOr(FieldOfRecord(entry, kAddr), kNoValue);
+  e.size = IntOr(FieldOfRecord(entry, kSize), 0);
+  e.stream = IntOr(FieldOfRecord(entry, kStream), kNoValue);
+  e.device_free = IntOr(FieldOfRecord(entry, kDeviceFree), kNoValue);
+  const Slot& time_us = FieldOfRecord(entry, kTimeUs);
+  // Microseconds since the epoch fit int64 nanoseconds until the year 2262.
+  if (time_us.kind == Kind::kInt && std::abs(static_cast<int64_t>(time_us.b)) < INT64_MAX / 1000) {
+    e.time = static_cast<int64_t>(time_us.b) * 1000;
+  }
+  e.stack = InternStack(FieldOfRecord(entry, kFrames));
+  out_.trace.push_back(e);
+  FreeFields(entry);
+  return true;
+}
+
+// STOP: the root is the only value left; what the document path reads from it is here.
+bool StreamReader::Finish(size_t at) {
+  if (stack_.size() != 1 || !marks_.empty() || !IsContainer(stack_[0].kind) ||
+      stack_[0].a != root_) {
+    return Decline(at, "STOP with other values than the snapshot on the stack");
+  }
+  const Record& root = records_[root_];
+  if (root.role == Role::kSegments) {  // torch.cuda.memory_snapshot(): segments only
+    if (root.size > 0 && !first_segment_has_total_) return Decline(at, "not a list of segments");
+    return true;
+  }
+  const Slot& segments = FieldOfRecord(root_, kSegments);
+  const Slot& traces = FieldOfRecord(root_, kDeviceTraces);
+  if (segments.kind == Kind::kAbsent && traces.kind == Kind::kAbsent) {
+    return Decline(at, "no 'segments' or 'device_traces'");
+  }
+  // Records were read as they came: only if they came from the lists the root keeps.
+  if (segments_ != kNone && (segments.kind != Kind::kList || segments.a != segments_)) {
+    return Decline(at, "a segments list the root does not keep");
+  }
+  if (device_traces_ != kNone && (traces.kind != Kind::kList || traces.a != device_traces_)) {
+    return Decline(at, "a device_traces list the root does not keep");
+  }
+  if (traces.kind != Kind::kAbsent) out_.layout.device_traces = true;
+  if (const Slot& settings = FieldOfRecord(root_, kAllocatorSettings); IsDict(settings)) {
+    const uint32_t r = settings.a;
+    AllocatorSettings& s = out_.settings;
+    out_.layout.allocator_settings = true;
+    s.recorded = true;
+    s.alloc_conf = std::string(Str(FieldOfRecord(r, kAllocConf)));
+    if (const Slot& m = FieldOfRecord(r, kMaxSplitSize); m.kind == Kind::kInt) {
+      s.max_split_size = static_cast<int64_t>(m.b);
+    }
+    if (const Slot& e = FieldOfRecord(r, kExpandableSegments); e.kind == Kind::kBool) {
+      s.expandable_segments = e.b != 0;
+    }
+    if (const Slot& g = FieldOfRecord(r, kGcThreshold); g.kind != Kind::kAbsent) {
+      s.garbage_collection_threshold =
+          g.kind == Kind::kFloat ? std::bit_cast<double>(g.b)
+                                 : (g.kind == Kind::kInt || g.kind == Kind::kBool
+                                        ? static_cast<double>(static_cast<int64_t>(g.b))
+                                        : 0.0);
+    }
+  }
+  if (const Slot& a = FieldOfRecord(root_, kExternalAnnotations); a.kind != Kind::kAbsent) {
+    out_.layout.external_annotations = true;
+    out_.annotation_count = IsContainer(a.kind) ? records_[a.a].size : 0;
+  }
+  return true;
+}
+
+bool StreamReader::Step(uint8_t op, size_t at) {
+  switch (op) {
+    case 0x80: {  // PROTO
+      if (!Have(1)) return Decline(at, "input ends");
+      const uint64_t n = Le(1);
+      if (n < 2 || n > 5) return Decline(at, "not protocol 2 to 5");
+      protocol_ = static_cast<int>(n);
+      return true;
+    }
+    case 0x95:  // FRAME: a length hint
+      if (!Have(8)) return Decline(at, "input ends");
+      pos_ += 8;
+      return true;
+    case '(':  // MARK: CPython's pickler marks only the start of a batch of a container's items
+      if (marks_.size() >= pickle::kMaxDepth) return Decline(at, "nesting too deep");
+      if (stack_.size() <= Base() || !IsContainer(stack_.back().kind)) {
+        return Decline(at, "a MARK not after a container");
+      }
+      marks_.push_back(stack_.size());
+      return true;
+    case 0x94:  // MEMOIZE
+      if (stack_.size() <= Base()) return Decline(at, "empty stack");
+      memo_.push_back(stack_.back());
+      return true;
+    case 'q':    // BINPUT
+    case 'r': {  // LONG_BINPUT
+      const size_t n = op == 'q' ? 1 : 4;
+      if (!Have(n)) return Decline(at, "input ends");
+      const uint64_t key = Le(n);
+      if (stack_.size() <= Base()) return Decline(at, "empty stack");
+      if (key == memo_.size()) {
+        memo_.push_back(stack_.back());
+      } else if (key < memo_.size()) {
+        memo_[key] = stack_.back();
+      } else {
+        return Decline(at, "a memo key out of sequence");
+      }
+      return true;
+    }
+    case 'h':    // BINGET
+    case 'j': {  // LONG_BINGET
+      const size_t n = op == 'h' ? 1 : 4;
+      if (!Have(n)) return Decline(at, "input ends");
+      const uint64_t key = Le(n);
+      if (key >= memo_.size()) return Decline(at, "memo key read before it was written");
+      stack_.push_back(memo_[key]);
+      return true;
+    }
+    case 'N': stack_.push_back({Kind::kNone}); return true;
+    case 0x88: stack_.push_back({Kind::kBool, kOther, 0, 1}); return true;  // NEWTRUE
+    case 0x89: stack_.push_back({Kind::kBool, kOther, 0, 0}); return true;  // NEWFALSE
+    case 'K':                                                               // BININT1
+      if (!Have(1)) return Decline(at, "input ends");
+      return PushInt(static_cast<int64_t>(Le(1)));
+    case 'M':  // BININT2
+      if (!Have(2)) return Decline(at, "input ends");
+      return PushInt(static_cast<int64_t>(Le(2)));
+    case 'J':  // BININT
+      if (!Have(4)) return Decline(at, "input ends");
+      return PushInt(static_cast<int32_t>(static_cast<uint32_t>(Le(4))));
+    case 0x8a: return Long1(at);
+    case 'G':  // BINFLOAT: big-endian IEEE 754
+      if (!Have(8)) return Decline(at, "input ends");
+      stack_.push_back({Kind::kFloat, kOther, 0, __builtin_bswap64(Le(8))});
+      return true;
+    case 'X': return String(at, 4, Kind::kString);     // BINUNICODE
+    case 0x8c: return String(at, 1, Kind::kString);    // SHORT_BINUNICODE
+    case 0x8d: return String(at, 8, Kind::kString);    // BINUNICODE8
+    case 'T':                                          // BINSTRING
+      if (Have(4) && static_cast<uint8_t>(data_[pos_ + 3]) & 0x80)
+        return Decline(at, "BINSTRING length < 0");
+      return String(at, 4, Kind::kString);
+    case 'U': return String(at, 1, Kind::kString);    // SHORT_BINSTRING
+    case 'B': return String(at, 4, Kind::kBytes);     // BINBYTES
+    case 'C': return String(at, 1, Kind::kBytes);     // SHORT_BINBYTES
+    case 0x8e: return String(at, 8, Kind::kBytes);    // BINBYTES8
+    case 0x96: return String(at, 8, Kind::kBytes);    // BYTEARRAY8
+    case ']': return NewContainer(at, Kind::kList);   // EMPTY_LIST
+    case '}': return NewContainer(at, Kind::kDict);   // EMPTY_DICT
+    case ')': return NewContainer(at, Kind::kTuple);  // EMPTY_TUPLE
+    case 0x8f: return NewContainer(at, Kind::kSet);   // EMPTY_SET
+    case 0x85: return Tuple(at, 1);                   // TUPLE1
+    case 0x86: return Tuple(at, 2);                   // TUPLE2
+    case 0x87: return Tuple(at, 3);                   // TUPLE3
+    case 'a': {                                       // APPEND
+      if (stack_.size() < Base() + 2 || stack_[stack_.size() - 2].kind != Kind::kList) {
+        return Decline(at, "APPEND without a list");
+      }
+      const Slot v = stack_.back();
+      stack_.pop_back();
+      if (records_[stack_.back().a].frozen) return Decline(at, "items added to a list already read");
+      return AttachItem(at, stack_.back().a, v);
+    }
+    case 's': {  // SETITEM
+      if (stack_.size() < Base() + 3 || stack_[stack_.size() - 3].kind != Kind::kDict) {
+        return Decline(at, "SETITEM without a dict");
+      }
+      const Slot v = stack_.back();
+      const Slot k = stack_[stack_.size() - 2];
+      stack_.resize(stack_.size() - 2);
+      if (records_[stack_.back().a].frozen) return Decline(at, "items added to a dict already read");
+      return AttachPair(at, stack_.back().a, k, v);
+    }
+    case 'e': return Extend(at, Kind::kList);   // APPENDS
+    case 'u': return Extend(at, Kind::kDict);   // SETITEMS
+    case 0x90: return Extend(at, Kind::kSet);   // ADDITEMS
+    case '.': return Finish(at);                // STOP
+    default: return Decline(at, "an opcode the streaming reader leaves to the document decoder");
+  }
+}
+
+StreamReadResult StreamReader::Run() {
+  StreamReadResult result;
+  if (data_.size() >= UINT32_MAX) {
+    result.declined = "over 4 GiB";
+    return result;
+  }
+  while (true) {
+    if (pos_ >= data_.size()) {
+      Decline(pos_, "input ends before STOP");
+      break;
+    }
+    const size_t at = pos_++;
+    const auto op = static_cast<uint8_t>(data_[at]);
+    if (!Step(op, at)) break;
+    if (op == '.') {
+      out_.layout.pickle_protocol = protocol_;
+      result.snapshot = std::move(out_);
+      return result;
+    }
+  }
+  result.declined = std::move(why_);
+  return result;
+}
+
+}  // namespace
+
+StreamReadResult ReadSnapshotStreaming(std::string_view bytes) {
+  return StreamReader(bytes).Run();
+}
+
+}  // namespace gpuwhy
