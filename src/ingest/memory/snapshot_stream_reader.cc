@@ -135,10 +135,13 @@ struct Record {
   Kind kind = Kind::kList;
   Role role = Role::kOpaque;
   bool frozen = false;      // joined a parent: its contents are final
+  bool read = false;        // a segment or trace entry read into the model (at its last SETITEMS)
   uint32_t size = 0;        // items (a dict's keys and values both count)
   uint32_t fields = kNone;  // into fields_ (dict roles) or id_lists_ (frames and blocks lists)
-  uint32_t result = kNone;  // frame index, stack id, trace device, history's last entry
+  uint32_t result = kNone;  // frame index, stack id, trace device, history's last entry, or a
+                            // segment's or trace entry's place in the order they were read
 };
+static_assert(sizeof(Record) == 16);
 
 // The fields each dict role keeps, in slot order.
 std::vector<Field> RoleFields(Role role) {
@@ -243,7 +246,7 @@ class StreamReader {
   bool String(size_t at, size_t length_bytes, Kind kind);
   bool Long1(size_t at);
   bool NewContainer(size_t at, Kind kind);
-  Role Predict(Kind kind, uint32_t& device) const;
+  Role Predict(Kind kind, uint32_t& device, uint32_t& parent) const;
   bool Tuple(size_t at, size_t n);
 
   bool AttachItem(size_t at, uint32_t parent, const Slot& v);
@@ -276,6 +279,8 @@ class StreamReader {
   }
   bool IsDict(const Slot& s) const { return s.kind == Kind::kDict; }
 
+  bool ReadRecordEarly(size_t at, uint32_t record);
+  bool JoinRecord(size_t at, const Slot& v, bool segment, int32_t device);
   bool ReadSegment(size_t at, const Slot& v);
   void ReadBlock(uint32_t block, const MemorySegment& segment, int64_t& offset);
   bool ReadTraceEntry(size_t at, const Slot& v, int32_t device);
@@ -300,6 +305,13 @@ class StreamReader {
   uint32_t segments_ = kNone;
   uint32_t device_traces_ = kNone;
   int32_t last_trace_device_ = -1;
+  // Segments and trace entries are read when their dict is complete, before they join their
+  // list (CPython batches 1,000 items per APPENDS): they must join in the order they were read.
+  uint32_t segments_read_ = 0;
+  uint32_t segments_joined_ = 0;
+  uint32_t entries_read_ = 0;
+  uint32_t entries_joined_ = 0;
+  std::vector<int32_t> entry_devices_;  // by the order entries were read
   bool first_segment_has_total_ = false;
   int protocol_ = 0;
 
@@ -392,7 +404,7 @@ bool StreamReader::Long1(size_t at) {
 // Where a new container goes, from the stack as CPython leaves it: after MARK, the items of the
 // container below the MARK (a dict's key on top when the count is odd); right after an open list,
 // its one item (APPEND). |device| is a trace list's index in device_traces.
-Role StreamReader::Predict(Kind kind, uint32_t& device) const {
+Role StreamReader::Predict(Kind kind, uint32_t& device, uint32_t& parent) const {
   const size_t base = Base();
   const uint32_t owner = marks_.empty() || base == 0 ? kNone : stack_[base - 1].a;
   if (stack_.empty()) return root_ != kNone  ? Role::kUnsupported
@@ -406,6 +418,7 @@ Role StreamReader::Predict(Kind kind, uint32_t& device) const {
                          ChildRole(records_[owner].role, true, kOther, kind) != Role::kOpaque;
     if (!sibling) {
       device = list.size;
+      parent = top.a;
       return ChildRole(list.role, true, kOther, kind);
     }
   }
@@ -414,12 +427,14 @@ Role StreamReader::Predict(Kind kind, uint32_t& device) const {
     if (stack_.size() >= 2 && top.kind == Kind::kString &&
         stack_[stack_.size() - 2].kind == Kind::kDict &&
         !records_[stack_[stack_.size() - 2].a].frozen) {
-      return ChildRole(records_[stack_[stack_.size() - 2].a].role, false, top.field, kind);
+      parent = stack_[stack_.size() - 2].a;
+      return ChildRole(records_[parent].role, false, top.field, kind);
     }
     return Role::kOpaque;
   }
   const Record& o = records_[owner];
   const size_t pending = stack_.size() - base;
+  parent = owner;
   if (o.kind == Kind::kDict) {
     if (pending % 2 == 0 || top.kind != Kind::kString) return Role::kUnsupported;
     return ChildRole(o.role, false, top.field, kind);
@@ -430,7 +445,8 @@ Role StreamReader::Predict(Kind kind, uint32_t& device) const {
 
 bool StreamReader::NewContainer(size_t at, Kind kind) {
   uint32_t device = kNone;
-  const Role role = Predict(kind, device);
+  uint32_t parent = kNone;
+  const Role role = Predict(kind, device, parent);
   if (role == Role::kUnsupported) return Decline(at, "a container where a snapshot has none");
   if (records_.size() >= UINT32_MAX - 1) return Decline(at, "too many containers");
   Record r;
@@ -452,6 +468,10 @@ bool StreamReader::NewContainer(size_t at, Kind kind) {
       device_traces_ = id;
       break;
     case Role::kTrace: r.result = device; break;
+    case Role::kTraceEntry:
+      r.result = parent;  // a kTrace list: ChildRole gives kTraceEntry only there
+      r.fields = AllocFields(role);
+      break;
     case Role::kFrames:
     case Role::kBlocks: r.fields = AllocIds(); break;
     default: r.fields = AllocFields(role); break;
@@ -499,8 +519,7 @@ bool StreamReader::AttachItem(size_t at, uint32_t parent, const Slot& v) {
   ++records_[parent].size;
   switch (records_[parent].role) {
     case Role::kSegments:
-      if (position == 0) first_segment_has_total_ = IsDict(v) && FieldOfRecord(v.a, kTotalSize).kind != Kind::kAbsent;
-      return ReadSegment(at, v);
+      return JoinRecord(at, v, true, 0);
     case Role::kBlocks:
       id_lists_[records_[parent].fields].push_back(IsDict(v) ? v.a : kNone);
       return true;
@@ -513,13 +532,14 @@ bool StreamReader::AttachItem(size_t at, uint32_t parent, const Slot& v) {
         return Decline(at, "a trace list joins device_traces out of order");
       }
       return true;
-    case Role::kTrace: return ReadTraceEntry(at, v, static_cast<int32_t>(records_[parent].result));
+    case Role::kTrace: return JoinRecord(at, v, false, static_cast<int32_t>(records_[parent].result));
     default: return true;
   }
 }
 
 bool StreamReader::AttachPair(size_t at, uint32_t parent, const Slot& k, const Slot& v) {
   if (IsContainer(k.kind)) return Decline(at, "a container as a dict key");
+  if (records_[parent].read) return Decline(at, "items added to a record already read");
   const Field field = k.kind == Kind::kString ? k.field : kOther;
   if (!Join(at, parent, v, false, field)) return false;
   Record& p = records_[parent];
@@ -538,12 +558,16 @@ bool StreamReader::Extend(size_t at, Kind want) {
     return Decline(at, "items for a container of another type");
   }
   const uint32_t parent = stack_[begin - 1].a;
-  if (records_[parent].frozen) return Decline(at, "items added to a container already read");
+  if (records_[parent].frozen || records_[parent].read) {
+    return Decline(at, "items added to a container already read");
+  }
   if (want == Kind::kDict) {
     if ((stack_.size() - begin) % 2 != 0) return Decline(at, "a dict's items come in pairs");
     for (size_t i = begin; i < stack_.size(); i += 2) {
       if (!AttachPair(at, parent, stack_[i], stack_[i + 1])) return false;
     }
+    stack_.resize(begin);
+    return ReadRecordEarly(at, parent);
   } else {
     for (size_t i = begin; i < stack_.size(); ++i) {
       if (!AttachItem(at, parent, stack_[i])) return false;
@@ -551,6 +575,47 @@ bool StreamReader::Extend(size_t at, Kind want) {
   }
   stack_.resize(begin);
   return true;
+}
+
+// A segment or trace entry dict whose SETITEMS closed is complete in CPython's output: read it
+// now, so that a batch of 1,000 (or, from other writers, all of them) pending on the stack holds
+// no fields. Items added later make the reader decline.
+bool StreamReader::ReadRecordEarly(size_t at, uint32_t record) {
+  Record& r = records_[record];
+  if (r.role == Role::kSegment) {
+    r.read = true;
+    r.result = segments_read_++;
+    return ReadSegment(at, {Kind::kDict, kOther, record, 0});
+  }
+  if (r.role == Role::kTraceEntry) {
+    // Its list was created, and its device fixed, before it (result: that list, till now).
+    const auto device = static_cast<int32_t>(records_[r.result].result);
+    r.read = true;
+    r.result = entries_read_++;
+    entry_devices_.push_back(device);
+    return ReadTraceEntry(at, {Kind::kDict, kOther, record, 0}, device);
+  }
+  return true;
+}
+
+// A segment or trace entry joins its list: read already (in the same order) or now.
+bool StreamReader::JoinRecord(size_t at, const Slot& v, bool segment, int32_t device) {
+  uint32_t& read = segment ? segments_read_ : entries_read_;
+  uint32_t& joined = segment ? segments_joined_ : entries_joined_;
+  if (IsDict(v) && records_[v.a].read) {
+    if (records_[v.a].result != joined) return Decline(at, "records join in another order");
+    if (!segment && entry_devices_[joined] != device) {
+      return Decline(at, "a trace entry joins another device's list");
+    }
+    ++joined;
+    return true;
+  }
+  if (read != joined) return Decline(at, "records join in another order");
+  ++read;
+  ++joined;
+  if (segment) return ReadSegment(at, v);
+  entry_devices_.push_back(device);
+  return ReadTraceEntry(at, v, device);
 }
 
 uint32_t StreamReader::InternFrame(uint32_t frame) {
@@ -631,6 +696,9 @@ void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64
 
 bool StreamReader::ReadSegment(size_t at, const Slot& v) {
   const size_t index = out_.segments.size();
+  if (segments_read_ == 1) {  // for a bare list of segments, the document path's check
+    first_segment_has_total_ = IsDict(v) && FieldOfRecord(v.a, kTotalSize).kind != Kind::kAbsent;
+  }
   if (!IsDict(v)) {
     Malformed("segment", index, "not a dict");
     return true;
@@ -858,7 +926,7 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       const Slot k = stack_[stack_.size() - 2];
       stack_.resize(stack_.size() - 2);
       if (records_[stack_.back().a].frozen) return Decline(at, "items added to a dict already read");
-      return AttachPair(at, stack_.back().a, k, v);
+      return AttachPair(at, stack_.back().a, k, v) && ReadRecordEarly(at, stack_.back().a);
     }
     case 'e': return Extend(at, Kind::kList);   // APPENDS
     case 'u': return Extend(at, Kind::kDict);   // SETITEMS
