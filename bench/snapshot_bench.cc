@@ -2,7 +2,7 @@
 // importer on a synthetic torch.cuda.memory._dump_snapshot() pickle shaped like the real ones
 // (memoized keys and frames, a frames list per block and trace entry, LONG1 addresses).
 //
-//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE]
+//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE] [--only decode|import-document|import]
 //
 // Rows: decode (DecodePickle: the document alone), import-document (the document path:
 // DecodePickle and the walk into MemorySnapshot), import (ParseMemorySnapshot, what gpuwhy
@@ -269,11 +269,13 @@ int main(int argc, char** argv) {
   int64_t size_mb = 100;
   int runs = 3;
   std::string path;
+  std::string only;  // decode, import-document or import: that row alone (for a profiler)
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--size-mb") size_mb = std::atoll(argv[i + 1]);
     if (flag == "--runs") runs = std::atoi(argv[i + 1]);
     if (flag == "--snapshot") path = argv[i + 1];
+    if (flag == "--only") only = argv[i + 1];
   }
   if (path.empty()) {
     path = (std::filesystem::temp_directory_path() /
@@ -296,6 +298,9 @@ int main(int argc, char** argv) {
   }
   for (Mode mode : {Mode::kDecode, Mode::kImportDocument, Mode::kImport}) {
     const bool import = mode != Mode::kDecode;
+    const char* row =
+        mode == Mode::kDecode ? "decode" : (mode == Mode::kImport ? "import" : "import-document");
+    if (!only.empty() && only != row) continue;
     std::vector<double> rate, cpu_rate, ratio;
     RunResult last;
     for (int r = 0; r < runs; ++r) {
@@ -309,8 +314,7 @@ int main(int argc, char** argv) {
     }
     fmt::print(
         "{:<15} {}: {:.1f} MiB, median {:.0f} MiB/s of CPU time ({}), peak RSS {:.2f}x the file\n",
-        mode == Mode::kDecode ? "decode" : (mode == Mode::kImport ? "import" : "import-document"),
-        path, static_cast<double>(last.bytes) / (1 << 20),
+        row, path, static_cast<double>(last.bytes) / (1 << 20),
         gpuwhy::bench::Median(rate),
         import ? fmt::format("{} segments, {} trace entries", last.segments, last.trace)
                : fmt::format("{} values", last.values),

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -87,7 +86,7 @@ constexpr std::array<std::string_view, kFieldCount> kFieldNames = {
     "garbage_collection_threshold",
 };
 
-Field FieldOf(std::string_view s) {
+Field KeyOf(std::string_view s) {
   for (size_t i = 1; i < kFieldCount; ++i) {
     if (kFieldNames[i] == s) return static_cast<Field>(i);
   }
@@ -119,17 +118,20 @@ enum class Kind : uint8_t { kAbsent, kNone, kBool, kInt, kFloat, kString, kBytes
 
 bool IsContainer(Kind k) { return k >= Kind::kList; }
 
-// One value on the stack, in the memo or in a record's fields: scalars inline, strings as a span
-// of the input, containers as a record index.
+// One value on the stack or in a record's fields: scalars inline, strings as a span of the
+// input, containers as a record index (frame dicts in a table of their own: they are few and
+// read again and again, so they stay in cache).
 struct Slot {
   Kind kind = Kind::kAbsent;
   Field field = kOther;  // strings: the key it spells
+  bool frame = false;    // containers: a in frames_, not records_
   uint32_t a = 0;        // string length, container record
   uint64_t b = 0;        // int, float bits, string offset
 };
 static_assert(sizeof(Slot) == 16);
 
 constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kMaxRecords = 1u << 28;  // the memo's 4 bytes: 2 bits tag, 2 bits kind
 
 struct Record {
   Kind kind = Kind::kList;
@@ -219,6 +221,7 @@ class StreamReader {
     // memoizes each string, dict and list, about one per 80 bytes of a snapshot.
     memo_.reserve(data.size() / 48 + 16);
     records_.reserve(data.size() / 48 + 16);
+    stack_table_.assign(1024, 0);
     out_.stack_offsets.push_back(0);
   }
 
@@ -240,7 +243,7 @@ class StreamReader {
   size_t Base() const { return marks_.empty() ? 0 : marks_.back(); }
 
   bool PushInt(int64_t v) {
-    stack_.push_back({Kind::kInt, kOther, 0, static_cast<uint64_t>(v)});
+    stack_.push_back({Kind::kInt, kOther, false, 0, static_cast<uint64_t>(v)});
     return true;
   }
   bool String(size_t at, size_t length_bytes, Kind kind);
@@ -249,20 +252,28 @@ class StreamReader {
   Role Predict(Kind kind, uint32_t& device, uint32_t& parent) const;
   bool Tuple(size_t at, size_t n);
 
-  bool AttachItem(size_t at, uint32_t parent, const Slot& v);
-  bool AttachPair(size_t at, uint32_t parent, const Slot& k, const Slot& v);
-  bool Join(size_t at, uint32_t parent, const Slot& v, bool item, Field field);
+  Record& Rec(const Slot& s) { return s.frame ? frames_[s.a] : records_[s.a]; }
+  const Record& Rec(const Slot& s) const { return s.frame ? frames_[s.a] : records_[s.a]; }
+  static bool Same(const Slot& x, const Slot& y) { return x.frame == y.frame && x.a == y.a; }
+  // The memo holds 4 bytes a key (it is read at random, once per GET: it must stay small):
+  // a container's kind and record, or an index into memo_values_ for anything else.
+  uint32_t Encode(const Slot& s);
+  Slot Decode(uint32_t entry) const;
+
+  bool AttachItem(size_t at, const Slot& parent, const Slot& v);
+  bool AttachPair(size_t at, const Slot& parent, const Slot& k, const Slot& v);
+  bool Join(size_t at, const Slot& parent, const Slot& v, bool item, Field field);
   bool Extend(size_t at, Kind want);
   bool Finish(size_t at);
 
-  const Slot& FieldOfRecord(uint32_t record, Field f) {
+  const Slot& FieldOfRecord(uint32_t record, Field f) { return FieldOf(records_[record], f); }
+  const Slot& FieldOf(const Record& r, Field f) {
     static const Slot kAbsentSlot;
-    const Record& r = records_[record];
     const int8_t i = kRoles.index[static_cast<size_t>(r.role)][f];
     return i < 0 || r.fields == kNone ? kAbsentSlot : fields_[r.fields + i];
   }
   uint32_t AllocFields(Role role);
-  void FreeFields(uint32_t record);
+  void FreeFields(Record& r);
   uint32_t AllocIds();
   void FreeIds(uint32_t record);
 
@@ -279,7 +290,7 @@ class StreamReader {
   }
   bool IsDict(const Slot& s) const { return s.kind == Kind::kDict; }
 
-  bool ReadRecordEarly(size_t at, uint32_t record);
+  bool ReadRecordEarly(size_t at, const Slot& record);
   bool JoinRecord(size_t at, const Slot& v, bool segment, int32_t device);
   bool ReadSegment(size_t at, const Slot& v);
   void ReadBlock(uint32_t block, const MemorySegment& segment, int64_t& offset);
@@ -295,8 +306,10 @@ class StreamReader {
   std::string why_;
   std::vector<Slot> stack_;
   std::vector<size_t> marks_;
-  std::vector<Slot> memo_;
+  std::vector<uint32_t> memo_;
+  std::vector<Slot> memo_values_;
   std::vector<Record> records_;
+  std::vector<Record> frames_;  // kFrame dicts
   std::vector<Slot> fields_;
   std::array<std::vector<uint32_t>, static_cast<size_t>(Role::kCount)> free_fields_;
   std::vector<std::vector<uint32_t>> id_lists_;
@@ -317,8 +330,9 @@ class StreamReader {
 
   MemorySnapshot out_;
   std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t> frame_index_;
-  std::unordered_map<std::string, StackId> stack_index_;  // frame indices as bytes
-  std::string key_;
+  // Stacks by their frames: open addressing, StackId + 1 (0: empty), hashed over stack_frames.
+  std::vector<uint32_t> stack_table_;
+  std::vector<uint32_t> key_;
 };
 
 uint32_t StreamReader::AllocFields(Role role) {
@@ -336,8 +350,7 @@ uint32_t StreamReader::AllocFields(Role role) {
   return at;
 }
 
-void StreamReader::FreeFields(uint32_t record) {
-  Record& r = records_[record];
+void StreamReader::FreeFields(Record& r) {
   if (r.fields == kNone) return;
   free_fields_[static_cast<size_t>(r.role)].push_back(r.fields);
   r.fields = kNone;
@@ -365,8 +378,8 @@ bool StreamReader::String(size_t at, size_t length_bytes, Kind kind) {
   if (!Have(length_bytes)) return Decline(at, "input ends");
   const uint64_t n = Le(length_bytes);
   if (!Have(n)) return Decline(at, "a length past the input's end");
-  Slot s{kind, kOther, static_cast<uint32_t>(n), pos_};
-  if (kind == Kind::kString) s.field = FieldOf(data_.substr(pos_, n));
+  Slot s{kind, kOther, false, static_cast<uint32_t>(n), pos_};
+  if (kind == Kind::kString) s.field = KeyOf(data_.substr(pos_, n));
   pos_ += n;
   stack_.push_back(s);
   return true;
@@ -392,7 +405,7 @@ bool StreamReader::Long1(size_t at) {
     break;
   }
   if (size > 8) {
-    stack_.push_back({Kind::kBigInt, kOther, static_cast<uint32_t>(n), offset});
+    stack_.push_back({Kind::kBigInt, kOther, false, static_cast<uint32_t>(n), offset});
     return true;
   }
   uint64_t bits = 0;
@@ -401,40 +414,54 @@ bool StreamReader::Long1(size_t at) {
   return PushInt(static_cast<int64_t>(bits));
 }
 
+uint32_t StreamReader::Encode(const Slot& s) {
+  if (IsContainer(s.kind)) {
+    const auto kind = static_cast<uint32_t>(s.kind) - static_cast<uint32_t>(Kind::kList);
+    return (s.frame ? 1u << 30 : 0u) | kind << 28 | s.a;
+  }
+  memo_values_.push_back(s);
+  return 2u << 30 | static_cast<uint32_t>(memo_values_.size() - 1);
+}
+
+Slot StreamReader::Decode(uint32_t entry) const {
+  const uint32_t tag = entry >> 30;
+  if (tag == 2) return memo_values_[entry & ((1u << 30) - 1)];
+  const auto kind = static_cast<Kind>(static_cast<uint32_t>(Kind::kList) + ((entry >> 28) & 3));
+  return {kind, kOther, tag == 1, entry & (kMaxRecords - 1), 0};
+}
+
 // Where a new container goes, from the stack as CPython leaves it: after MARK, the items of the
 // container below the MARK (a dict's key on top when the count is odd); right after an open list,
 // its one item (APPEND). |device| is a trace list's index in device_traces.
 Role StreamReader::Predict(Kind kind, uint32_t& device, uint32_t& parent) const {
   const size_t base = Base();
-  const uint32_t owner = marks_.empty() || base == 0 ? kNone : stack_[base - 1].a;
+  const Record* owner = marks_.empty() || base == 0 ? nullptr : &Rec(stack_[base - 1]);
   if (stack_.empty()) return root_ != kNone  ? Role::kUnsupported
                              : kind == Kind::kDict ? Role::kRoot
                              : kind == Kind::kList ? Role::kSegments
                                                    : Role::kUnsupported;
   const Slot& top = stack_.back();
-  if (stack_.size() > base && top.kind == Kind::kList && !records_[top.a].frozen) {
-    const Record& list = records_[top.a];
-    const bool sibling = owner != kNone && records_[owner].kind == Kind::kList &&
-                         ChildRole(records_[owner].role, true, kOther, kind) != Role::kOpaque;
+  if (stack_.size() > base && top.kind == Kind::kList && !Rec(top).frozen) {
+    const Record& list = Rec(top);
+    const bool sibling = owner != nullptr && owner->kind == Kind::kList &&
+                         ChildRole(owner->role, true, kOther, kind) != Role::kOpaque;
     if (!sibling) {
       device = list.size;
       parent = top.a;
       return ChildRole(list.role, true, kOther, kind);
     }
   }
-  if (owner == kNone) {
+  if (owner == nullptr) {
     // One SETITEM (a dict of one key): the dict and its key on top, no MARK.
     if (stack_.size() >= 2 && top.kind == Kind::kString &&
-        stack_[stack_.size() - 2].kind == Kind::kDict &&
-        !records_[stack_[stack_.size() - 2].a].frozen) {
-      parent = stack_[stack_.size() - 2].a;
-      return ChildRole(records_[parent].role, false, top.field, kind);
+        stack_[stack_.size() - 2].kind == Kind::kDict && !Rec(stack_[stack_.size() - 2]).frozen) {
+      return ChildRole(Rec(stack_[stack_.size() - 2]).role, false, top.field, kind);
     }
     return Role::kOpaque;
   }
-  const Record& o = records_[owner];
+  const Record& o = *owner;
   const size_t pending = stack_.size() - base;
-  parent = owner;
+  parent = stack_[base - 1].a;
   if (o.kind == Kind::kDict) {
     if (pending % 2 == 0 || top.kind != Kind::kString) return Role::kUnsupported;
     return ChildRole(o.role, false, top.field, kind);
@@ -448,7 +475,9 @@ bool StreamReader::NewContainer(size_t at, Kind kind) {
   uint32_t parent = kNone;
   const Role role = Predict(kind, device, parent);
   if (role == Role::kUnsupported) return Decline(at, "a container where a snapshot has none");
-  if (records_.size() >= UINT32_MAX - 1) return Decline(at, "too many containers");
+  if (records_.size() >= kMaxRecords || frames_.size() >= kMaxRecords) {
+    return Decline(at, "too many containers");
+  }
   Record r;
   r.kind = kind;
   r.role = role;
@@ -474,10 +503,15 @@ bool StreamReader::NewContainer(size_t at, Kind kind) {
       break;
     case Role::kFrames:
     case Role::kBlocks: r.fields = AllocIds(); break;
+    case Role::kFrame:
+      r.fields = AllocFields(role);
+      frames_.push_back(r);
+      stack_.push_back({kind, kOther, true, static_cast<uint32_t>(frames_.size() - 1), 0});
+      return true;
     default: r.fields = AllocFields(role); break;
   }
   records_.push_back(r);
-  stack_.push_back({kind, kOther, id, 0});
+  stack_.push_back({kind, kOther, false, id, 0});
   return true;
 }
 
@@ -486,13 +520,13 @@ bool StreamReader::Tuple(size_t at, size_t n) {
   if (stack_.size() < Base() + n) return Decline(at, "pop from an empty stack");
   for (size_t i = stack_.size() - n; i < stack_.size(); ++i) {
     const Slot& s = stack_[i];
-    if (IsContainer(s.kind) && records_[s.a].role != Role::kOpaque) {
+    if (IsContainer(s.kind) && Rec(s).role != Role::kOpaque) {
       return Decline(at, "a snapshot record inside a tuple");
     }
   }
   stack_.resize(stack_.size() - n);
   if (!NewContainer(at, Kind::kTuple)) return false;
-  Record& r = records_[stack_.back().a];
+  Record& r = Rec(stack_.back());
   r.size = static_cast<uint32_t>(n);
   if (r.role != Role::kOpaque) return Decline(at, "a tuple where a snapshot has a list or dict");
   return true;
@@ -500,11 +534,11 @@ bool StreamReader::Tuple(size_t at, size_t n) {
 
 // |v| joins |parent| (as an item, or as key |field|'s value): it must have the role predicted
 // for that place, and a record read once must join once.
-bool StreamReader::Join(size_t at, uint32_t parent, const Slot& v, bool item, Field field) {
+bool StreamReader::Join(size_t at, const Slot& parent, const Slot& v, bool item, Field field) {
   if (!IsContainer(v.kind)) return true;
-  Record& child = records_[v.a];
-  if (v.a == parent) return Decline(at, "a container inside itself");
-  if (child.role != ChildRole(records_[parent].role, item, field, child.kind)) {
+  Record& child = Rec(v);
+  if (Same(v, parent)) return Decline(at, "a container inside itself");
+  if (child.role != ChildRole(Rec(parent).role, item, field, child.kind)) {
     return Decline(at, "a container joins a place other than the one it was read for");
   }
   if (child.frozen && ReadOnce(child.role)) return Decline(at, "a snapshot record used twice");
@@ -512,37 +546,37 @@ bool StreamReader::Join(size_t at, uint32_t parent, const Slot& v, bool item, Fi
   return true;
 }
 
-bool StreamReader::AttachItem(size_t at, uint32_t parent, const Slot& v) {
-  Record& p = records_[parent];
+bool StreamReader::AttachItem(size_t at, const Slot& parent, const Slot& v) {
+  Record& p = Rec(parent);
   const uint32_t position = p.size;
   if (!Join(at, parent, v, true, kOther)) return false;
-  ++records_[parent].size;
-  switch (records_[parent].role) {
+  ++p.size;
+  switch (p.role) {
     case Role::kSegments:
       return JoinRecord(at, v, true, 0);
     case Role::kBlocks:
-      id_lists_[records_[parent].fields].push_back(IsDict(v) ? v.a : kNone);
+      id_lists_[p.fields].push_back(IsDict(v) ? v.a : kNone);
       return true;
-    case Role::kHistory: records_[parent].result = IsDict(v) ? v.a : kNone; return true;
+    case Role::kHistory: p.result = IsDict(v) ? v.a : kNone; return true;
     case Role::kFrames:
-      if (IsDict(v)) id_lists_[records_[parent].fields].push_back(v.a);
+      if (IsDict(v)) id_lists_[p.fields].push_back(v.a);  // a frame: Join checked its role
       return true;
     case Role::kDeviceTraces:
-      if (v.kind == Kind::kList && records_[v.a].result != position) {
+      if (v.kind == Kind::kList && Rec(v).result != position) {
         return Decline(at, "a trace list joins device_traces out of order");
       }
       return true;
-    case Role::kTrace: return JoinRecord(at, v, false, static_cast<int32_t>(records_[parent].result));
+    case Role::kTrace: return JoinRecord(at, v, false, static_cast<int32_t>(p.result));
     default: return true;
   }
 }
 
-bool StreamReader::AttachPair(size_t at, uint32_t parent, const Slot& k, const Slot& v) {
+bool StreamReader::AttachPair(size_t at, const Slot& parent, const Slot& k, const Slot& v) {
   if (IsContainer(k.kind)) return Decline(at, "a container as a dict key");
-  if (records_[parent].read) return Decline(at, "items added to a record already read");
+  if (Rec(parent).read) return Decline(at, "items added to a record already read");
   const Field field = k.kind == Kind::kString ? k.field : kOther;
   if (!Join(at, parent, v, false, field)) return false;
-  Record& p = records_[parent];
+  Record& p = Rec(parent);
   p.size += 2;
   const int8_t i = kRoles.index[static_cast<size_t>(p.role)][field];
   if (i >= 0 && p.fields != kNone) fields_[p.fields + i] = v;
@@ -557,9 +591,24 @@ bool StreamReader::Extend(size_t at, Kind want) {
   if (begin <= Base() || stack_[begin - 1].kind != want) {
     return Decline(at, "items for a container of another type");
   }
-  const uint32_t parent = stack_[begin - 1].a;
-  if (records_[parent].frozen || records_[parent].read) {
-    return Decline(at, "items added to a container already read");
+  const Slot parent = stack_[begin - 1];
+  Record& p = Rec(parent);
+  if (p.frozen || p.read) return Decline(at, "items added to a container already read");
+  if (p.role == Role::kFrames) {
+    // The hot loop (a frames list of memo GETs for every block and trace entry): a frame dict
+    // needs no role check (only kFrame dicts live in frames_).
+    for (size_t i = begin; i < stack_.size(); ++i) {
+      const Slot& v = stack_[i];
+      if (v.frame) {
+        frames_[v.a].frozen = true;
+        id_lists_[p.fields].push_back(v.a);
+        ++p.size;
+      } else if (!AttachItem(at, parent, v)) {
+        return false;
+      }
+    }
+    stack_.resize(begin);
+    return true;
   }
   if (want == Kind::kDict) {
     if ((stack_.size() - begin) % 2 != 0) return Decline(at, "a dict's items come in pairs");
@@ -580,12 +629,14 @@ bool StreamReader::Extend(size_t at, Kind want) {
 // A segment or trace entry dict whose SETITEMS closed is complete in CPython's output: read it
 // now, so that a batch of 1,000 (or, from other writers, all of them) pending on the stack holds
 // no fields. Items added later make the reader decline.
-bool StreamReader::ReadRecordEarly(size_t at, uint32_t record) {
+bool StreamReader::ReadRecordEarly(size_t at, const Slot& slot) {
+  if (slot.frame) return true;
+  const uint32_t record = slot.a;
   Record& r = records_[record];
   if (r.role == Role::kSegment) {
     r.read = true;
     r.result = segments_read_++;
-    return ReadSegment(at, {Kind::kDict, kOther, record, 0});
+    return ReadSegment(at, {Kind::kDict, kOther, false, record, 0});
   }
   if (r.role == Role::kTraceEntry) {
     // Its list was created, and its device fixed, before it (result: that list, till now).
@@ -593,7 +644,7 @@ bool StreamReader::ReadRecordEarly(size_t at, uint32_t record) {
     r.read = true;
     r.result = entries_read_++;
     entry_devices_.push_back(device);
-    return ReadTraceEntry(at, {Kind::kDict, kOther, record, 0}, device);
+    return ReadTraceEntry(at, {Kind::kDict, kOther, false, record, 0}, device);
   }
   return true;
 }
@@ -619,41 +670,67 @@ bool StreamReader::JoinRecord(size_t at, const Slot& v, bool segment, int32_t de
 }
 
 uint32_t StreamReader::InternFrame(uint32_t frame) {
-  Record& r = records_[frame];
+  const Record& r = frames_[frame];
   if (r.result != kNone) return r.result;
   MemoryFrame f;
-  f.name = out_.strings.Intern(Str(FieldOfRecord(frame, kName)));
-  f.filename = out_.strings.Intern(Str(FieldOfRecord(frame, kFilename)));
-  f.line = IntOr(FieldOfRecord(frame, kLine), 0);
+  f.name = out_.strings.Intern(Str(FieldOf(r, kName)));
+  f.filename = out_.strings.Intern(Str(FieldOf(r, kFilename)));
+  f.line = IntOr(FieldOf(r, kLine), 0);
   auto [it, added] = frame_index_.try_emplace({f.name.value, f.filename.value, f.line},
                                               static_cast<uint32_t>(out_.frames.size()));
   if (added) out_.frames.push_back(f);
-  records_[frame].result = it->second;
-  FreeFields(frame);
+  frames_[frame].result = it->second;
+  FreeFields(frames_[frame]);
   return it->second;
 }
 
+uint64_t HashFrames(const uint32_t* f, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  for (size_t i = 0; i < n; ++i) {
+    h = (h ^ f[i]) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
 StackId StreamReader::InternStack(const Slot& frames) {
-  if (frames.kind != Kind::kList) return kNoStack;
-  const uint32_t list = frames.a;
-  if (records_[list].size == 0) return kNoStack;
-  if (records_[list].result != kNone) return records_[list].result;
+  if (frames.kind != Kind::kList || frames.frame) return kNoStack;
+  Record& list = records_[frames.a];
+  if (list.size == 0) return kNoStack;
+  if (list.result != kNone) return list.result;
   key_.clear();
-  // A copy: interning frames may grow records_ no more, but id_lists_ is read while indices
-  // are appended to key_.
-  for (uint32_t frame : id_lists_[records_[list].fields]) {
-    const uint32_t index = InternFrame(frame);
-    key_.append(reinterpret_cast<const char*>(&index), sizeof index);
+  for (uint32_t frame : id_lists_[list.fields]) key_.push_back(InternFrame(frame));
+  // The same stack is written out for many blocks and entries: find it, or add it.
+  const uint32_t* offsets = out_.stack_offsets.data();
+  const uint32_t* all = out_.stack_frames.data();
+  size_t mask = stack_table_.size() - 1;
+  size_t i = HashFrames(key_.data(), key_.size()) & mask;
+  for (; stack_table_[i] != 0; i = (i + 1) & mask) {
+    const uint32_t id = stack_table_[i] - 1;
+    const size_t n = offsets[id + 1] - offsets[id];
+    if (n == key_.size() && std::equal(key_.begin(), key_.end(), all + offsets[id])) {
+      list.result = id;
+      FreeIds(frames.a);
+      return id;
+    }
   }
-  auto [it, added] = stack_index_.try_emplace(key_, static_cast<StackId>(out_.stack_count()));
-  if (added) {
-    const auto* begin = reinterpret_cast<const uint32_t*>(key_.data());
-    out_.stack_frames.insert(out_.stack_frames.end(), begin, begin + key_.size() / sizeof(uint32_t));
-    out_.stack_offsets.push_back(static_cast<uint32_t>(out_.stack_frames.size()));
+  const auto id = static_cast<StackId>(out_.stack_count());
+  out_.stack_frames.insert(out_.stack_frames.end(), key_.begin(), key_.end());
+  out_.stack_offsets.push_back(static_cast<uint32_t>(out_.stack_frames.size()));
+  stack_table_[i] = id + 1;
+  if (out_.stack_count() * 2 > stack_table_.size()) {  // grow: rehash every stack
+    stack_table_.assign(stack_table_.size() * 2, 0);
+    mask = stack_table_.size() - 1;
+    for (uint32_t s = 0; s < out_.stack_count(); ++s) {
+      const uint32_t* f = out_.stack_frames.data() + out_.stack_offsets[s];
+      size_t at = HashFrames(f, out_.stack_offsets[s + 1] - out_.stack_offsets[s]) & mask;
+      while (stack_table_[at] != 0) at = (at + 1) & mask;
+      stack_table_[at] = s + 1;
+    }
   }
-  records_[list].result = it->second;
-  FreeIds(list);
-  return it->second;
+  list.result = id;
+  FreeIds(frames.a);
+  return id;
 }
 
 void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64_t& offset) {
@@ -662,7 +739,7 @@ void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64
   const Slot& size = FieldOfRecord(block, kSize);
   if (size.kind != Kind::kInt) {
     Malformed("block", index, "no size");
-    FreeFields(block);
+    FreeFields(records_[block]);
     return;
   }
   MemoryBlock b;
@@ -691,7 +768,7 @@ void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64
   }
   b.stack = InternStack(frames);
   out_.blocks.push_back(b);
-  FreeFields(block);
+  FreeFields(records_[block]);
 }
 
 bool StreamReader::ReadSegment(size_t at, const Slot& v) {
@@ -733,7 +810,7 @@ bool StreamReader::ReadSegment(size_t at, const Slot& v) {
   }
   s.block_count = static_cast<uint32_t>(out_.blocks.size() - s.first_block);
   out_.segments.push_back(s);
-  FreeFields(seg);
+  FreeFields(records_[seg]);
   return true;
 }
 
@@ -749,7 +826,7 @@ bool StreamReader::ReadTraceEntry(size_t at, const Slot& v, int32_t device) {
   const Slot& action = FieldOfRecord(entry, kAction);
   if (action.kind != Kind::kString) {
     Malformed("trace entry", index, "no action");
-    FreeFields(entry);
+    FreeFields(records_[entry]);
     return true;
   }
   MemoryTraceEntry e;
@@ -770,14 +847,14 @@ bool StreamReader::ReadTraceEntry(size_t at, const Slot& v, int32_t device) {
   }
   e.stack = InternStack(FieldOfRecord(entry, kFrames));
   out_.trace.push_back(e);
-  FreeFields(entry);
+  FreeFields(records_[entry]);
   return true;
 }
 
 // STOP: the root is the only value left; what the document path reads from it is here.
 bool StreamReader::Finish(size_t at) {
   if (stack_.size() != 1 || !marks_.empty() || !IsContainer(stack_[0].kind) ||
-      stack_[0].a != root_) {
+      stack_[0].frame || stack_[0].a != root_) {
     return Decline(at, "STOP with other values than the snapshot on the stack");
   }
   const Record& root = records_[root_];
@@ -820,7 +897,7 @@ bool StreamReader::Finish(size_t at) {
   }
   if (const Slot& a = FieldOfRecord(root_, kExternalAnnotations); a.kind != Kind::kAbsent) {
     out_.layout.external_annotations = true;
-    out_.annotation_count = IsContainer(a.kind) ? records_[a.a].size : 0;
+    out_.annotation_count = IsContainer(a.kind) ? Rec(a).size : 0;
   }
   return true;
 }
@@ -847,7 +924,8 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       return true;
     case 0x94:  // MEMOIZE
       if (stack_.size() <= Base()) return Decline(at, "empty stack");
-      memo_.push_back(stack_.back());
+      if (memo_values_.size() >= kMaxRecords) return Decline(at, "too many memo values");
+      memo_.push_back(Encode(stack_.back()));
       return true;
     case 'q':    // BINPUT
     case 'r': {  // LONG_BINPUT
@@ -855,10 +933,11 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       if (!Have(n)) return Decline(at, "input ends");
       const uint64_t key = Le(n);
       if (stack_.size() <= Base()) return Decline(at, "empty stack");
+      if (memo_values_.size() >= kMaxRecords) return Decline(at, "too many memo values");
       if (key == memo_.size()) {
-        memo_.push_back(stack_.back());
+        memo_.push_back(Encode(stack_.back()));
       } else if (key < memo_.size()) {
-        memo_[key] = stack_.back();
+        memo_[key] = Encode(stack_.back());
       } else {
         return Decline(at, "a memo key out of sequence");
       }
@@ -870,12 +949,12 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       if (!Have(n)) return Decline(at, "input ends");
       const uint64_t key = Le(n);
       if (key >= memo_.size()) return Decline(at, "memo key read before it was written");
-      stack_.push_back(memo_[key]);
+      stack_.push_back(Decode(memo_[key]));
       return true;
     }
     case 'N': stack_.push_back({Kind::kNone}); return true;
-    case 0x88: stack_.push_back({Kind::kBool, kOther, 0, 1}); return true;  // NEWTRUE
-    case 0x89: stack_.push_back({Kind::kBool, kOther, 0, 0}); return true;  // NEWFALSE
+    case 0x88: stack_.push_back({Kind::kBool, kOther, false, 0, 1}); return true;  // NEWTRUE
+    case 0x89: stack_.push_back({Kind::kBool, kOther, false, 0, 0}); return true;  // NEWFALSE
     case 'K':                                                               // BININT1
       if (!Have(1)) return Decline(at, "input ends");
       return PushInt(static_cast<int64_t>(Le(1)));
@@ -888,7 +967,7 @@ bool StreamReader::Step(uint8_t op, size_t at) {
     case 0x8a: return Long1(at);
     case 'G':  // BINFLOAT: big-endian IEEE 754
       if (!Have(8)) return Decline(at, "input ends");
-      stack_.push_back({Kind::kFloat, kOther, 0, __builtin_bswap64(Le(8))});
+      stack_.push_back({Kind::kFloat, kOther, false, 0, __builtin_bswap64(Le(8))});
       return true;
     case 'X': return String(at, 4, Kind::kString);     // BINUNICODE
     case 0x8c: return String(at, 1, Kind::kString);    // SHORT_BINUNICODE
@@ -915,8 +994,8 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       }
       const Slot v = stack_.back();
       stack_.pop_back();
-      if (records_[stack_.back().a].frozen) return Decline(at, "items added to a list already read");
-      return AttachItem(at, stack_.back().a, v);
+      if (Rec(stack_.back()).frozen) return Decline(at, "items added to a list already read");
+      return AttachItem(at, stack_.back(), v);
     }
     case 's': {  // SETITEM
       if (stack_.size() < Base() + 3 || stack_[stack_.size() - 3].kind != Kind::kDict) {
@@ -925,8 +1004,8 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       const Slot v = stack_.back();
       const Slot k = stack_[stack_.size() - 2];
       stack_.resize(stack_.size() - 2);
-      if (records_[stack_.back().a].frozen) return Decline(at, "items added to a dict already read");
-      return AttachPair(at, stack_.back().a, k, v) && ReadRecordEarly(at, stack_.back().a);
+      if (Rec(stack_.back()).frozen) return Decline(at, "items added to a dict already read");
+      return AttachPair(at, stack_.back(), k, v) && ReadRecordEarly(at, stack_.back());
     }
     case 'e': return Extend(at, Kind::kList);   // APPENDS
     case 'u': return Extend(at, Kind::kDict);   // SETITEMS
