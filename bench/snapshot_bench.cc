@@ -2,7 +2,8 @@
 // importer on a synthetic torch.cuda.memory._dump_snapshot() pickle shaped like the real ones
 // (memoized keys and frames, a frames list per block and trace entry, LONG1 addresses).
 //
-//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE] [--only decode|import-document|import]
+//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE] [--only
+//   decode|import-document|import]
 //
 // Rows: decode (DecodePickle: the document alone), import-document (the document path:
 // DecodePickle and the walk into MemorySnapshot), import (ParseMemorySnapshot, what gpuwhy
@@ -294,7 +295,8 @@ int main(int argc, char** argv) {
     gpuwhy::StatusOr<std::string> bytes = gpuwhy::ReadWholeFile(path);
     if (!bytes.ok()) return 1;
     gpuwhy::StreamReadResult fast = gpuwhy::ReadSnapshotStreaming(*bytes);
-    if (!fast.snapshot) fmt::print("note: the one-pass reader declines {}: {}\n", path, fast.declined);
+    if (!fast.snapshot)
+      fmt::print("note: the one-pass reader declines {}: {}\n", path, fast.declined);
   }
   for (Mode mode : {Mode::kDecode, Mode::kImportDocument, Mode::kImport}) {
     const bool import = mode != Mode::kDecode;
@@ -314,8 +316,7 @@ int main(int argc, char** argv) {
     }
     fmt::print(
         "{:<15} {}: {:.1f} MiB, median {:.0f} MiB/s of CPU time ({}), peak RSS {:.2f}x the file\n",
-        row, path, static_cast<double>(last.bytes) / (1 << 20),
-        gpuwhy::bench::Median(rate),
+        row, path, static_cast<double>(last.bytes) / (1 << 20), gpuwhy::bench::Median(rate),
         import ? fmt::format("{} segments, {} trace entries", last.segments, last.trace)
                : fmt::format("{} values", last.values),
         gpuwhy::bench::Median(ratio));

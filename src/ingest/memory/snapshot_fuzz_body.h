@@ -30,8 +30,8 @@ inline std::string CheckStack(const MemorySnapshot& s, StackId stack, std::strin
 inline std::string DiffSnapshots(const MemorySnapshot& a, const MemorySnapshot& b) {
   auto seg = [](const MemorySegment& s) {
     return std::tie(s.device, s.address, s.total_size, s.allocated_size, s.active_size,
-                    s.requested_size, s.stream, s.pool, s.expandable, s.first_block,
-                    s.block_count, s.stack);
+                    s.requested_size, s.stream, s.pool, s.expandable, s.first_block, s.block_count,
+                    s.stack);
   };
   auto block = [](const MemoryBlock& x) {
     return std::tie(x.address, x.size, x.requested_size, x.state, x.stack);

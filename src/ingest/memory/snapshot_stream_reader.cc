@@ -113,8 +113,20 @@ enum class Role : uint8_t {
   kCount
 };
 
-enum class Kind : uint8_t { kAbsent, kNone, kBool, kInt, kFloat, kString, kBytes, kBigInt, kList,
-                            kDict, kTuple, kSet };
+enum class Kind : uint8_t {
+  kAbsent,
+  kNone,
+  kBool,
+  kInt,
+  kFloat,
+  kString,
+  kBytes,
+  kBigInt,
+  kList,
+  kDict,
+  kTuple,
+  kSet
+};
 
 bool IsContainer(Kind k) { return k >= Kind::kList; }
 
@@ -150,9 +162,8 @@ std::vector<Field> RoleFields(Role role) {
   switch (role) {
     case Role::kRoot: return {kSegments, kDeviceTraces, kAllocatorSettings, kExternalAnnotations};
     case Role::kSegment:
-      return {kDevice,      kAddress,       kTotalSize,     kAllocatedSize,
-              kActiveSize,  kRequestedSize, kStream,        kSegmentType,
-              kIsExpandable, kSegmentPoolId, kFrames,       kBlocks};
+      return {kDevice, kAddress,     kTotalSize,    kAllocatedSize, kActiveSize, kRequestedSize,
+              kStream, kSegmentType, kIsExpandable, kSegmentPoolId, kFrames,     kBlocks};
     case Role::kBlock: return {kSize, kAddress, kRequestedSize, kState, kFrames, kHistory};
     case Role::kHistoryEntry: return {kFrames};
     case Role::kFrame: return {kName, kFilename, kLine};
@@ -232,12 +243,24 @@ class StreamReader {
     if (why_.empty()) why_ = fmt::format("byte {}: {}", at, why);
     return false;
   }
-  bool Step(uint8_t op, size_t at);
+  [[gnu::always_inline]] inline bool Step(uint8_t op, size_t at);
   bool Have(size_t n) const { return data_.size() - pos_ >= n; }
-  uint64_t Le(size_t n) {  // after Have(n)
-    uint64_t v = 0;
-    std::memcpy(&v, data_.data() + pos_, n);  // little-endian host (x86-64, aarch64)
+  uint64_t Le(size_t n) {  // after Have(n); little-endian host (x86-64, aarch64)
+    // Fixed-size loads: a memcpy of a variable length is a byte loop, whose stores then stall
+    // the load of the whole value (this is on the path of every memo GET).
+    const char* p = data_.data() + pos_;
     pos_ += n;
+    switch (n) {
+      case 1: return static_cast<uint8_t>(*p);
+      case 2: return Load<uint16_t>(p);
+      case 4: return Load<uint32_t>(p);
+      default: return Load<uint64_t>(p);
+    }
+  }
+  template <typename T>
+  static uint64_t Load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
     return v;
   }
   size_t Base() const { return marks_.empty() ? 0 : marks_.back(); }
@@ -436,10 +459,11 @@ Slot StreamReader::Decode(uint32_t entry) const {
 Role StreamReader::Predict(Kind kind, uint32_t& device, uint32_t& parent) const {
   const size_t base = Base();
   const Record* owner = marks_.empty() || base == 0 ? nullptr : &Rec(stack_[base - 1]);
-  if (stack_.empty()) return root_ != kNone  ? Role::kUnsupported
-                             : kind == Kind::kDict ? Role::kRoot
-                             : kind == Kind::kList ? Role::kSegments
-                                                   : Role::kUnsupported;
+  if (stack_.empty())
+    return root_ != kNone        ? Role::kUnsupported
+           : kind == Kind::kDict ? Role::kRoot
+           : kind == Kind::kList ? Role::kSegments
+                                 : Role::kUnsupported;
   const Slot& top = stack_.back();
   if (stack_.size() > base && top.kind == Kind::kList && !Rec(top).frozen) {
     const Record& list = Rec(top);
@@ -552,11 +576,8 @@ bool StreamReader::AttachItem(size_t at, const Slot& parent, const Slot& v) {
   if (!Join(at, parent, v, true, kOther)) return false;
   ++p.size;
   switch (p.role) {
-    case Role::kSegments:
-      return JoinRecord(at, v, true, 0);
-    case Role::kBlocks:
-      id_lists_[p.fields].push_back(IsDict(v) ? v.a : kNone);
-      return true;
+    case Role::kSegments: return JoinRecord(at, v, true, 0);
+    case Role::kBlocks: id_lists_[p.fields].push_back(IsDict(v) ? v.a : kNone); return true;
     case Role::kHistory: p.result = IsDict(v) ? v.a : kNone; return true;
     case Role::kFrames:
       if (IsDict(v)) id_lists_[p.fields].push_back(v.a);  // a frame: Join checked its role
@@ -853,8 +874,8 @@ bool StreamReader::ReadTraceEntry(size_t at, const Slot& v, int32_t device) {
 
 // STOP: the root is the only value left; what the document path reads from it is here.
 bool StreamReader::Finish(size_t at) {
-  if (stack_.size() != 1 || !marks_.empty() || !IsContainer(stack_[0].kind) ||
-      stack_[0].frame || stack_[0].a != root_) {
+  if (stack_.size() != 1 || !marks_.empty() || !IsContainer(stack_[0].kind) || stack_[0].frame ||
+      stack_[0].a != root_) {
     return Decline(at, "STOP with other values than the snapshot on the stack");
   }
   const Record& root = records_[root_];
@@ -888,11 +909,11 @@ bool StreamReader::Finish(size_t at) {
       s.expandable_segments = e.b != 0;
     }
     if (const Slot& g = FieldOfRecord(r, kGcThreshold); g.kind != Kind::kAbsent) {
-      s.garbage_collection_threshold =
-          g.kind == Kind::kFloat ? std::bit_cast<double>(g.b)
-                                 : (g.kind == Kind::kInt || g.kind == Kind::kBool
-                                        ? static_cast<double>(static_cast<int64_t>(g.b))
-                                        : 0.0);
+      s.garbage_collection_threshold = g.kind == Kind::kFloat
+                                           ? std::bit_cast<double>(g.b)
+                                           : (g.kind == Kind::kInt || g.kind == Kind::kBool
+                                                  ? static_cast<double>(static_cast<int64_t>(g.b))
+                                                  : 0.0);
     }
   }
   if (const Slot& a = FieldOfRecord(root_, kExternalAnnotations); a.kind != Kind::kAbsent) {
@@ -955,7 +976,7 @@ bool StreamReader::Step(uint8_t op, size_t at) {
     case 'N': stack_.push_back({Kind::kNone}); return true;
     case 0x88: stack_.push_back({Kind::kBool, kOther, false, 0, 1}); return true;  // NEWTRUE
     case 0x89: stack_.push_back({Kind::kBool, kOther, false, 0, 0}); return true;  // NEWFALSE
-    case 'K':                                                               // BININT1
+    case 'K':                                                                      // BININT1
       if (!Have(1)) return Decline(at, "input ends");
       return PushInt(static_cast<int64_t>(Le(1)));
     case 'M':  // BININT2
@@ -969,10 +990,10 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       if (!Have(8)) return Decline(at, "input ends");
       stack_.push_back({Kind::kFloat, kOther, false, 0, __builtin_bswap64(Le(8))});
       return true;
-    case 'X': return String(at, 4, Kind::kString);     // BINUNICODE
-    case 0x8c: return String(at, 1, Kind::kString);    // SHORT_BINUNICODE
-    case 0x8d: return String(at, 8, Kind::kString);    // BINUNICODE8
-    case 'T':                                          // BINSTRING
+    case 'X': return String(at, 4, Kind::kString);   // BINUNICODE
+    case 0x8c: return String(at, 1, Kind::kString);  // SHORT_BINUNICODE
+    case 0x8d: return String(at, 8, Kind::kString);  // BINUNICODE8
+    case 'T':                                        // BINSTRING
       if (Have(4) && static_cast<uint8_t>(data_[pos_ + 3]) & 0x80)
         return Decline(at, "BINSTRING length < 0");
       return String(at, 4, Kind::kString);
@@ -1007,10 +1028,10 @@ bool StreamReader::Step(uint8_t op, size_t at) {
       if (Rec(stack_.back()).frozen) return Decline(at, "items added to a dict already read");
       return AttachPair(at, stack_.back(), k, v) && ReadRecordEarly(at, stack_.back());
     }
-    case 'e': return Extend(at, Kind::kList);   // APPENDS
-    case 'u': return Extend(at, Kind::kDict);   // SETITEMS
-    case 0x90: return Extend(at, Kind::kSet);   // ADDITEMS
-    case '.': return Finish(at);                // STOP
+    case 'e': return Extend(at, Kind::kList);  // APPENDS
+    case 'u': return Extend(at, Kind::kDict);  // SETITEMS
+    case 0x90: return Extend(at, Kind::kSet);  // ADDITEMS
+    case '.': return Finish(at);               // STOP
     default: return Decline(at, "an opcode the streaming reader leaves to the document decoder");
   }
 }
@@ -1041,8 +1062,6 @@ StreamReadResult StreamReader::Run() {
 
 }  // namespace
 
-StreamReadResult ReadSnapshotStreaming(std::string_view bytes) {
-  return StreamReader(bytes).Run();
-}
+StreamReadResult ReadSnapshotStreaming(std::string_view bytes) { return StreamReader(bytes).Run(); }
 
 }  // namespace gpuwhy
