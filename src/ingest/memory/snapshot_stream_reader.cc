@@ -507,10 +507,7 @@ bool StreamReader::NewContainer(size_t at, Kind kind) {
   r.role = role;
   const auto id = static_cast<uint32_t>(records_.size());
   switch (role) {
-    case Role::kRoot:
-      root_ = id;
-      r.fields = AllocFields(role);
-      break;
+    case Role::kRoot: root_ = id; break;
     case Role::kSegments:
       if (segments_ != kNone) return Decline(at, "a second segments list");
       segments_ = id;
@@ -523,16 +520,12 @@ bool StreamReader::NewContainer(size_t at, Kind kind) {
     case Role::kTrace: r.result = device; break;
     case Role::kTraceEntry:
       r.result = parent;  // a kTrace list: ChildRole gives kTraceEntry only there
-      r.fields = AllocFields(role);
       break;
-    case Role::kFrames:
-    case Role::kBlocks: r.fields = AllocIds(); break;
     case Role::kFrame:
-      r.fields = AllocFields(role);
       frames_.push_back(r);
       stack_.push_back({kind, kOther, true, static_cast<uint32_t>(frames_.size() - 1), 0});
       return true;
-    default: r.fields = AllocFields(role); break;
+    default: break;  // fields and id lists come with the first item: an empty one costs none
   }
   records_.push_back(r);
   stack_.push_back({kind, kOther, false, id, 0});
@@ -577,10 +570,15 @@ bool StreamReader::AttachItem(size_t at, const Slot& parent, const Slot& v) {
   ++p.size;
   switch (p.role) {
     case Role::kSegments: return JoinRecord(at, v, true, 0);
-    case Role::kBlocks: id_lists_[p.fields].push_back(IsDict(v) ? v.a : kNone); return true;
+    case Role::kBlocks:
+      if (p.fields == kNone) p.fields = AllocIds();
+      id_lists_[p.fields].push_back(IsDict(v) ? v.a : kNone);
+      return true;
     case Role::kHistory: p.result = IsDict(v) ? v.a : kNone; return true;
     case Role::kFrames:
-      if (IsDict(v)) id_lists_[p.fields].push_back(v.a);  // a frame: Join checked its role
+      if (!IsDict(v)) return true;  // else a frame: Join checked its role
+      if (p.fields == kNone) p.fields = AllocIds();
+      id_lists_[p.fields].push_back(v.a);
       return true;
     case Role::kDeviceTraces:
       if (v.kind == Kind::kList && Rec(v).result != position) {
@@ -600,7 +598,9 @@ bool StreamReader::AttachPair(size_t at, const Slot& parent, const Slot& k, cons
   Record& p = Rec(parent);
   p.size += 2;
   const int8_t i = kRoles.index[static_cast<size_t>(p.role)][field];
-  if (i >= 0 && p.fields != kNone) fields_[p.fields + i] = v;
+  if (i < 0) return true;
+  if (p.fields == kNone) p.fields = AllocFields(p.role);
+  fields_[p.fields + i] = v;
   return true;
 }
 
@@ -622,6 +622,7 @@ bool StreamReader::Extend(size_t at, Kind want) {
       const Slot& v = stack_[i];
       if (v.frame) {
         frames_[v.a].frozen = true;
+        if (p.fields == kNone) p.fields = AllocIds();
         id_lists_[p.fields].push_back(v.a);
         ++p.size;
       } else if (!AttachItem(at, parent, v)) {
@@ -720,7 +721,9 @@ StackId StreamReader::InternStack(const Slot& frames) {
   if (list.size == 0) return kNoStack;
   if (list.result != kNone) return list.result;
   key_.clear();
-  for (uint32_t frame : id_lists_[list.fields]) key_.push_back(InternFrame(frame));
+  if (list.fields != kNone) {
+    for (uint32_t frame : id_lists_[list.fields]) key_.push_back(InternFrame(frame));
+  }
   // The same stack is written out for many blocks and entries: find it, or add it.
   const uint32_t* offsets = out_.stack_offsets.data();
   const uint32_t* all = out_.stack_frames.data();
@@ -765,8 +768,8 @@ void StreamReader::ReadBlock(uint32_t block, const MemorySegment& segment, int64
   }
   MemoryBlock b;
   b.size = static_cast<int64_t>(size.b);
-  // Older snapshots leave blocks without an address: they tile their segment in order
-  // (wrapping as two's complement where the document path's int64 sum would overflow).
+  // Older snapshots leave blocks without an address: they tile their segment in order (a sum
+  // past int64 wraps, as in the document path).
   b.address = IntOr(FieldOfRecord(block, kAddress),
                     segment.address == kNoValue
                         ? kNoValue
@@ -825,7 +828,8 @@ bool StreamReader::ReadSegment(size_t at, const Slot& v) {
   s.stack = InternStack(FieldOfRecord(seg, kFrames));
   s.first_block = static_cast<uint32_t>(out_.blocks.size());
   int64_t offset = 0;
-  if (const Slot blocks = FieldOfRecord(seg, kBlocks); blocks.kind == Kind::kList) {
+  if (const Slot blocks = FieldOfRecord(seg, kBlocks);
+      blocks.kind == Kind::kList && records_[blocks.a].fields != kNone) {
     for (uint32_t block : id_lists_[records_[blocks.a].fields]) ReadBlock(block, s, offset);
     FreeIds(blocks.a);
   }
@@ -863,8 +867,9 @@ bool StreamReader::ReadTraceEntry(size_t at, const Slot& v, int32_t device) {
   e.device_free = IntOr(FieldOfRecord(entry, kDeviceFree), kNoValue);
   const Slot& time_us = FieldOfRecord(entry, kTimeUs);
   // Microseconds since the epoch fit int64 nanoseconds until the year 2262.
-  if (time_us.kind == Kind::kInt && std::abs(static_cast<int64_t>(time_us.b)) < INT64_MAX / 1000) {
-    e.time = static_cast<int64_t>(time_us.b) * 1000;
+  if (const auto t = static_cast<int64_t>(time_us.b);
+      time_us.kind == Kind::kInt && t > -INT64_MAX / 1000 && t < INT64_MAX / 1000) {
+    e.time = t * 1000;
   }
   e.stack = InternStack(FieldOfRecord(entry, kFrames));
   out_.trace.push_back(e);
@@ -877,6 +882,9 @@ bool StreamReader::Finish(size_t at) {
   if (stack_.size() != 1 || !marks_.empty() || !IsContainer(stack_[0].kind) || stack_[0].frame ||
       stack_[0].a != root_) {
     return Decline(at, "STOP with other values than the snapshot on the stack");
+  }
+  if (segments_read_ != segments_joined_ || entries_read_ != entries_joined_) {
+    return Decline(at, "records read that joined no list");
   }
   const Record& root = records_[root_];
   if (root.role == Role::kSegments) {  // torch.cuda.memory_snapshot(): segments only
