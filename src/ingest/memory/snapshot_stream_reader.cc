@@ -220,6 +220,9 @@ Role ChildRole(Role parent, bool item, Field field, Kind kind) {
   }
 }
 
+// A place the reader reads (and can tell from others).
+bool IsRead(Role role) { return role != Role::kOpaque && role != Role::kUnsupported; }
+
 // A record that is read into the model once, when it joins its parent: never shared.
 bool ReadOnce(Role role) {
   return role != Role::kOpaque && role != Role::kFrames && role != Role::kFrame;
@@ -466,13 +469,16 @@ Role StreamReader::Predict(Kind kind, uint32_t& device, uint32_t& parent) const 
                                  : Role::kUnsupported;
   const Slot& top = stack_.back();
   if (stack_.size() > base && top.kind == Kind::kList && !Rec(top).frozen) {
+    // Either the list's one item (APPEND) or, when the MARK is a list's, that list's next item
+    // (device_traces: a trace list right after another): the one whose role fits.
     const Record& list = Rec(top);
+    const Role as_item = ChildRole(list.role, true, kOther, kind);
     const bool sibling = owner != nullptr && owner->kind == Kind::kList &&
-                         ChildRole(owner->role, true, kOther, kind) != Role::kOpaque;
+                         IsRead(ChildRole(owner->role, true, kOther, kind)) && !IsRead(as_item);
     if (!sibling) {
       device = list.size;
       parent = top.a;
-      return ChildRole(list.role, true, kOther, kind);
+      return as_item;
     }
   }
   if (owner == nullptr) {
