@@ -2,10 +2,14 @@
 // importer on a synthetic torch.cuda.memory._dump_snapshot() pickle shaped like the real ones
 // (memoized keys and frames, a frames list per block and trace entry, LONG1 addresses).
 //
-//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE]
+//   snapshot_bench [--size-mb 100] [--runs 3] [--snapshot FILE] [--only
+//   decode|import-document|import]
 //
-// Each run reads the file and decodes it in a fresh child process, so its peak resident set is
-// that run's alone; the ratio is peak RSS over the file size (the file itself is in memory too).
+// Rows: decode (DecodePickle: the document alone), import-document (the document path:
+// DecodePickle and the walk into MemorySnapshot), import (ParseMemorySnapshot, what gpuwhy
+// analyze/info SNAPSHOT run: the one-pass reader, snapshot_stream_reader.h). Each run reads the
+// file and decodes it in a fresh child process, so its peak resident set is that run's alone;
+// the ratio is peak RSS over the file size (the file itself is in memory too).
 // Targets (issue 17): decode >= 200 MB/s on one core, peak RSS <= 2x the file.
 #include <time.h>
 
@@ -24,6 +28,7 @@
 #include "child_run.h"
 #include "ingest/memory/pickle_decoder.h"
 #include "ingest/memory/snapshot_importer.h"
+#include "ingest/memory/snapshot_stream_reader.h"
 
 namespace {
 
@@ -219,7 +224,14 @@ struct Decoded {
 };
 struct RunResult : Decoded, gpuwhy::bench::ChildUsage {};
 
-bool RunOnce(const std::string& path, bool import, RunResult& out) {
+// What each row measures.
+enum class Mode {
+  kDecode,          // DecodePickle alone: the document
+  kImportDocument,  // the document path: DecodePickle, then the walk into MemorySnapshot
+  kImport,          // ParseMemorySnapshot, what gpuwhy analyze/info run: the one-pass reader
+};
+
+bool RunOnce(const std::string& path, Mode mode, RunResult& out) {
   Decoded decoded;
   bool ok = gpuwhy::bench::RunInChild(
       [&](Decoded& r) {
@@ -227,8 +239,9 @@ bool RunOnce(const std::string& path, bool import, RunResult& out) {
         if (!bytes.ok()) return false;
         r.bytes = bytes->size();
         const double start = CpuSeconds();
-        if (import) {
-          auto s = gpuwhy::ParseMemorySnapshot(*bytes, path);
+        if (mode != Mode::kDecode) {
+          auto s = mode == Mode::kImport ? gpuwhy::ParseMemorySnapshot(*bytes, path)
+                                         : gpuwhy::ParseMemorySnapshotViaDocument(*bytes, path);
           if (!s.ok()) {
             fmt::print(stderr, "{}\n", s.status().message());
             return false;
@@ -257,11 +270,13 @@ int main(int argc, char** argv) {
   int64_t size_mb = 100;
   int runs = 3;
   std::string path;
+  std::string only;  // decode, import-document or import: that row alone (for a profiler)
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--size-mb") size_mb = std::atoll(argv[i + 1]);
     if (flag == "--runs") runs = std::atoi(argv[i + 1]);
     if (flag == "--snapshot") path = argv[i + 1];
+    if (flag == "--only") only = argv[i + 1];
   }
   if (path.empty()) {
     path = (std::filesystem::temp_directory_path() /
@@ -275,12 +290,24 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (bool import : {false, true}) {
+  {
+    // The one-pass reader must take the file, or the import row measures the fallback.
+    gpuwhy::StatusOr<std::string> bytes = gpuwhy::ReadWholeFile(path);
+    if (!bytes.ok()) return 1;
+    gpuwhy::StreamReadResult fast = gpuwhy::ReadSnapshotStreaming(*bytes);
+    if (!fast.snapshot)
+      fmt::print("note: the one-pass reader declines {}: {}\n", path, fast.declined);
+  }
+  for (Mode mode : {Mode::kDecode, Mode::kImportDocument, Mode::kImport}) {
+    const bool import = mode != Mode::kDecode;
+    const char* row =
+        mode == Mode::kDecode ? "decode" : (mode == Mode::kImport ? "import" : "import-document");
+    if (!only.empty() && only != row) continue;
     std::vector<double> rate, cpu_rate, ratio;
     RunResult last;
     for (int r = 0; r < runs; ++r) {
       RunResult result;
-      if (!RunOnce(path, import, result)) return 1;
+      if (!RunOnce(path, mode, result)) return 1;
       const double mb = static_cast<double>(result.bytes) / (1 << 20);
       rate.push_back(mb / result.work_seconds);
       ratio.push_back(static_cast<double>(result.max_rss_kb) * 1024 /
@@ -288,9 +315,8 @@ int main(int argc, char** argv) {
       last = result;
     }
     fmt::print(
-        "{:<7} {}: {:.1f} MiB, median {:.0f} MiB/s of CPU time ({}), peak RSS {:.2f}x the file\n",
-        import ? "import" : "decode", path, static_cast<double>(last.bytes) / (1 << 20),
-        gpuwhy::bench::Median(rate),
+        "{:<15} {}: {:.1f} MiB, median {:.0f} MiB/s of CPU time ({}), peak RSS {:.2f}x the file\n",
+        row, path, static_cast<double>(last.bytes) / (1 << 20), gpuwhy::bench::Median(rate),
         import ? fmt::format("{} segments, {} trace entries", last.segments, last.trace)
                : fmt::format("{} values", last.values),
         gpuwhy::bench::Median(ratio));

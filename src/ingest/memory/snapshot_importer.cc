@@ -7,6 +7,7 @@
 
 #include "base/file_input.h"
 #include "ingest/memory/pickle_decoder.h"
+#include "ingest/memory/snapshot_stream_reader.h"
 
 namespace gpuwhy {
 namespace {
@@ -16,6 +17,11 @@ using pickle::PickleRef;
 using pickle::ValueType;
 
 constexpr uint32_t kNotCached = UINT32_MAX;
+
+// Sizes from an untrusted file: a sum past int64 wraps (two's complement) instead of being UB.
+int64_t WrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 
 int64_t IntOr(PickleRef value, int64_t fallback) {
   return value.is_int() ? value.AsInt() : fallback;
@@ -100,8 +106,8 @@ void SnapshotReader::ReadBlock(PickleRef block, const MemorySegment& segment, in
   b.size = size.AsInt();
   // Older snapshots leave blocks without an address: they tile their segment in order.
   b.address = IntOr(block.Find("address"),
-                    segment.address == kNoValue ? kNoValue : segment.address + offset);
-  offset += b.size;
+                    segment.address == kNoValue ? kNoValue : WrappingAdd(segment.address, offset));
+  offset = WrappingAdd(offset, b.size);
   PickleRef requested = block.Find("requested_size");
   if (requested.is_int()) out_.layout.requested_size = true;
   b.requested_size = IntOr(requested, kNoValue);
@@ -182,7 +188,8 @@ void SnapshotReader::ReadTraceEntry(PickleRef entry, int32_t device) {
   e.device_free = IntOr(entry.Find("device_free"), kNoValue);
   PickleRef time_us = entry.Find("time_us");
   // Microseconds since the epoch fit int64 nanoseconds until the year 2262.
-  if (time_us.is_int() && std::abs(time_us.AsInt()) < INT64_MAX / 1000) {
+  if (time_us.is_int() && time_us.AsInt() > -INT64_MAX / 1000 &&
+      time_us.AsInt() < INT64_MAX / 1000) {
     e.time = time_us.AsInt() * 1000;
   }
   e.stack = InternStack(entry.Find("frames"));
@@ -245,6 +252,15 @@ bool LooksLikeSnapshot(PickleRef root) {
 }  // namespace
 
 StatusOr<MemorySnapshot> ParseMemorySnapshot(std::string_view bytes, std::string_view name) {
+  StreamReadResult fast = ReadSnapshotStreaming(bytes);
+  if (!fast.snapshot) return ParseMemorySnapshotViaDocument(bytes, name);
+  fast.snapshot->path = std::string(name);
+  fast.snapshot->file_bytes = bytes.size();
+  return std::move(*fast.snapshot);
+}
+
+StatusOr<MemorySnapshot> ParseMemorySnapshotViaDocument(std::string_view bytes,
+                                                        std::string_view name) {
   StatusOr<PickleDocument> doc = pickle::DecodePickle(bytes);
   if (!doc.ok()) return doc.status().WithContext(std::string(name));
   if (!doc->has_root()) return InvalidArgument("{}: byte 0: the pickle holds no value", name);

@@ -14,8 +14,15 @@
 
 namespace gpuwhy {
 
-// |name| prefixes every message ("NAME: byte 12: ...").
+// |name| prefixes every message ("NAME: byte 12: ..."). The one-pass reader
+// (snapshot_stream_reader.h) takes the files CPython writes; any other falls back to the
+// document path below, which gives the same snapshot, the error or the partial read.
 StatusOr<MemorySnapshot> ParseMemorySnapshot(std::string_view bytes, std::string_view name);
+
+// The document path alone: DecodePickle, then a walk of the document (about three times the
+// file's size in memory). For the tests and the benchmark that compare the two.
+StatusOr<MemorySnapshot> ParseMemorySnapshotViaDocument(std::string_view bytes,
+                                                        std::string_view name);
 
 // Reads |path| (plain or gzip) whole and parses it.
 StatusOr<MemorySnapshot> ImportMemorySnapshot(const std::string& path);

@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "base/file_input.h"
+#include "ingest/memory/snapshot_fuzz_body.h"
+#include "ingest/memory/snapshot_stream_reader.h"
 
 namespace gpuwhy {
 namespace snapshot_importer_test {
@@ -150,6 +152,156 @@ TEST(SnapshotImporterTest, RealSnapshotCutAnywhereIsPartial) {
     EXPECT_LE(s->trace.size(), 97u);
   }
   EXPECT_GT(partial, 1000u);
+}
+
+// The one-pass reader takes every real snapshot (so none pays for the document) and makes of it
+// exactly what the document path makes: segments, blocks, trace, frames, stacks, settings.
+TEST(SnapshotImporterTest, EveryRealSnapshotIsReadInOnePassAsTheDocumentPathReadsIt) {
+  if (!fs::exists(kSnapshots)) GTEST_SKIP() << "no " << kSnapshots << " (shared data absent)";
+  size_t files = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kSnapshots)) {
+    StatusOr<std::string> bytes = ReadWholeFile(entry.path().string());
+    ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+    StreamReadResult fast = ReadSnapshotStreaming(*bytes);
+    ASSERT_TRUE(fast.snapshot.has_value()) << entry.path() << ": declined: " << fast.declined;
+    StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(*bytes, "doc");
+    ASSERT_TRUE(doc.ok()) << doc.status().message();
+    EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "") << entry.path();
+    EXPECT_GT(fast.snapshot->stack_count(), 0u) << entry.path();
+    ++files;
+  }
+  EXPECT_GE(files, 10u);
+}
+
+TEST(SnapshotImporterTest, OnePassReaderTakesTheSmallSnapshotAndDeclinesTheRest) {
+  StreamReadResult fast = ReadSnapshotStreaming(SmallSnapshot());
+  ASSERT_TRUE(fast.snapshot.has_value()) << fast.declined;
+  StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(SmallSnapshot(), "small.pickle");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "");
+  // A cut file, a code opcode and a protocol-0 pickle go to the document decoder, which keeps
+  // the partial read or names the refusal.
+  const std::string bytes = SmallSnapshot();
+  EXPECT_FALSE(ReadSnapshotStreaming(bytes.substr(0, bytes.size() / 2)).snapshot.has_value());
+  EXPECT_FALSE(ReadSnapshotStreaming("cos\nsystem\n(S'id'\ntR."s).snapshot.has_value());
+  EXPECT_FALSE(ReadSnapshotStreaming("(dp0\nS'segments'\np1\n(lp2\ns."s).snapshot.has_value());
+  StatusOr<MemorySnapshot> refused = ParseMemorySnapshot("cos\nsystem\n(S'id'\ntR."s, "e.pickle");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("opcode GLOBAL"), std::string::npos);
+  StatusOr<MemorySnapshot> cut = ParseMemorySnapshot(bytes.substr(0, bytes.size() - 40), "c");
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_EQ(cut->problems.Get(DataProblem::kTruncated), 1);
+}
+
+// Shapes the real files do not all have, written by CPython (protocol 4): two devices' traces
+// (a trace list right after another), a 2.0 block history, one frames list shared by two blocks
+// and a trace entry (memo GETs of a list), a one-block segment (APPEND), segment_pool_id as a
+// tuple, settings and annotations; and a bare list of segments (torch.cuda.memory_snapshot()).
+TEST(SnapshotImporterTest, OnePassReaderReadsEveryShapeAsTheDocumentPath) {
+  // {'segments': [{'device': 0, 'address': 4096, 'total_size': 1024, 'segment_type': 'large',
+  //   'segment_pool_id': (0, 0), 'blocks': [{'size': 512, 'state': 'active_allocated',
+  //   'history': [{'addr': 4096, 'frames': [G]}, {'addr': 4096, 'frames': S}]}, {'size': 512,
+  //   'state': 'inactive', 'frames': S}]}, {'device': 1, 'total_size': 2048, 'blocks': [{'size':
+  //   2048, 'state': 'active_allocated', 'frames': [F]}]}], 'device_traces': [[{'action':
+  //   'alloc', 'addr': 1, 'size': 8, 'time_us': 5, 'frames': S}], [{'action': 'free_completed',
+  //   'addr': 1, 'size': 8, 'time_us': 6, 'frames': [G]}, {'action': 'oom', 'size': 9,
+  //   'device_free': 3}]], 'allocator_settings': {'max_split_size': -1},
+  //   'external_annotations': [{'x': 1}, {'y': 2}]}
+  // with F = {'name': 'f', 'filename': 'a.py', 'line': 3}, G = {... 'g', 'b.py', 4}, S = [F, G].
+  const std::string whole =
+      "\x80\x04\x95\x4c\x02\x00\x00\x00\x00\x00\x00\x7d\x94\x28\x8c\x08\x73\x65\x67\x6d\x65\x6e"
+      "\x74\x73\x94\x5d\x94\x28\x7d\x94\x28\x8c\x06\x64\x65\x76\x69\x63\x65\x94\x4b\x00\x8c\x07"
+      "\x61\x64\x64\x72\x65\x73\x73\x94\x4d\x00\x10\x8c\x0a\x74\x6f\x74\x61\x6c\x5f\x73\x69\x7a"
+      "\x65\x94\x4d\x00\x04\x8c\x0c\x73\x65\x67\x6d\x65\x6e\x74\x5f\x74\x79\x70\x65\x94\x8c\x05"
+      "\x6c\x61\x72\x67\x65\x94\x8c\x0f\x73\x65\x67\x6d\x65\x6e\x74\x5f\x70\x6f\x6f\x6c\x5f\x69"
+      "\x64\x94\x4b\x00\x4b\x00\x86\x94\x8c\x06\x62\x6c\x6f\x63\x6b\x73\x94\x5d\x94\x28\x7d\x94"
+      "\x28\x8c\x04\x73\x69\x7a\x65\x94\x4d\x00\x02\x8c\x05\x73\x74\x61\x74\x65\x94\x8c\x10\x61"
+      "\x63\x74\x69\x76\x65\x5f\x61\x6c\x6c\x6f\x63\x61\x74\x65\x64\x94\x8c\x07\x68\x69\x73\x74"
+      "\x6f\x72\x79\x94\x5d\x94\x28\x7d\x94\x28\x8c\x04\x61\x64\x64\x72\x94\x4d\x00\x10\x8c\x06"
+      "\x66\x72\x61\x6d\x65\x73\x94\x5d\x94\x7d\x94\x28\x8c\x04\x6e\x61\x6d\x65\x94\x8c\x01\x67"
+      "\x94\x8c\x08\x66\x69\x6c\x65\x6e\x61\x6d\x65\x94\x8c\x04\x62\x2e\x70\x79\x94\x8c\x04\x6c"
+      "\x69\x6e\x65\x94\x4b\x04\x75\x61\x75\x7d\x94\x28\x68\x14\x4d\x00\x10\x68\x15\x5d\x94\x28"
+      "\x7d\x94\x28\x68\x18\x8c\x01\x66\x94\x68\x1a\x8c\x04\x61\x2e\x70\x79\x94\x68\x1c\x4b\x03"
+      "\x75\x68\x17\x65\x75\x65\x75\x7d\x94\x28\x68\x0e\x4d\x00\x02\x68\x0f\x8c\x08\x69\x6e\x61"
+      "\x63\x74\x69\x76\x65\x94\x68\x15\x68\x1e\x75\x65\x75\x7d\x94\x28\x68\x04\x4b\x01\x68\x06"
+      "\x4d\x00\x08\x68\x0b\x5d\x94\x7d\x94\x28\x68\x0e\x4d\x00\x08\x68\x0f\x68\x10\x68\x15\x5d"
+      "\x94\x68\x1f\x61\x75\x61\x75\x65\x8c\x0d\x64\x65\x76\x69\x63\x65\x5f\x74\x72\x61\x63\x65"
+      "\x73\x94\x5d\x94\x28\x5d\x94\x7d\x94\x28\x8c\x06\x61\x63\x74\x69\x6f\x6e\x94\x8c\x05\x61"
+      "\x6c\x6c\x6f\x63\x94\x68\x14\x4b\x01\x68\x0e\x4b\x08\x8c\x07\x74\x69\x6d\x65\x5f\x75\x73"
+      "\x94\x4b\x05\x68\x15\x68\x1e\x75\x61\x5d\x94\x28\x7d\x94\x28\x68\x2c\x8c\x0e\x66\x72\x65"
+      "\x65\x5f\x63\x6f\x6d\x70\x6c\x65\x74\x65\x64\x94\x68\x14\x4b\x01\x68\x0e\x4b\x08\x68\x2e"
+      "\x4b\x06\x68\x15\x5d\x94\x68\x17\x61\x75\x7d\x94\x28\x68\x2c\x8c\x03\x6f\x6f\x6d\x94\x68"
+      "\x0e\x4b\x09\x8c\x0b\x64\x65\x76\x69\x63\x65\x5f\x66\x72\x65\x65\x94\x4b\x03\x75\x65\x65"
+      "\x8c\x12\x61\x6c\x6c\x6f\x63\x61\x74\x6f\x72\x5f\x73\x65\x74\x74\x69\x6e\x67\x73\x94\x7d"
+      "\x94\x8c\x0e\x6d\x61\x78\x5f\x73\x70\x6c\x69\x74\x5f\x73\x69\x7a\x65\x94\x4a\xff\xff\xff"
+      "\xff\x73\x8c\x14\x65\x78\x74\x65\x72\x6e\x61\x6c\x5f\x61\x6e\x6e\x6f\x74\x61\x74\x69\x6f"
+      "\x6e\x73\x94\x5d\x94\x28\x7d\x94\x8c\x01\x78\x94\x4b\x01\x73\x7d\x94\x8c\x01\x79\x94\x4b"
+      "\x02\x73\x65\x75\x2e"s;
+  // The same 'segments' list alone.
+  const std::string bare =
+      "\x80\x04\x95\x50\x01\x00\x00\x00\x00\x00\x00\x5d\x94\x28\x7d\x94\x28\x8c\x06\x64\x65\x76"
+      "\x69\x63\x65\x94\x4b\x00\x8c\x07\x61\x64\x64\x72\x65\x73\x73\x94\x4d\x00\x10\x8c\x0a\x74"
+      "\x6f\x74\x61\x6c\x5f\x73\x69\x7a\x65\x94\x4d\x00\x04\x8c\x0c\x73\x65\x67\x6d\x65\x6e\x74"
+      "\x5f\x74\x79\x70\x65\x94\x8c\x05\x6c\x61\x72\x67\x65\x94\x8c\x0f\x73\x65\x67\x6d\x65\x6e"
+      "\x74\x5f\x70\x6f\x6f\x6c\x5f\x69\x64\x94\x4b\x00\x4b\x00\x86\x94\x8c\x06\x62\x6c\x6f\x63"
+      "\x6b\x73\x94\x5d\x94\x28\x7d\x94\x28\x8c\x04\x73\x69\x7a\x65\x94\x4d\x00\x02\x8c\x05\x73"
+      "\x74\x61\x74\x65\x94\x8c\x10\x61\x63\x74\x69\x76\x65\x5f\x61\x6c\x6c\x6f\x63\x61\x74\x65"
+      "\x64\x94\x8c\x07\x68\x69\x73\x74\x6f\x72\x79\x94\x5d\x94\x28\x7d\x94\x28\x8c\x04\x61\x64"
+      "\x64\x72\x94\x4d\x00\x10\x8c\x06\x66\x72\x61\x6d\x65\x73\x94\x5d\x94\x7d\x94\x28\x8c\x04"
+      "\x6e\x61\x6d\x65\x94\x8c\x01\x67\x94\x8c\x08\x66\x69\x6c\x65\x6e\x61\x6d\x65\x94\x8c\x04"
+      "\x62\x2e\x70\x79\x94\x8c\x04\x6c\x69\x6e\x65\x94\x4b\x04\x75\x61\x75\x7d\x94\x28\x68\x12"
+      "\x4d\x00\x10\x68\x13\x5d\x94\x28\x7d\x94\x28\x68\x16\x8c\x01\x66\x94\x68\x18\x8c\x04\x61"
+      "\x2e\x70\x79\x94\x68\x1a\x4b\x03\x75\x68\x15\x65\x75\x65\x75\x7d\x94\x28\x68\x0c\x4d\x00"
+      "\x02\x68\x0d\x8c\x08\x69\x6e\x61\x63\x74\x69\x76\x65\x94\x68\x13\x68\x1c\x75\x65\x75\x7d"
+      "\x94\x28\x68\x02\x4b\x01\x68\x04\x4d\x00\x08\x68\x09\x5d\x94\x7d\x94\x28\x68\x0c\x4d\x00"
+      "\x08\x68\x0d\x68\x0e\x68\x13\x5d\x94\x68\x1d\x61\x75\x61\x75\x65\x2e"s;
+  for (const std::string* bytes : {&whole, &bare}) {
+    StreamReadResult fast = ReadSnapshotStreaming(*bytes);
+    ASSERT_TRUE(fast.snapshot.has_value()) << fast.declined;
+    StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(*bytes, "shapes.pickle");
+    ASSERT_TRUE(doc.ok()) << doc.status().message();
+    EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "");
+    EXPECT_EQ(fast.snapshot->segments.size(), 2u);
+    EXPECT_EQ(fast.snapshot->blocks.size(), 3u);
+    EXPECT_EQ(fast.snapshot->blocks[0].stack, fast.snapshot->blocks[1].stack);  // S, from history
+  }
+  const MemorySnapshot s = std::move(*ReadSnapshotStreaming(whole).snapshot);
+  ASSERT_EQ(s.trace.size(), 3u);
+  EXPECT_EQ(s.trace[0].device, 0);
+  EXPECT_EQ(s.trace[1].device, 1);
+  EXPECT_EQ(s.trace[2].device_free, 3);
+  EXPECT_EQ(s.trace[0].stack, s.blocks[1].stack);
+  EXPECT_EQ(s.frames.size(), 2u);
+  EXPECT_EQ(s.settings.max_split_size, -1);
+  EXPECT_EQ(s.annotation_count, 2);
+  EXPECT_TRUE(s.layout.block_history && s.layout.segment_pool_id);
+}
+
+// CPython writes a list of more than 1,000 items as MARK ... APPENDS batches of 1,000 and a last
+// lone item as APPEND: 2,001 trace entries so, each dict read as its SETITEMS closes.
+TEST(SnapshotImporterTest, OnePassReaderReadsBatchesOfAThousand) {
+  std::string bytes =
+      "\x80\x04}\x94(\x8c\x0d"
+      "device_traces\x94]\x94]\x94("s;
+  for (int i = 0; i < 2001; ++i) {
+    if (i == 1000) bytes += "e("s;
+    if (i == 2000) bytes += "e"s;
+    bytes += i == 0 ? "}\x94(\x8c\x06"
+                      "action\x94\x8c\x05"
+                      "alloc\x94\x8c\x04"
+                      "size\x94K\x08u"s
+                    : "}\x94(h\x05h\x06h\x07M"s + static_cast<char>(i & 0xff) +
+                          static_cast<char>(i >> 8) + "u"s;
+  }
+  bytes += "aau."s;
+  StreamReadResult fast = ReadSnapshotStreaming(bytes);
+  ASSERT_TRUE(fast.snapshot.has_value()) << fast.declined;
+  StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(bytes, "batches.pickle");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  EXPECT_EQ(DiffSnapshots(*fast.snapshot, *doc), "");
+  ASSERT_EQ(fast.snapshot->trace.size(), 2001u);
+  EXPECT_EQ(fast.snapshot->trace[2000].size, 2000);
+  EXPECT_TRUE(fast.snapshot->problems.empty()) << fast.snapshot->problems.Describe();
 }
 
 }  // namespace snapshot_importer_test
