@@ -158,7 +158,10 @@ void CheckKernelNames(const Trace& trace, std::vector<DataQualityIssue>& out) {
   std::string names;
   for (size_t i = 0; i < top.size() && i < 3; ++i) {
     std::string_view n = top[i].first.substr(0, 80);
-    names += fmt::format("{}{} ({:.2f} ms)", i ? ", " : "", n, NsToMs(top[i].second));
+    DurationNs ns = top[i].second;
+    std::string t = ns < 100 * kNsPerUs ? fmt::format("{:.2f} µs", NsToUs(ns))
+                                        : fmt::format("{:.2f} ms", NsToMs(ns));
+    names += fmt::format("{}{} ({})", i ? ", " : "", n, t);
   }
   out.push_back(
       {"kernels_unclassified", QualitySeverity::kInfo,

@@ -84,7 +84,7 @@ TEST(DataQualityTest, UnclassifiedKernelsAreNamed) {
   EXPECT_EQ(u->severity, QualitySeverity::kInfo);
   EXPECT_EQ(u->count, 1);
   EXPECT_NE(u->message.find("9.3% of kernel time"), std::string::npos) << u->message;
-  EXPECT_NE(u->message.find("my_fused_thing (0.09 ms)"), std::string::npos) << u->message;
+  EXPECT_NE(u->message.find("my_fused_thing (90.00 µs)"), std::string::npos) << u->message;
   EXPECT_TRUE(r.reliable);
 
   TinyTrace small;
