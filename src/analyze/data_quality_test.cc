@@ -61,12 +61,38 @@ TEST(DataQualityTest, CleanTraceIsReliable) {
   t.Step(1, Us(0), Us(100));
   t.Step(2, Us(100), Us(200));
   t.Runtime("cudaLaunchKernel", Us(10), Us(12), 1);
-  t.Kernel("k", Us(20), Us(30), 1);
+  t.Kernel("ampere_sgemm_128x64_nn", Us(20), Us(30), 1);
   MetricSet m;
   DataQualityResult r = ComputeDataQuality(t.Input(), m);
   EXPECT_TRUE(r.issues.empty());
   EXPECT_TRUE(r.reliable);
   EXPECT_DOUBLE_EQ(m.ValueOr("quality.issues", -1), 0);
+}
+
+// Kernel time the kernel table cannot read is named above 1% (issue 16), as information: it
+// does not make the trace unreliable, and below 1% it is not mentioned.
+TEST(DataQualityTest, UnclassifiedKernelsAreNamed) {
+  TinyTrace t;
+  t.Step(1, Us(0), Us(1000));
+  t.Runtime("cudaLaunchKernel", Us(10), Us(12), 1);
+  t.Kernel("ampere_sgemm_128x64_nn", Us(20), Us(900), 1);
+  t.Kernel("my_fused_thing", Us(900), Us(990), 1);
+  MetricSet m;
+  DataQualityResult r = ComputeDataQuality(t.Input(), m);
+  const DataQualityIssue* u = FindIssue(r, "kernels_unclassified");
+  ASSERT_NE(u, nullptr);
+  EXPECT_EQ(u->severity, QualitySeverity::kInfo);
+  EXPECT_EQ(u->count, 1);
+  EXPECT_NE(u->message.find("9.3% of kernel time"), std::string::npos) << u->message;
+  EXPECT_NE(u->message.find("my_fused_thing (90.00 µs)"), std::string::npos) << u->message;
+  EXPECT_TRUE(r.reliable);
+
+  TinyTrace small;
+  small.Step(1, Us(0), Us(100000));
+  small.Kernel("ampere_sgemm_128x64_nn", Us(0), Us(99500), 1);
+  small.Kernel("my_fused_thing", Us(99500), Us(99900), 1);  // 0.4%
+  MetricSet m2;
+  EXPECT_EQ(FindIssue(ComputeDataQuality(small.Input(), m2), "kernels_unclassified"), nullptr);
 }
 
 }  // namespace data_quality_test

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analyze/kernel_stats.h"
+#include "analyze/kernel_table.h"
 
 namespace gpuwhy {
 namespace {
@@ -92,7 +93,9 @@ std::vector<KernelNameStats> ComputeNameStats(const Trace& trace, const DeviceTi
       s.display_name = std::string(trace.Str(name));
       s.kernel_class = timelines.kernel_class[op.row];
       s.hta_type = timelines.hta_type[op.row];
-      s.tensor_cores = UsesTensorCores(s.display_name);
+      KernelInfo info = DescribeKernel(trace.gpu_ops.kind[op.row], s.display_name);
+      s.tensor_cores = info.math == MathPath::kTensorCore;
+      s.recognised = info.recognised;
       stats.push_back(std::move(s));
       durations_us.emplace_back();
     }

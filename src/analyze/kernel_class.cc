@@ -1,5 +1,7 @@
 #include "analyze/kernel_class.h"
 
+#include "analyze/kernel_table.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -7,10 +9,6 @@
 
 namespace gpuwhy {
 namespace {
-
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
-}
 
 // Case-insensitive search without allocating for the common case of short needles.
 bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
@@ -32,59 +30,21 @@ bool ContainsAnyNoCase(std::string_view name, const std::array<std::string_view,
 
 }  // namespace
 
+// HTA's three types, from the table: its communication rows (NCCL, RCCL, DeepEP, NVSHMEM,
+// multimem, custom all-reduce) are what the overlap and exposed-communication analyses see.
 HtaKernelType ClassifyHtaType(GpuOpKind kind, std::string_view name) {
-  if (ContainsNoCase(name, "nccl") || ContainsNoCase(name, "rccl"))
-    return HtaKernelType::kCommunication;
-  if (kind != GpuOpKind::kKernel || Contains(name, "Memcpy") || Contains(name, "Memset")) {
-    return HtaKernelType::kMemory;
-  }
+  KernelClass c = DescribeKernel(kind, name).kernel_class;
+  if (c == KernelClass::kCommunication) return HtaKernelType::kCommunication;
+  if (kind != GpuOpKind::kKernel || c == KernelClass::kCopy) return HtaKernelType::kMemory;
   return HtaKernelType::kComputation;
 }
 
 KernelClass ClassifyKernel(GpuOpKind kind, std::string_view name) {
-  if (kind != GpuOpKind::kKernel) return KernelClass::kCopy;
-  static constexpr std::array<std::string_view, 3> kComm = {"nccl", "rccl", "all_reduce"};
-  static constexpr std::array<std::string_view, 6> kAttention = {"flash", "fmha", "attention",
-                                                                 "attn",  "sdpa", "mha_"};
-  static constexpr std::array<std::string_view, 7> kConv = {
-      "conv", "wgrad", "dgrad", "implicit_gemm", "winograd", "fprop", "cudnn::detail::"};
-  static constexpr std::array<std::string_view, 9> kGemm = {
-      "gemm", "gemv", "matmul", "xmma", "cutlass", "sgemm", "hgemm", "mma_", "nvjet"};
-  static constexpr std::array<std::string_view, 7> kNorm = {
-      "norm", "bn_fw", "bn_bw", "batch_norm", "layer_norm", "rms", "welford"};
-  static constexpr std::array<std::string_view, 6> kReduce = {"reduce", "softmax", "sum_kernel",
-                                                              "argmax", "scan",    "cross_entropy"};
-  static constexpr std::array<std::string_view, 7> kElementwise = {
-      "elementwise", "vectorized", "unrolled_elementwise", "triton_poi", "fill",
-      "copy_kernel", "index"};
-  if (ContainsAnyNoCase(name, kComm)) return KernelClass::kCommunication;
-  if (ContainsAnyNoCase(name, kAttention)) return KernelClass::kAttention;
-  if (ContainsAnyNoCase(name, kConv)) return KernelClass::kConvolution;
-  if (ContainsAnyNoCase(name, kGemm)) return KernelClass::kGemm;
-  if (ContainsAnyNoCase(name, kNorm)) return KernelClass::kNormalization;
-  if (ContainsAnyNoCase(name, kReduce) || ContainsNoCase(name, "triton_red") ||
-      ContainsNoCase(name, "triton_per")) {
-    return KernelClass::kReduction;
-  }
-  if (ContainsAnyNoCase(name, kElementwise)) return KernelClass::kElementwise;
-  if (ContainsNoCase(name, "memcpy") || ContainsNoCase(name, "memset")) return KernelClass::kCopy;
-  return KernelClass::kOther;
+  return DescribeKernel(kind, name).kernel_class;
 }
 
 bool UsesTensorCores(std::string_view name) {
-  // cuBLAS names its CUDA-core fp32 kernels by the FFMA instruction they run, also inside the
-  // xmma/sm90 families ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_..._ffma_..."): no tensor cores
-  // unless the name also says a tensor-core type.
-  static constexpr std::array<std::string_view, 6> kTensorTypes = {"hmma", "tf32", "bf16",
-                                                                   "fp16", "f16",  "tensorop"};
-  if (ContainsNoCase(name, "ffma") && !ContainsAnyNoCase(name, kTensorTypes)) return false;
-  static constexpr std::array<std::string_view, 14> kPatterns = {
-      "hmma", "xmma",   "wgmma", "mma_", "tensorop", "_tf32", "bf16",
-      "fp16", "f16f16", "884",   "1688", "16816",    "sm90_", "nvjet"};
-  if (ContainsAnyNoCase(name, kPatterns)) return true;
-  // Volta-era cuDNN/cuBLAS tensor-core kernels: "volta_h884gemm", "volta_fp16_s884cudnn".
-  return ContainsNoCase(name, "s884") || ContainsNoCase(name, "h884") ||
-         ContainsNoCase(name, "i8816");
+  return DescribeKernel(GpuOpKind::kKernel, name).math == MathPath::kTensorCore;
 }
 
 bool IsTensorCoreEligible(KernelClass c) {

@@ -1,4 +1,5 @@
-// Kernel classification by name: HTA's three types and gpuwhy's finer classes.
+// Kernel classification by name: HTA's three types and gpuwhy's finer classes, read from the
+// kernel table (kernel_table.h), which also gives each kernel's dtype and math path.
 #pragma once
 
 #include <string_view>
@@ -26,7 +27,7 @@ HtaKernelType ClassifyHtaType(GpuOpKind kind, std::string_view name);
 KernelClass ClassifyKernel(GpuOpKind kind, std::string_view name);
 std::string_view KernelClassName(KernelClass c);
 std::string_view HtaKernelTypeName(HtaKernelType t);
-// Name says it runs on tensor cores (HMMA/MMA/xmma/wgmma, *_tf32/bf16/fp16 GEMMs, ...).
+// The kernel table (kernel_table.h) says its math runs on tensor cores or MFMA matrix cores.
 bool UsesTensorCores(std::string_view name);
 // GEMMs and convolutions could use tensor cores on Volta and later.
 bool IsTensorCoreEligible(KernelClass c);

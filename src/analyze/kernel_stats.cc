@@ -111,6 +111,8 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
   }
   if (!r.hta_types.empty())
     metrics.Add(metric::kKernelsHtaOverlapPct, MetricScope::Rank(), overlap_pct);
+  metrics.Add(metric::kKernelsUnclassifiedPct, MetricScope::Rank(),
+              Pct(static_cast<double>(r.unclassified_ns), total));
   if (r.tensor_core_applicable) {
     metrics.Add(metric::kKernelsTensorCoreTimePct, MetricScope::Rank(),
                 Pct(static_cast<double>(r.tensor_core_ns), total));
@@ -173,6 +175,12 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
                r.all_names.begin() +
                    static_cast<std::ptrdiff_t>(std::min(r.all_names.size(), input.options.top_n)));
   TensorCores(input, r.all_names, r);
+  for (const KernelNameStats& s : r.all_names) {
+    if (s.recognised) continue;
+    r.unclassified_ns += s.total_ns;
+    if (r.top_unclassified.size() < input.options.top_n)
+      r.top_unclassified.push_back(s.display_name);
+  }
   r.per_step = CountPerStep(input.trace, kernels);
   if (view.cutoff && !r.per_step.empty())
     r.per_step.pop_back();  // the dropped step launched nothing kept

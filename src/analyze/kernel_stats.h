@@ -21,6 +21,7 @@ struct KernelNameStats {
   KernelClass kernel_class = KernelClass::kOther;
   HtaKernelType hta_type = HtaKernelType::kComputation;
   bool tensor_cores = false;
+  bool recognised = true;  // a row of the kernel table (kernel_table.h) matched the name
   int64_t count = 0;
   DurationNs total_ns = 0;
   DistributionSummary duration_us;  // mean, median, p95, min, max... in µs
@@ -67,6 +68,9 @@ struct KernelStatsResult {
   DurationNs tc_eligible_ns = 0;                     // GEMM / convolution / attention kernels
   DurationNs tc_eligible_without_tc_ns = 0;          // ... whose names show no tensor-core use
   std::vector<std::string> top_eligible_without_tc;  // names, by time
+  // Kernels no row of the kernel table recognises: class "other", dtype and math unknown.
+  DurationNs unclassified_ns = 0;
+  std::vector<std::string> top_unclassified;  // names, by time
   // Short kernels (< options.short_kernel_ns).
   int64_t short_count = 0;
   DurationNs short_time_ns = 0;
@@ -116,6 +120,9 @@ inline constexpr MetricDecl kKernelsTcEligibleTimePct{
 inline constexpr MetricDecl kKernelsTcEligibleWithoutTcPct{
     "kernels.tc_eligible_without_tc_pct", unit::kPercent, kRank,
     "eligible time whose names show no tensor-core use / eligible time"};
+inline constexpr MetricDecl kKernelsUnclassifiedPct{
+    "kernels.unclassified_pct", unit::kPercent, kRank,
+    "time of kernels no row of the kernel table recognises / all kernel time"};
 inline constexpr MetricDecl kKernelsPerStep{"kernels.per_step", unit::kCount, kRank,
                                             "mean kernels per step"};
 inline constexpr const MetricDecl* kKernelStatsMetrics[] = {&kKernelsCount,
@@ -129,6 +136,7 @@ inline constexpr const MetricDecl* kKernelStatsMetrics[] = {&kKernelsCount,
                                                             &kKernelsTensorCoreTimePct,
                                                             &kKernelsTcEligibleTimePct,
                                                             &kKernelsTcEligibleWithoutTcPct,
+                                                            &kKernelsUnclassifiedPct,
                                                             &kKernelsPerStep};
 }  // namespace metric
 

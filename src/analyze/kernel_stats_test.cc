@@ -75,6 +75,20 @@ TEST_F(KernelStatsTest, TopKernelsWithExactDistributions) {
   ASSERT_EQ(r.top_eligible_without_tc.size(), 1u);
   EXPECT_EQ(r.classes.front().kernel_class, KernelClass::kGemm);
   EXPECT_DOUBLE_EQ(metrics_.ValueOr("kernels.class.elementwise_pct", -1), 100.0 * 8 / 168);
+  EXPECT_DOUBLE_EQ(metrics_.ValueOr("kernels.unclassified_pct", -1), 0.0);
+}
+
+// A kernel the kernel table cannot read is reported as unclassified time, not as a GEMM
+// without tensor cores.
+TEST_F(KernelStatsTest, UnclassifiedKernels) {
+  Build();
+  Op(GpuOpKind::kKernel, "my_fused_thing", 32 * kUs);
+  KernelStatsResult r = Run();
+  EXPECT_EQ(r.unclassified_ns, 32 * kUs);
+  ASSERT_EQ(r.top_unclassified.size(), 1u);
+  EXPECT_EQ(r.top_unclassified[0], "my_fused_thing");
+  EXPECT_DOUBLE_EQ(metrics_.ValueOr("kernels.unclassified_pct", -1), 100.0 * 32 / 200);
+  EXPECT_EQ(r.tc_eligible_ns, 160 * kUs);
 }
 
 TEST_F(KernelStatsTest, HistogramBuckets) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analyze/kernel_class.h"
+#include "analyze/kernel_table.h"
 #include "diagnose/trace_rules/rule_context.h"
 
 namespace gpuwhy {
@@ -25,7 +26,9 @@ double GridFill(const DeviceTable::Row* device, const LaunchConfig& launch) {
 }
 
 struct NameFacts {
-  bool tensor_cores = false;
+  // The kernel table says fp32 on the SIMT cores (sgemm, scudnn, ffma): what tensor cores could
+  // speed up. A GEMM the table cannot read is not counted: unknown is not fp32.
+  bool fp32_simt = false;
   bool softmax = false;
 };
 
@@ -104,7 +107,7 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
     auto [fit, inserted] = facts.try_emplace(name_id);
     if (inserted) {
       std::string_view name = trace.Str(ops.name[i]);
-      fit->second.tensor_cores = UsesTensorCores(name);
+      fit->second.fp32_simt = IsFp32SimtMatmul(DescribeKernel(GpuOpKind::kKernel, name));
       fit->second.softmax = ContainsLower(name, "softmax");
     }
     const NameFacts& nf = fit->second;
@@ -118,7 +121,7 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
       case KernelClass::kGemm:
       case KernelClass::kConvolution: {
         s.gemm_conv_ns += ns;
-        if (!nf.tensor_cores) {
+        if (nf.fp32_simt) {
           s.fp32_gemm_conv_ns += ns;
           fp32_names[name_id] += ns;
         }

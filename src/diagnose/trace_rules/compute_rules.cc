@@ -70,6 +70,8 @@ void NoTensorCores(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kNoTensorCores);
   const RuleParam& min_share = ctx.catalog.Get(kNoTensorCoresMinSharePct);
   const RuleParam& speedup = ctx.catalog.Get(kNoTensorCoresExpectedSpeedup);
+  // GEMM/conv time the kernel table reads as fp32 on SIMT cores (sgemm, scudnn, ffma; see
+  // busy_stats.cc): a GEMM whose name the table cannot read is unknown, never counted here.
   double share = ShareOfKernels(ctx, ctx.busy.fp32_gemm_conv_ns);
   if (share <= min_share.value) {
     ctx.Outcome(kNoTensorCores, AssessStatus::kAssessed, false);
