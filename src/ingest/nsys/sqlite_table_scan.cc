@@ -105,11 +105,14 @@ StatusOr<SqliteFile> SqliteFile::Open(const std::string& path) {
     return InvalidArgument("{}: too short for an SQLite database", path);
   }
   size_t size = static_cast<size_t>(st.st_size);
-  // MAP_POPULATE: one call maps every page instead of a fault per 4 KiB as the scan moves.
-  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  // Not MAP_POPULATE: that makes the whole file resident at once, and a mapped page counts
+  // towards the process's peak RSS; pages fault in as the scan reaches them and
+  // TableScan drops them again every kScanResidentBytes (DropResidentPages).
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (mapped == MAP_FAILED)
     return InvalidArgument("{}: cannot map: {}", path, std::strerror(errno));
+  ::madvise(mapped, size, MADV_WILLNEED);  // read-ahead into the page cache, not into RSS
   SqliteFile file;
   file.path_ = path;
   file.data_ = static_cast<const uint8_t*>(mapped);
@@ -156,6 +159,12 @@ SqliteFile& SqliteFile::operator=(SqliteFile&& other) noexcept {
   return *this;
 }
 
+void SqliteFile::DropResidentPages() const {
+  // The mapping is private and never written, so dropping it loses nothing: a later read of a
+  // page maps it again from the page cache.
+  if (data_ != nullptr) ::madvise(const_cast<uint8_t*>(data_), size_, MADV_DONTNEED);
+}
+
 SqliteFile::~SqliteFile() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
 }
@@ -183,6 +192,8 @@ bool TableScan::Push(uint32_t page_number) {
   if (++pages_visited_ > file_.page_count() || stack_.size() >= kMaxDepth) {
     return Fail(page_number, "the b-tree loops");
   }
+  if ((pages_visited_ * file_.page_size()) % kScanResidentBytes < file_.page_size())
+    file_.DropResidentPages();
   Frame f;
   f.page = page_number;
   f.header = page + (page_number == 1 ? 100 : 0);

@@ -35,6 +35,11 @@ class SqliteFile {
     return number >= 1 && number <= page_count_ ? data_ + size_t{number - 1} * page_size_ : nullptr;
   }
   const std::string& path() const { return path_; }
+  // Takes the mapped pages out of the process's resident set (they stay in the page cache and
+  // fault back in when read again), so a scan of a file larger than memory allows does not
+  // hold all of it: a mapped page counts towards peak RSS like the model's own columns.
+  void DropResidentPages() const;
+  size_t page_size() const { return page_size_; }
 
  private:
   SqliteFile() = default;
@@ -49,6 +54,9 @@ class SqliteFile {
 // Where an output column's value comes from in the table's records.
 inline constexpr int kScanNull = -1;   // the table has no such column: always NULL
 inline constexpr int kScanRowid = -2;  // an INTEGER PRIMARY KEY: the row's rowid
+
+// A scan drops the file's resident pages after this many bytes of b-tree pages (madvise).
+inline constexpr size_t kScanResidentBytes = size_t{64} << 20;
 
 class TableScan {
  public:
