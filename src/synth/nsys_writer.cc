@@ -167,8 +167,8 @@ void NsysWriter::Row(Insert which, std::initializer_list<int64_t> values) {
 void NsysWriter::Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts,
                       DurationNs dur, int64_t, std::string_view) {
   ++counts_[static_cast<int>(cat)];
-  // Python frames are the PyTorch profiler's own (with_stack): Nsight Systems has no NVTX for them.
-  if (!status_.ok() || cat == EventCat::kPythonFunction) return;
+  // Python frames go in as NVTX ranges too, as `nsys --python-functions-trace` records them.
+  if (!status_.ok()) return;
   // PyTorch's NVTX ranges carry unregistered text, as the real exports show.
   sqlite3_stmt* stmt = insert_[kNvtx];
   sqlite3_bind_int64(stmt, 1, ts);
