@@ -198,6 +198,33 @@ TEST(IdleGapsTest, CommWaitOnHostAndGpu) {
   ExpectSumInvariant(r);
 }
 
+// A non-blocking NCCL call (enqueue the kernel, return in tens of µs) is host and launch time,
+// not a wait on communication: 404 of them per step are launch overhead. One that blocks
+// (as long as its kernel) is the collective's wait.
+TEST(IdleGapsTest, OnlyABlockingCollectiveCallIsCommWait) {
+  TinyTrace t(U);
+  t.Step(1, 0, 2000);
+  t.Kernel(0, 10, 10, 100);
+  t.Op("nccl:all_reduce", 100, 130);
+  t.Launch(t.main(), "cudaLaunchKernel", 120, 125, GpuOpKind::kKernel,
+           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 125,
+           140);
+  t.Kernel(130, 135, 140, 1000);
+  t.Op("nccl:all_reduce", 1000, 1400);
+  t.Launch(t.main(), "cudaLaunchKernel", 1390, 1395, GpuOpKind::kKernel,
+           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 1395,
+           1600);
+  t.Kernel(1600, 1605, 1605, 2000);
+  MetricSet metrics;
+  IdleGapsResult r = Analyse(t.Finish(), metrics);
+  const IdleTotals& d = r.devices[0].totals;
+  EXPECT_EQ(d.idle_ns, 435 * U);                      // [0,10), [100,125), [1000,1395), [1600,1605)
+  EXPECT_EQ(d.ns[I(IdleCause::kCommWait)], 395 * U);  // the blocking call
+  EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 20 * U);  // the three launch calls
+  EXPECT_EQ(d.ns[I(IdleCause::kHostBusy)], 20 * U);     // inside the non-blocking call
+  ExpectSumInvariant(r);
+}
+
 TEST(IdleGapsTest, StepBoundaryAndInputWinsOverDrain) {
   TinyTrace t(U);
   t.Step(1, 0, 500);

@@ -73,6 +73,40 @@ bool RefillsQueue(const CpuSliceTable& t, const std::vector<uint8_t>& launches_b
   return false;
 }
 
+// Outermost collective ops (c10d::, nccl:, gloo:, record_param_comms) of one thread during
+// which the host waits on the collective: a blocking call below them, no GPU work (a CPU
+// collective: gloo, a barrier), or a call at least as long as half its GPU kernels and over
+// kMinBlockingCollectiveNs. A non-blocking NCCL call (enqueue and return) is launch and
+// dispatch cost, however many there are (docs/metrics/idle_gaps.md).
+void AddBlockingCollectives(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
+                            std::vector<Interval>& out) {
+  const CpuSliceTable& t = trace.cpu_slices;
+  size_t i = begin;
+  while (i < end) {
+    if (!(host.roles[i] & kRoleCollectiveScope)) {
+      ++i;
+      continue;
+    }
+    const Interval root{t.start[i], t.end[i]};
+    bool blocks = false;
+    bool launched = false;
+    DurationNs gpu_ns = 0;
+    size_t j = i;
+    for (; j < end && t.start[j] < root.end; ++j) {
+      if (host.roles[j] & kRoleBlockingSync) blocks = true;
+      if (!(host.roles[j] & kRoleLaunch)) continue;
+      launched = true;
+      for (const CorrelatedGpuOp& op : trace.FindGpuOps(t.correlation[j])) {
+        gpu_ns += trace.gpu_ops.end[op.op.value] - trace.gpu_ops.start[op.op.value];
+      }
+    }
+    blocks = blocks || !launched ||
+             (root.length() >= kMinBlockingCollectiveNs && 2 * root.length() >= gpu_ns);
+    if (blocks) out.push_back(root);
+    i = j;
+  }
+}
+
 // Outermost ATen ops and autograd nodes that issue GPU work somewhere below them: their
 // whole duration is framework dispatch on the way to a launch.
 void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
@@ -106,7 +140,6 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
       uint8_t r = host.roles[i];
       Interval iv{t.start[i], t.end[i]};
       if (is_main && (r & kRoleDataLoader)) input.push_back(iv);
-      if (r & kRoleCollectiveScope) comm.push_back(iv);
       if (CountsAsHostWork(t, host, i)) busy.push_back(iv);
       if (r & kRoleBlockingSync) {
         if (drain_start < 0) drain_start = iv.start;
@@ -139,6 +172,7 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
     }
     if (in_run) launch.push_back(run);
     AddDispatchRoots(trace, host, begin, end, launches_below, launch);
+    AddBlockingCollectives(trace, host, begin, end, comm);
     sets.segments.push_back(InnermostSegments(trace, host, begin, end));
   }
   sets.input = IntervalSet::FromUnsorted(std::move(input));
