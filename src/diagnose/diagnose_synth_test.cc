@@ -116,6 +116,17 @@ INSTANTIATE_TEST_SUITE_P(AllScenarios, SynthScenarioTest, ::testing::ValuesIn(Sc
                            return name;
                          });
 
+// A single-process loader keeps the plain "load in workers" fix.
+TEST(SynthDiagnosisTest, SingleProcessDataLoaderFixAddsWorkers) {
+  SynthDiagnosis s = RunScenario("input-bound");
+  ASSERT_NE(s.run, nullptr);
+  const Finding* f = s.run->diagnosis.Find("input.dataloader_wait");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->fixes.empty());
+  EXPECT_EQ(f->fixes.front().action.find("already has workers"), std::string::npos);
+  EXPECT_NE(f->fixes.front().code.find("num_workers=8"), std::string::npos);
+}
+
 // Single-rank synthetic traces without collectives never yield a comm.* finding; the
 // checklist says communication was not assessed.
 TEST(SynthDiagnosisTest, NoCommunicationFindingWithoutCollectives) {
@@ -199,6 +210,9 @@ TEST(SynthDiagnosisTest, MultiprocessingDataLoaderFixNamesWorkersPinningAndPrefe
     ASSERT_NE(f, nullptr) << scenario;
     for (const char* text : {"num_workers", "pin_memory", "prefetch_factor"})
       EXPECT_TRUE(Mentions(*f, text)) << scenario << ": " << text;
+    // Not "add workers (never 0)": the loader has them and they are too slow.
+    ASSERT_FALSE(f->fixes.empty());
+    EXPECT_NE(f->fixes.front().action.find("already has workers"), std::string::npos);
   }
 }
 
