@@ -164,6 +164,7 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
   const DurationNs tail = !out.from_optimizer && last_row_kept ? FlushTail(trace, out.steps) : 0;
   const bool flush_tail = tail > 0;
   if ((flush_tail || options.drop_last_step) && out.steps.size() > 1) {
+    if (flush_tail) out.last_step_flush_ns = tail;
     out.excluded.push_back(out.steps.back().number);
     out.notes.push_back(
         flush_tail

@@ -227,6 +227,13 @@ TEST(SynthGroundTruthTest, LastStepFlushIsLeftOutUnlessItIsTheOnlyStep) {
   ASSERT_EQ(e.excluded.size(), 1u);
   EXPECT_EQ(e.excluded.front(), 12);
   EXPECT_TRUE(HasNote(e, "profiler's own stop and flush"));
+  EXPECT_GT(NsToMs(e.last_step_flush_ns), 0.9 * NsToMs(TruthInt(run.truth, "last_step_flush_ns")));
+  bool reported = false;  // the report's data-quality section says so
+  for (const DataQualityIssue& issue : run.analysis.data_quality.issues) {
+    reported = reported || (issue.id == "last_step_flush" &&
+                            issue.message.find("ProfilerStep#12") != std::string::npos);
+  }
+  EXPECT_TRUE(reported);
   double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
   EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.02 * step_ms);
   EXPECT_LT(run.Metric("step.time_max_ms"), NsToMs(TruthInt(run.truth, "last_step_ns")) / 2);
