@@ -1,12 +1,13 @@
 #include "analyze/data_quality.h"
 
-#include "analyze/kernel_table.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
 
-#include <fmt/format.h>
+#include "analyze/kernel_table.h"
+#include "analyze/step_breakdown.h"
 
 namespace gpuwhy {
 namespace {
@@ -172,6 +173,18 @@ void CheckKernelNames(const Trace& trace, std::vector<DataQualityIssue>& out) {
        static_cast<int64_t>(top.size())});
 }
 
+// The last step ran on into the profiler's stop and flush; the step extents left it out, so
+// this is information for the reader, not a doubt about the numbers.
+void CheckFlushedLastStep(const AnalysisInput& input, std::vector<DataQualityIssue>& out) {
+  StepExtents e = ComputeStepExtents(input.trace, input.options, input.warmup);
+  if (e.last_step_flush_ns <= 0 || e.excluded.empty()) return;
+  out.push_back({"last_step_flush", QualitySeverity::kInfo,
+                 fmt::format("the last step (ProfilerStep#{}) runs on {:.1f} ms after its work, in "
+                             "the profiler's own stop and flush: left out of per-step numbers",
+                             e.excluded.back(), NsToMs(e.last_step_flush_ns)),
+                 1});
+}
+
 }  // namespace
 
 std::string_view QualitySeverityName(QualitySeverity severity) {
@@ -190,6 +203,7 @@ DataQualityResult ComputeDataQuality(const AnalysisInput& input, MetricSet& metr
   CheckSteps(trace, r.issues);
   CheckStats(trace, r.issues);
   CheckKernelNames(trace, r.issues);
+  CheckFlushedLastStep(input, r.issues);
   std::stable_sort(r.issues.begin(), r.issues.end(),
                    [](const DataQualityIssue& a, const DataQualityIssue& b) {
                      return static_cast<int>(a.severity) > static_cast<int>(b.severity);

@@ -91,6 +91,8 @@ TEST(IdleGapsTest, WorkAlreadyQueuedIsNotHostBound) {
   EXPECT_DOUBLE_EQ(metrics.ValueOr("idle.queued_wait_pct", -1), 30);
 }
 
+// A drained queue stays the sync's cost until the next launch while the host runs nothing
+// the trace names (Python between ops) or is still inside the blocking call's own op.
 TEST(IdleGapsTest, SyncDrainLastsUntilTheNextLaunch) {
   TinyTrace t(U);
   t.Step(1, 0, 1000);
@@ -100,7 +102,6 @@ TEST(IdleGapsTest, SyncDrainLastsUntilTheNextLaunch) {
   t.Launch(t.main(), "cudaMemcpyAsync", 25, 30, GpuOpKind::kMemcpy,
            "Memcpy DtoH (Device -> Pinned)", 500, 505);
   t.Slice(t.main(), "cudaStreamSynchronize", CpuSliceKind::kRuntime, 30, 510);
-  t.Op("aten::nonzero", 520, 800);  // host work after the drain: still the drain's gap
   t.Kernel(800, 810, 815, 1000);
   MetricSet metrics;
   IdleGapsResult r = Analyse(t.Finish(), metrics);
@@ -109,7 +110,32 @@ TEST(IdleGapsTest, SyncDrainLastsUntilTheNextLaunch) {
   EXPECT_EQ(d.ns[I(IdleCause::kSyncDrain)], 305 * U);  // [505,810)
   EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 10 * U);
   EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 5 * U);
-  EXPECT_EQ(d.ns[I(IdleCause::kHostBusy)], 0 * U);
+  ExpectSumInvariant(r);
+}
+
+// Once the blocking call has returned, CPU work that issues nothing (an image processor, a
+// tokenizer, a Python-side op) is the host's time, not the drain's: the sync only waited.
+TEST(IdleGapsTest, HostWorkAfterTheSyncReturnsIsHostBusy) {
+  TinyTrace t(U);
+  t.Step(1, 0, 1000);
+  t.Kernel(0, 10, 10, 500);
+  t.Op("aten::item", 20, 520);
+  t.Op("aten::_local_scalar_dense", 21, 519);
+  t.Launch(t.main(), "cudaMemcpyAsync", 25, 30, GpuOpKind::kMemcpy,
+           "Memcpy DtoH (Device -> Pinned)", 500, 505);
+  t.Slice(t.main(), "cudaStreamSynchronize", CpuSliceKind::kRuntime, 30, 510);
+  t.Op("aten::nonzero", 520, 800);
+  t.Kernel(800, 810, 815, 1000);
+  MetricSet metrics;
+  IdleGapsResult r = Analyse(t.Finish(), metrics);
+  const IdleTotals& d = r.devices[0].totals;
+  EXPECT_EQ(d.idle_ns, 320 * U);
+  // [505,520) still inside .item(), [800,810) the launch that refills the queue.
+  EXPECT_EQ(d.ns[I(IdleCause::kSyncDrain)], 25 * U);
+  EXPECT_EQ(d.ns[I(IdleCause::kHostBusy)], 280 * U);  // aten::nonzero
+  EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 10 * U);
+  ASSERT_FALSE(r.host_busy_top.empty());
+  EXPECT_EQ(r.host_busy_top.front().name, "aten::nonzero");
   ExpectSumInvariant(r);
 }
 
@@ -169,6 +195,33 @@ TEST(IdleGapsTest, CommWaitOnHostAndGpu) {
   EXPECT_EQ(d.ns[I(IdleCause::kUnknown)], 40 * U);  // [410,450)
   // Issued at 410, the kernel waits from 460 (its launch latency spent): [550,600) is queued.
   EXPECT_EQ(d.ns[I(IdleCause::kQueuedWait)], 50 * U);
+  ExpectSumInvariant(r);
+}
+
+// A non-blocking NCCL call (enqueue the kernel, return in tens of µs) is host and launch time,
+// not a wait on communication: 404 of them per step are launch overhead. One that blocks
+// (as long as its kernel) is the collective's wait.
+TEST(IdleGapsTest, OnlyABlockingCollectiveCallIsCommWait) {
+  TinyTrace t(U);
+  t.Step(1, 0, 2000);
+  t.Kernel(0, 10, 10, 100);
+  t.Op("nccl:all_reduce", 100, 130);
+  t.Launch(t.main(), "cudaLaunchKernel", 120, 125, GpuOpKind::kKernel,
+           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 125,
+           140);
+  t.Kernel(130, 135, 140, 1000);
+  t.Op("nccl:all_reduce", 1000, 1400);
+  t.Launch(t.main(), "cudaLaunchKernel", 1390, 1395, GpuOpKind::kKernel,
+           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 1395,
+           1600);
+  t.Kernel(1600, 1605, 1605, 2000);
+  MetricSet metrics;
+  IdleGapsResult r = Analyse(t.Finish(), metrics);
+  const IdleTotals& d = r.devices[0].totals;
+  EXPECT_EQ(d.idle_ns, 435 * U);                      // [0,10), [100,125), [1000,1395), [1600,1605)
+  EXPECT_EQ(d.ns[I(IdleCause::kCommWait)], 395 * U);  // the blocking call
+  EXPECT_EQ(d.ns[I(IdleCause::kLaunchBound)], 20 * U);  // the three launch calls
+  EXPECT_EQ(d.ns[I(IdleCause::kHostBusy)], 20 * U);     // inside the non-blocking call
   ExpectSumInvariant(r);
 }
 

@@ -44,10 +44,9 @@ std::vector<HostSegment> InnermostSegments(const Trace& trace, const HostActivit
   return out;
 }
 
-// Outermost ATen ops and autograd nodes that issue GPU work somewhere below them: their
-// whole duration is framework dispatch on the way to a launch.
-void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
-                      std::vector<Interval>& out) {
+// Per row of one thread's [begin, end): 1 when it or a row below it is a launch call.
+std::vector<uint8_t> LaunchesBelow(const Trace& trace, const HostActivity& host, size_t begin,
+                                   size_t end) {
   const CpuSliceTable& t = trace.cpu_slices;
   std::vector<uint8_t> launches_below(end - begin, 0);
   for (size_t i = end; i-- > begin;) {
@@ -58,6 +57,61 @@ void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin
       launches_below[parent.value - begin] = 1;
     }
   }
+  return launches_below;
+}
+
+// Whether row i, or an ancestor of it that started after the sync returned, launches GPU work:
+// the host is then on its way to refilling the queue (framework dispatch), which stays the
+// drain's cost, not host work of its own.
+bool RefillsQueue(const CpuSliceTable& t, const std::vector<uint8_t>& launches_below, size_t begin,
+                  size_t i, TimeNs sync_end) {
+  for (CpuSliceId row(static_cast<uint32_t>(i)); row.valid() && row.value >= begin;
+       row = t.parent[row.value]) {
+    if (t.start[row.value] < sync_end) return false;
+    if (launches_below[row.value - begin]) return true;
+  }
+  return false;
+}
+
+// Outermost collective ops (c10d::, nccl:, gloo:, record_param_comms) of one thread during
+// which the host waits on the collective: a blocking call below them, no GPU work (a CPU
+// collective: gloo, a barrier), or a call at least as long as half its GPU kernels and over
+// kMinBlockingCollectiveNs. A non-blocking NCCL call (enqueue and return) is launch and
+// dispatch cost, however many there are (docs/metrics/idle_gaps.md).
+void AddBlockingCollectives(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
+                            std::vector<Interval>& out) {
+  const CpuSliceTable& t = trace.cpu_slices;
+  size_t i = begin;
+  while (i < end) {
+    if (!(host.roles[i] & kRoleCollectiveScope)) {
+      ++i;
+      continue;
+    }
+    const Interval root{t.start[i], t.end[i]};
+    bool blocks = false;
+    bool launched = false;
+    DurationNs gpu_ns = 0;
+    size_t j = i;
+    for (; j < end && t.start[j] < root.end; ++j) {
+      if (host.roles[j] & kRoleBlockingSync) blocks = true;
+      if (!(host.roles[j] & kRoleLaunch)) continue;
+      launched = true;
+      for (const CorrelatedGpuOp& op : trace.FindGpuOps(t.correlation[j])) {
+        gpu_ns += trace.gpu_ops.end[op.op.value] - trace.gpu_ops.start[op.op.value];
+      }
+    }
+    blocks = blocks || !launched ||
+             (root.length() >= kMinBlockingCollectiveNs && 2 * root.length() >= gpu_ns);
+    if (blocks) out.push_back(root);
+    i = j;
+  }
+}
+
+// Outermost ATen ops and autograd nodes that issue GPU work somewhere below them: their
+// whole duration is framework dispatch on the way to a launch.
+void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
+                      const std::vector<uint8_t>& launches_below, std::vector<Interval>& out) {
+  const CpuSliceTable& t = trace.cpu_slices;
   TimeNs root_end = std::numeric_limits<TimeNs>::min();
   for (size_t i = begin; i < end; ++i) {
     if (t.start[i] < root_end || !(host.roles[i] & kRoleDispatchOp) || !launches_below[i - begin])
@@ -76,23 +130,35 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
   for (ThreadId thread : host.launching_threads) {
     auto [begin, end] = trace.ThreadRows(thread);
     bool is_main = thread == host.main_thread;
+    std::vector<uint8_t> launches_below = LaunchesBelow(trace, host, begin, end);
     TimeNs drain_start = -1;  // >= 0 while a sync has drained the queue and no launch followed
+    TimeNs sync_end = -1;     // the latest blocking call's end in the open drain
+    std::vector<Interval> after_sync;  // host work after the sync returned, before the launch
     bool in_run = false;
     Interval run;
     for (size_t i = begin; i < end; ++i) {
       uint8_t r = host.roles[i];
       Interval iv{t.start[i], t.end[i]};
       if (is_main && (r & kRoleDataLoader)) input.push_back(iv);
-      if (r & kRoleCollectiveScope) comm.push_back(iv);
       if (CountsAsHostWork(t, host, i)) busy.push_back(iv);
       if (r & kRoleBlockingSync) {
         if (drain_start < 0) drain_start = iv.start;
+        sync_end = std::max(sync_end, iv.end);
         drain.push_back(iv);
+      } else if (drain_start >= 0 && iv.start >= sync_end && CountsAsHostWork(t, host, i) &&
+                 !RefillsQueue(t, launches_below, begin, i, sync_end)) {
+        // The sync has returned and the host runs CPU work (preprocessing, Python) that
+        // issues nothing: that is host time, not a wait on the GPU (docs/metrics/idle_gaps.md).
+        after_sync.push_back(iv);
       }
       if (r & kRoleLaunch) {
         if (drain_start >= 0 && iv.start >= drain_start) {
-          drain.push_back({drain_start, iv.end});
+          IntervalSet piece = IntervalSet::FromUnsorted({{drain_start, iv.end}})
+                                  .Subtract(IntervalSet::FromUnsorted(std::move(after_sync)));
+          for (const Interval& p : piece.intervals()) drain.push_back(p);
+          after_sync.clear();
           drain_start = -1;
+          sync_end = -1;
         }
         // Launch calls of one thread never overlap: extend the current run or start one.
         if (in_run && iv.start - run.end <= kLaunchBridgeNs) {
@@ -105,7 +171,8 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
       }
     }
     if (in_run) launch.push_back(run);
-    AddDispatchRoots(trace, host, begin, end, launch);
+    AddDispatchRoots(trace, host, begin, end, launches_below, launch);
+    AddBlockingCollectives(trace, host, begin, end, comm);
     sets.segments.push_back(InnermostSegments(trace, host, begin, end));
   }
   sets.input = IntervalSet::FromUnsorted(std::move(input));

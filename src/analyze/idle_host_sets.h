@@ -15,6 +15,11 @@ namespace gpuwhy {
 // eager PyTorch spends 2-20 µs of dispatch per op between its launches.
 inline constexpr DurationNs kLaunchBridgeNs = 20 * kNsPerUs;
 
+// A collective call that launches GPU work counts as waiting on the collective (comm) only
+// when it is at least this long (and at least half its kernels' time): a non-blocking NCCL
+// call returns in tens of microseconds.
+inline constexpr DurationNs kMinBlockingCollectiveNs = 100 * kNsPerUs;
+
 // [start, end) during which `row` was the innermost host slice of its thread.
 struct HostSegment {
   TimeNs start = 0;
@@ -24,7 +29,9 @@ struct HostSegment {
 
 struct IdleHostSets {
   IntervalSet input;  // main thread inside a DataLoader __next__
-  IntervalSet comm;   // a launching thread inside a collective op (nccl:, gloo:, c10d::, ...)
+  // A launching thread inside a collective op (nccl:, gloo:, c10d::, ...) that blocks it: a
+  // blocking call below, no GPU work, or a call long against its kernels (see .cc).
+  IntervalSet comm;
   IntervalSet drain;  // from a blocking sync's start to the end of that thread's next launch
   // Launch calls (holes up to kLaunchBridgeNs bridged) and framework dispatch: outermost
   // aten::* ops and autograd nodes that launch GPU work somewhere below them.

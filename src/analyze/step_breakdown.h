@@ -47,6 +47,9 @@ struct StepExtents {
   bool synthesized = false;      // no ProfilerStep: one step spans the trace
   bool from_optimizer = false;   // no ProfilerStep: the steps are optimizer iterations
   bool device_extended = false;  // at least one step launched GPU work
+  // > 0: the last step was left out because its host span ran on this much longer than the
+  // other steps' after its work (the profiler's own stop and flush).
+  DurationNs last_step_flush_ns = 0;
   std::vector<std::string> notes;
   // First kept step start to last kept step end; empty when there is no step.
   Interval Window() const;

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "analyze/step_breakdown.h"
 #include "analyze/warmup.h"
@@ -47,6 +49,49 @@ void LeaveOutWarmup(const WarmupResult& warmup, StepExtents& out) {
       "left out the first {} step(s) as warm-up (the first iterations or mostly one-off "
       "set-up): per-step numbers describe the steady state",
       lead));
+}
+
+DurationNs MedianOf(std::vector<DurationNs> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// How much longer the last step's host span runs on after its work (its last host event and
+// its last GPU op) than the other steps' spans do: the profiler's stop and flush. 0 when the
+// difference is under 1 ms or 10% of a step: an ordinary last step.
+DurationNs FlushTail(const Trace& trace, const std::vector<StepExtent>& steps) {
+  if (steps.size() < 2) return 0;
+  std::unordered_map<TimeNs, TimeNs> device_end;  // by host start: rows may repeat numbers
+  std::unordered_set<uint32_t> step_names;
+  for (const StepTable::Row& r : trace.steps.rows) {
+    if (r.gpu_op_count > 0) device_end[r.host_start] = r.device_end;
+    step_names.insert(r.name.value);
+  }
+  std::vector<TimeNs> work_end;
+  for (const StepExtent& s : steps) {
+    auto it = device_end.find(s.host.start);
+    work_end.push_back(it == device_end.end() ? s.host.start : std::min(it->second, s.host.end));
+  }
+  const CpuSliceTable& t = trace.cpu_slices;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (step_names.count(t.name[i].value) > 0) continue;
+    auto it = std::upper_bound(steps.begin(), steps.end(), t.start[i],
+                               [](TimeNs ts, const StepExtent& s) { return ts < s.host.start; });
+    if (it == steps.begin()) continue;
+    size_t k = static_cast<size_t>(it - steps.begin()) - 1;
+    if (t.start[i] >= steps[k].host.end) continue;
+    work_end[k] = std::max(work_end[k], std::min(t.end[i], steps[k].host.end));
+  }
+  std::vector<DurationNs> tails, lengths;
+  for (size_t k = 0; k + 1 < steps.size(); ++k) {
+    tails.push_back(steps[k].host.end - work_end[k]);
+    lengths.push_back(steps[k].host.length());
+  }
+  DurationNs extra = (steps.back().host.end - work_end.back()) - MedianOf(tails);
+  bool flush = extra >= kNsPerMs && static_cast<double>(extra) >= 0.1 * MedianOf(lengths);
+  return flush ? extra : 0;
 }
 
 }  // namespace
@@ -111,10 +156,24 @@ StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& option
     }
   }
   if (warmup != nullptr) LeaveOutWarmup(*warmup, out);
-  if (options.drop_last_step && out.steps.size() > 1) {
+  // The profiler's own stop and flush can run on inside the capture's last ProfilerStep:
+  // host time after the step's work with no GPU work. HTA always leaves the last step out;
+  // we do when it shows that tail, unless it is the only step left.
+  const bool last_row_kept =
+      !out.steps.empty() && out.steps.back().host.start == rows.back().host_start;
+  const DurationNs tail = !out.from_optimizer && last_row_kept ? FlushTail(trace, out.steps) : 0;
+  const bool flush_tail = tail > 0;
+  if ((flush_tail || options.drop_last_step) && out.steps.size() > 1) {
+    if (flush_tail) out.last_step_flush_ns = tail;
     out.excluded.push_back(out.steps.back().number);
+    out.notes.push_back(
+        flush_tail
+            ? fmt::format("left out the last step (ProfilerStep#{}): it ends {:.1f} ms after "
+                          "its work, in the profiler's own stop and flush (HTA leaves the "
+                          "last step out too)",
+                          out.steps.back().number, NsToMs(tail))
+            : "left out the last step (drop_last_step, as HTA does)");
     out.steps.pop_back();
-    out.notes.push_back("left out the last step (drop_last_step, as HTA does)");
   }
   std::sort(out.excluded.begin(), out.excluded.end());
   return out;

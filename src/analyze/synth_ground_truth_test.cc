@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "analyze/analysis.h"
 #include "analyze/idle_gaps.h"
 #include "analyze/kernel_stats.h"
 #include "analyze/step_breakdown.h"
@@ -121,6 +122,168 @@ TEST(SynthGroundTruthTest, HealthyHasNoLargeStall) {
   EXPECT_LT(run.metrics.ValueOr("idle.input_wait_pct", -1), 2);
   EXPECT_LT(run.metrics.ValueOr("idle.sync_drain_pct", -1), 5);
   EXPECT_LT(run.metrics.ValueOr("step.dataloader_pct", -1), 2);
+}
+
+// The whole analysis (warm-up and step extents as the pipeline runs them) of a scenario.
+struct FullRun {
+  std::string truth;
+  std::unique_ptr<Trace> trace;
+  TraceAnalysis analysis;
+  double Metric(const std::string& id) const { return analysis.metrics.ValueOr(id, -1); }
+};
+
+void AnalyzeScenario(const std::string& scenario, int steps, FullRun& run) {
+  fs::path dir =
+      fs::path(::testing::TempDir()) /
+      ("gpuwhy_full_" + scenario + "_" + std::to_string(steps) + "_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string out = (dir / "trace.json").string();
+  SynthOptions options;
+  options.scenario = scenario;
+  options.steps = steps;
+  ASSERT_TRUE(WriteSyntheticTrace(options, out).ok());
+  std::ifstream in(out + ".truth.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  run.truth = text.str();
+  auto trace = ImportKinetoFile(out);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  run.trace = std::make_unique<Trace>(std::move(*trace));
+  run.analysis = AnalyzeTrace(*run.trace);
+}
+
+bool HasNote(const StepExtents& e, const std::string& text) {
+  for (const std::string& n : e.notes) {
+    if (n.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Warm-up that fills most of the capture (context creation, allocations, module load,
+// autotuning, cuBLAS set-up, DataLoader workers starting): the first step is left out, the
+// per-step numbers are the steady state's (within 2% of its step), and the one-off causes are
+// found with their injected sizes.
+TEST(SynthGroundTruthTest, WarmupIsLeftOutAndTheSteadyStateIsRecovered) {
+  FullRun run;
+  AnalyzeScenario("warmup-input-bound", 12, run);
+  if (HasFatalFailure()) return;
+  const StepExtents& e = run.analysis.steps.extents;
+  EXPECT_TRUE(e.steady_state);
+  ASSERT_EQ(e.warmup.size(), 1u);
+  EXPECT_EQ(e.warmup.front(), 1);
+  EXPECT_EQ(static_cast<int64_t>(e.steps.size()), TruthInt(run.truth, "steady_state_steps"));
+  double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+  double tolerance = 0.02 * step_ms;
+  EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, tolerance);
+  double wait_ms = NsToMs(TruthInt(run.truth, "dataloader_wait_ns_per_step"));
+  EXPECT_NEAR(run.Metric("step.dataloader_ms"), wait_ms, tolerance);
+  EXPECT_NEAR(run.Metric("idle.input_wait_ms_per_step"), wait_ms, tolerance);
+  // The capture's share before the first steady step, within 1 point.
+  double truth_share = 100.0 * static_cast<double>(TruthInt(run.truth, "warmup_ns")) /
+                       static_cast<double>(TruthInt(run.truth, "capture_ns"));
+  EXPECT_GT(truth_share, 50);
+  EXPECT_NEAR(run.Metric("warmup.share_pct"), truth_share, 1.0);
+  EXPECT_GE(run.Metric("warmup.context_setup_ms"), NsToMs(TruthInt(run.truth, "context_setup_ns")));
+  EXPECT_NEAR(run.Metric("warmup.module_load_ms"), NsToMs(TruthInt(run.truth, "module_load_ns")),
+              0.1);
+  EXPECT_NEAR(run.Metric("warmup.dataloader_start_ms"),
+              NsToMs(TruthInt(run.truth, "first_dataloader_ns")), 0.1);
+  // The cuBLAS cudaFree under the first aten::addmm and the autotuned first convolution.
+  EXPECT_GE(run.Metric("warmup.first_call_ms"), NsToMs(TruthInt(run.truth, "cublas_init_ns")));
+  bool conv_first_call = false;
+  for (const OneOffEvent& ev : run.analysis.warmup.events) {
+    conv_first_call = conv_first_call ||
+                      (ev.cause == WarmupCause::kFirstCall && ev.name == "aten::cudnn_convolution");
+  }
+  EXPECT_TRUE(conv_first_call);
+}
+
+// A warm-up short against the capture: still left out, and its share is under half.
+TEST(SynthGroundTruthTest, BriefWarmupIsLeftOutButDoesNotDominate) {
+  FullRun run;
+  AnalyzeScenario("warmup-launch-bound", 12, run);
+  if (HasFatalFailure()) return;
+  const StepExtents& e = run.analysis.steps.extents;
+  EXPECT_EQ(e.warmup.size(), 1u);
+  double truth_share = 100.0 * static_cast<double>(TruthInt(run.truth, "warmup_ns")) /
+                       static_cast<double>(TruthInt(run.truth, "capture_ns"));
+  EXPECT_LT(truth_share, 50);
+  EXPECT_NEAR(run.Metric("warmup.share_pct"), truth_share, 1.0);
+  double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+  EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.02 * step_ms);
+  // All steady idle is launch gaps between the tiny kernels; the 30 ms module load is not in it.
+  double idle_ms = NsToMs(TruthInt(run.truth, "gpu_idle_ns_per_step"));
+  EXPECT_NEAR(run.Metric("idle.launch_bound_ms_per_step"), idle_ms, 0.10 * idle_ms);
+}
+
+// The last ProfilerStep runs 120 ms on into the profiler's flush: it is left out (and the
+// notes say why), so no step statistic sees the tail (the steps' own 10 ms DataLoader wait is
+// the per-step idle), unless it is the only step.
+TEST(SynthGroundTruthTest, LastStepFlushIsLeftOutUnlessItIsTheOnlyStep) {
+  FullRun run;
+  AnalyzeScenario("last-step-flush", 12, run);
+  if (HasFatalFailure()) return;
+  const StepExtents& e = run.analysis.steps.extents;
+  ASSERT_EQ(e.excluded.size(), 1u);
+  EXPECT_EQ(e.excluded.front(), 12);
+  EXPECT_TRUE(HasNote(e, "profiler's own stop and flush"));
+  EXPECT_GT(NsToMs(e.last_step_flush_ns), 0.9 * NsToMs(TruthInt(run.truth, "last_step_flush_ns")));
+  bool reported = false;  // the report's data-quality section says so
+  for (const DataQualityIssue& issue : run.analysis.data_quality.issues) {
+    reported = reported || (issue.id == "last_step_flush" &&
+                            issue.message.find("ProfilerStep#12") != std::string::npos);
+  }
+  EXPECT_TRUE(reported);
+  double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+  EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.02 * step_ms);
+  EXPECT_LT(run.Metric("step.time_max_ms"), NsToMs(TruthInt(run.truth, "last_step_ns")) / 2);
+  double wait_ms = NsToMs(TruthInt(run.truth, "dataloader_wait_ns_per_step"));
+  EXPECT_NEAR(run.Metric("idle.input_wait_ms_per_step"), wait_ms, 0.02 * step_ms);
+  EXPECT_LT(run.Metric("idle.step_boundary_pct") + run.Metric("idle.unknown_pct"), 2);
+
+  FullRun one;
+  AnalyzeScenario("last-step-flush", 1, one);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(one.analysis.steps.extents.steps.size(), 1u);
+  EXPECT_TRUE(one.analysis.steps.extents.excluded.empty());
+}
+
+// A multiprocessing DataLoader's __next__ waiting on its workers, in the 2.x and the 1.13
+// span form: the step breakdown and the idle attribution both give the injected wait.
+TEST(SynthGroundTruthTest, MultiprocessingDataLoaderWaitIsRecoveredInBothForms) {
+  for (const char* scenario : {"dataloader-workers", "dataloader-workers-v113"}) {
+    SCOPED_TRACE(scenario);
+    FullRun run;
+    AnalyzeScenario(scenario, 12, run);
+    if (HasFatalFailure()) return;
+    double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+    double wait_ms = NsToMs(TruthInt(run.truth, "dataloader_wait_ns_per_step"));
+    double tolerance = 0.02 * step_ms;
+    EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, tolerance);
+    EXPECT_NEAR(run.Metric("step.dataloader_ms"), wait_ms, tolerance);
+    EXPECT_NEAR(run.Metric("idle.input_wait_ms_per_step"), wait_ms, tolerance);
+    EXPECT_NEAR(run.Metric("step.dataloader_pct"), run.Metric("idle.input_wait_pct"), 2.0);
+  }
+}
+
+// .item() drains the queue, then the host preprocesses on the CPU: the sync's share is the
+// short drain, the preprocessing is host_busy (within 2% of the step) named by its ops.
+TEST(SynthGroundTruthTest, HostPreprocessingAfterASyncIsHostNotDrain) {
+  FullRun run;
+  AnalyzeScenario("host-preprocess-after-sync", 12, run);
+  if (HasFatalFailure()) return;
+  double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+  double preprocess_ms = NsToMs(TruthInt(run.truth, "host_preprocess_ns_per_step"));
+  EXPECT_NEAR(run.Metric("idle.host_busy_ms_per_step"), preprocess_ms, 0.02 * step_ms);
+  EXPECT_LT(run.Metric("idle.sync_drain_ms_per_step"), 0.05 * preprocess_ms);
+  const std::vector<HostNameTime>& top = run.analysis.idle_gaps.host_busy_top;
+  ASSERT_GE(top.size(), 3u);
+  EXPECT_EQ(top[0].name, "PIL/Image.py(2205): resize");
+  std::string first_op;
+  for (const HostNameTime& h : top) {
+    if (first_op.empty() && h.name.rfind("aten::", 0) == 0) first_op = h.name;
+  }
+  EXPECT_EQ(first_op, "aten::upsample_bilinear2d");
 }
 
 }  // namespace synth_ground_truth_test

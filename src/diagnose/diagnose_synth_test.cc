@@ -33,7 +33,12 @@ std::string CatalogId(std::string expected) {
 
 // The truth key holding the injected stall per step, by scenario.
 std::string InjectedKey(const std::string& scenario) {
-  if (scenario == "input-bound") return "dataloader_wait_ns_per_step";
+  if (scenario == "input-bound" || scenario == "warmup-input-bound" ||
+      scenario == "last-step-flush" || scenario.starts_with("dataloader-workers")) {
+    return "dataloader_wait_ns_per_step";
+  }
+  if (scenario == "warmup-launch-bound") return "gpu_idle_ns_per_step";
+  if (scenario == "host-preprocess-after-sync") return "host_preprocess_ns_per_step";
   if (scenario == "launch-bound") return "gpu_idle_ns_per_step";  // all idle is launch gaps
   if (scenario == "sync-heavy") return "gpu_idle_after_mid_step_syncs_ns_per_step";
   if (scenario == "comm-exposed") return "exposed_comm_ns_per_step";
@@ -111,6 +116,17 @@ INSTANTIATE_TEST_SUITE_P(AllScenarios, SynthScenarioTest, ::testing::ValuesIn(Sc
                            return name;
                          });
 
+// A single-process loader keeps the plain "load in workers" fix.
+TEST(SynthDiagnosisTest, SingleProcessDataLoaderFixAddsWorkers) {
+  SynthDiagnosis s = RunScenario("input-bound");
+  ASSERT_NE(s.run, nullptr);
+  const Finding* f = s.run->diagnosis.Find("input.dataloader_wait");
+  ASSERT_NE(f, nullptr);
+  ASSERT_FALSE(f->fixes.empty());
+  EXPECT_EQ(f->fixes.front().action.find("already has workers"), std::string::npos);
+  EXPECT_NE(f->fixes.front().code.find("num_workers=8"), std::string::npos);
+}
+
 // Single-rank synthetic traces without collectives never yield a comm.* finding; the
 // checklist says communication was not assessed.
 TEST(SynthDiagnosisTest, NoCommunicationFindingWithoutCollectives) {
@@ -148,6 +164,72 @@ TEST(SynthDiagnosisTest, OverrideSilencesARule) {
   Diagnosis d = Diagnose(s.run->trace, s.run->analysis, options);
   EXPECT_EQ(d.Find("input.dataloader_wait"), nullptr);
   ExpectNoIdleDoubleCount(d, "input-bound with override");
+}
+
+bool Mentions(const Finding& f, std::string_view text) {
+  for (const Fix& fix : f.fixes) {
+    if (fix.action.find(text) != std::string::npos || fix.code.find(text) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+// Warm-up fills most of the capture: the verdict is the steady state's (the DataLoader),
+// quality.warmup_dominated says so at low severity, and no rule prices a one-off event as a
+// per-step cost (no launch finding from the module load, no sync finding from autotuning).
+TEST(SynthDiagnosisTest, DominatingWarmupIsAQualityFindingBesideTheSteadyVerdict) {
+  SynthDiagnosis s = RunScenario("warmup-input-bound");
+  ASSERT_NE(s.run, nullptr);
+  const Diagnosis& d = s.run->diagnosis;
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings.front().id, "input.dataloader_wait");
+  const Finding* q = d.Find("quality.warmup_dominated");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->bottleneck_class, BottleneckClass::kQuality);
+  EXPECT_EQ(q->severity, Severity::kLow);
+  for (const Finding& f : d.findings) {
+    EXPECT_NE(f.id.rfind("launch.", 0), 0u) << f.id << ": " << f.title;
+    EXPECT_NE(f.id, "host.periodic_stall") << f.title;
+  }
+}
+
+// A brief warm-up is left out without a finding about it.
+TEST(SynthDiagnosisTest, BriefWarmupGetsNoQualityFinding) {
+  SynthDiagnosis s = RunScenario("warmup-launch-bound");
+  ASSERT_NE(s.run, nullptr);
+  EXPECT_EQ(s.run->diagnosis.Find("quality.warmup_dominated"), nullptr);
+  EXPECT_EQ(s.run->analysis.steps.extents.warmup.size(), 1u);
+}
+
+// Workers that cannot keep up: the input finding, with the loader fixes an expert gives.
+TEST(SynthDiagnosisTest, MultiprocessingDataLoaderFixNamesWorkersPinningAndPrefetch) {
+  for (const char* scenario : {"dataloader-workers", "dataloader-workers-v113"}) {
+    SynthDiagnosis s = RunScenario(scenario);
+    ASSERT_NE(s.run, nullptr);
+    const Finding* f = s.run->diagnosis.Find("input.dataloader_wait");
+    ASSERT_NE(f, nullptr) << scenario;
+    for (const char* text : {"num_workers", "pin_memory", "prefetch_factor"})
+      EXPECT_TRUE(Mentions(*f, text)) << scenario << ": " << text;
+    // Not "add workers (never 0)": the loader has them and they are too slow.
+    ASSERT_FALSE(f->fixes.empty());
+    EXPECT_NE(f->fixes.front().action.find("already has workers"), std::string::npos);
+  }
+}
+
+// A short drain after .item(), then CPU preprocessing: a host verdict naming the work, and no
+// sync finding (the sync waited only while the queue emptied).
+TEST(SynthDiagnosisTest, PreprocessingAfterASyncIsHostNotSync) {
+  SynthDiagnosis s = RunScenario("host-preprocess-after-sync");
+  ASSERT_NE(s.run, nullptr);
+  const Diagnosis& d = s.run->diagnosis;
+  ASSERT_FALSE(d.findings.empty());
+  const Finding& top = d.findings.front();
+  EXPECT_EQ(top.id, "host.cpu_bound_gaps");
+  EXPECT_EQ(top.bottleneck_class, BottleneckClass::kHost);
+  ASSERT_FALSE(top.top_events.empty());
+  EXPECT_EQ(top.top_events.front(), "PIL/Image.py(2205): resize");
+  EXPECT_EQ(d.Find("launch.sync_points"), nullptr);
+  EXPECT_EQ(d.Find("launch.launch_bound"), nullptr);
 }
 
 }  // namespace diagnose_synth_test

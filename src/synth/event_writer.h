@@ -25,8 +25,9 @@ enum class EventCat {
   kCpuInstant,
   kGpuUserAnnotation,
   kTrace,
+  kPythonFunction,  // with_stack=True frames
 };
-inline constexpr int kNumEventCats = 11;
+inline constexpr int kNumEventCats = 12;
 std::string_view EventCatName(EventCat cat);
 
 // A kernel's name and launch shape. `args_tail` is the constant part of its Kineto args,
@@ -52,6 +53,7 @@ struct DocumentInfo {
   int world_size = 1;
   TimeNs base_time_ns = 0;
   std::string trace_name;
+  bool args_113 = false;  // host spans in PyTorch 1.13's args form (Recipe::args_113)
 };
 
 class EventWriter {

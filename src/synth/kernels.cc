@@ -183,6 +183,18 @@ KernelCatalog BuildCatalog() {
   k.sum_f32 = reduce(
       "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::"
       "operator()(at::TensorIterator&)::{lambda(float, float)#1}>");
+  k.conv_fprop = MakeKernelSpec(
+      "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_"
+      "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+      132, 384, 168, 231424, 1.0, 12.0, 0);
+  k.conv_fprop_trial = MakeKernelSpec(
+      "sm80_xmma_fprop_implicit_gemm_indexed_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x128x32_"
+      "stage5_warpsize2x2x1_g1_tensor16x8x16_kernel",
+      528, 128, 128, 61440, 4.0, 16.0, 25);
+  k.conv_wgrad = MakeKernelSpec(
+      "sm90_xmma_wgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_"
+      "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
+      132, 384, 168, 231424, 1.0, 12.0, 0);
   return k;
 }
 

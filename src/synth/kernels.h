@@ -42,6 +42,10 @@ struct KernelCatalog {
   KernelSpec rsqrt_f32;
   KernelSpec mul_f32;
   KernelSpec sum_f32;
+  // A cuDNN patch-embedding convolution (conv_stem) and what cudnn.benchmark also tries.
+  KernelSpec conv_fprop;
+  KernelSpec conv_fprop_trial;
+  KernelSpec conv_wgrad;
 };
 
 const KernelCatalog& Kernels();

@@ -24,6 +24,7 @@ constexpr std::array<std::string_view, kNumEventCats> kCatNames = {
     "cpu_instant_event",
     "gpu_user_annotation",
     "Trace",
+    "python_function",
 };
 
 }  // namespace
@@ -78,6 +79,7 @@ KernelSpec MakeKernelSpec(std::string_view name, int grid_x, int block_x, int re
 void KinetoWriter::Begin(const DocumentInfo& info) {
   trace_name_ = JsonEscape(info.trace_name);
   base_time_ns_ = info.base_time_ns;
+  args_113_ = info.args_113;
   auto out = fmt::appender(buf_);
   fmt::format_to(out, "{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
   for (int d = 0; d < info.num_devices; ++d) {
@@ -151,6 +153,16 @@ void KinetoWriter::Flush() {
 void KinetoWriter::Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts,
                         DurationNs dur, int64_t external_id, std::string_view extra_args) {
   auto out = Open(cat);
+  if (args_113_) {
+    fmt::format_to(
+        out,
+        FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},)"
+                    R"("args":{{"Trace name":"PyTorch Profiler","Trace iteration":0,)"
+                    R"("External id":{},"Profiler Event Index":{}{}}}}})"),
+        EventCatName(cat), name, pid, tid, Micros{ts}, Micros{dur}, external_id, ev_idx_++,
+        extra_args);
+    return;
+  }
   fmt::format_to(
       out,
       FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":"{}","pid":{},"tid":{},"ts":{},"dur":{},)"

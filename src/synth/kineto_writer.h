@@ -78,6 +78,7 @@ class KinetoWriter final : public EventWriter {
   size_t peak_buffer_ = 0;
   std::string trace_name_;
   TimeNs base_time_ns_ = 0;
+  bool args_113_ = false;
 };
 
 // Escapes text for a JSON string (file names, descriptions; not the hot path).

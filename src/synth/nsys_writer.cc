@@ -167,6 +167,7 @@ void NsysWriter::Row(Insert which, std::initializer_list<int64_t> values) {
 void NsysWriter::Span(EventCat cat, std::string_view name, int pid, int tid, TimeNs ts,
                       DurationNs dur, int64_t, std::string_view) {
   ++counts_[static_cast<int>(cat)];
+  // Python frames go in as NVTX ranges too, as `nsys --python-functions-trace` records them.
   if (!status_.ok()) return;
   // PyTorch's NVTX ranges carry unregistered text, as the real exports show.
   sqlite3_stmt* stmt = insert_[kNvtx];

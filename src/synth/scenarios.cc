@@ -62,8 +62,70 @@ Recipe MemoryBoundElementwise() {
   return r;
 }
 
-const std::array<ScenarioInfo, 8>& Catalog() {
-  static const std::array<ScenarioInfo, 8> catalog = {{
+// A job that starts inside the capture (no profiler schedule): seconds of context creation and
+// first allocations, a lazy module load, cudnn.benchmark, cuBLAS's first cudaFree and the
+// DataLoader's workers starting, then a steady state whose workers cannot keep up (20 ms per
+// step). The warm-up fills most of the capture.
+Recipe WarmupInputBound() {
+  Recipe r;
+  r.dataloader_name = kMultiProcessNext;
+  r.dataloader_ns = 20 * kNsPerMs;
+  r.conv_stem = true;
+  r.warmup.context_ns = 2200 * kNsPerMs;
+  r.warmup.mallocs = 40;
+  r.warmup.malloc_ns = 6 * kNsPerMs;
+  r.warmup.module_load_ns = 45 * kNsPerMs;
+  r.warmup.autotune_trials = 24;
+  r.warmup.autotune_trial_ns = 1500 * kNsPerUs;
+  r.warmup.cublas_init_ns = 380 * kNsPerMs;
+  r.warmup.first_dataloader_ns = 2600 * kNsPerMs;
+  return r;
+}
+
+// The profiler started after model set-up: only the first iteration's one-offs are captured
+// (module load, autotuning, cuBLAS, the first batch), short against a launch-bound steady state.
+Recipe WarmupLaunchBound() {
+  Recipe r = LaunchBound();
+  r.conv_stem = true;
+  r.warmup.module_load_ns = 30 * kNsPerMs;
+  r.warmup.autotune_trials = 8;
+  r.warmup.autotune_trial_ns = 1000 * kNsPerUs;
+  r.warmup.cublas_init_ns = 25 * kNsPerMs;
+  r.warmup.first_dataloader_ns = 60 * kNsPerMs;
+  return r;
+}
+
+// A mildly input-bound job (10 ms per step in __next__) whose capture ends in the flush.
+Recipe LastStepFlush() {
+  Recipe r;
+  r.dataloader_ns = 10 * kNsPerMs;
+  r.last_step_flush_ns = 120 * kNsPerMs;
+  return r;
+}
+
+// DataLoader(num_workers=2) whose workers decode slower than the GPU trains: the main thread
+// waits 15 ms per step in __next__ for the next batch from the workers' queue.
+Recipe DataLoaderWorkers() {
+  Recipe r;
+  r.dataloader_name = kMultiProcessNext;
+  r.dataloader_ns = 15 * kNsPerMs;
+  return r;
+}
+
+Recipe DataLoaderWorkers113() {
+  Recipe r = DataLoaderWorkers();
+  r.args_113 = true;
+  return r;
+}
+
+Recipe HostPreprocessAfterSync() {
+  Recipe r;
+  r.host_preprocess_ns = 12 * kNsPerMs;
+  return r;
+}
+
+const std::array<ScenarioInfo, 14>& Catalog() {
+  static const std::array<ScenarioInfo, 14> catalog = {{
       {"healthy", "well-fed GPU: kernels back to back, ~95% busy, small launch gaps", "none",
        Recipe{}},
       {"input-bound",
@@ -88,6 +150,29 @@ const std::array<ScenarioInfo, 8>& Catalog() {
        "RMSNorm written in eager fp32 PyTorch: 8 elementwise/reduction kernels per norm forward, "
        "12 backward, each a round trip through HBM; ~45% of kernel time",
        "compute.memory_bound_elementwise", MemoryBoundElementwise()},
+      {"warmup-input-bound",
+       "the first step holds seconds of CUDA context creation, allocations, a lazy module load, "
+       "cudnn.benchmark, cuBLAS set-up and DataLoader worker start-up (most of the capture); "
+       "then each step waits 20 ms for its workers",
+       "input.dataloader_wait", WarmupInputBound()},
+      {"warmup-launch-bound",
+       "a brief first-iteration warm-up (module load, autotuning, cuBLAS set-up, first batch: "
+       "under half the capture) before launch-bound steps of 2000 tiny kernels",
+       "launch.tiny_kernels", WarmupLaunchBound()},
+      {"last-step-flush",
+       "each step waits 10 ms in a single-process DataLoader; the last ProfilerStep ends 120 ms "
+       "after its work in the profiler's own stop and flush, with no GPU work",
+       "input.dataloader_wait", LastStepFlush()},
+      {"dataloader-workers",
+       "each step waits 15 ms in a multiprocessing DataLoader __next__ for its workers while "
+       "the GPU idles",
+       "input.dataloader_wait", DataLoaderWorkers()},
+      {"dataloader-workers-v113", "dataloader-workers written with PyTorch 1.13's span args",
+       "input.dataloader_wait", DataLoaderWorkers113()},
+      {"host-preprocess-after-sync",
+       "each step's loss.item() drains the GPU, then the host preprocesses the next image on "
+       "the CPU (PIL resize, aten::upsample_bilinear2d, aten::to, normalize) for 12 ms",
+       "host.cpu_bound_gaps", HostPreprocessAfterSync()},
   }};
   return catalog;
 }
@@ -151,6 +236,40 @@ std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const Measur
     out.push_back({"softmax_kernel_ns_per_step", Int(mean.softmax_ns)});
     out.push_back({"kernel_ns_per_step", Int(mean.kernel_ns)});
     out.push_back({"fusion_saving_ns_per_step", Int(mean.memory_bound_ns / 3)});
+  }
+  if (r.last_step_flush_ns > 0) {
+    out.push_back({"last_step_flush_ns", Int(r.last_step_flush_ns)});
+    out.push_back({"last_step_ns", Int(mean.last_step_ns)});
+    out.push_back({"steady_state_steps", Int(mean.steady_steps)});
+  }
+  if (r.warmup.enabled()) {
+    const WarmupPhase& w = r.warmup;
+    out.push_back({"steady_state_steps", Int(mean.steady_steps)});
+    out.push_back({"warmup_step_ns", Int(mean.first_step_ns)});
+    out.push_back({"warmup_ns", Int(mean.warmup_ns)});
+    out.push_back({"capture_ns", Int(mean.capture_ns)});
+    out.push_back({"warmup_share_of_capture", Fraction(mean.warmup_ns, mean.capture_ns)});
+    out.push_back({"warmup_dominates", 2 * mean.warmup_ns >= mean.capture_ns ? "true" : "false"});
+    out.push_back({"context_setup_ns", Int(w.context_ns)});
+    out.push_back({"module_load_ns", Int(w.module_load_ns)});
+    out.push_back({"autotune_trials", Int(w.autotune_trials)});
+    out.push_back({"cublas_init_ns", Int(w.cublas_init_ns)});
+    out.push_back({"first_dataloader_ns", Int(w.first_dataloader_ns)});
+  }
+  if (scenario.name == "warmup-input-bound" || scenario.name == "last-step-flush" ||
+      scenario.name == "dataloader-workers" || scenario.name == "dataloader-workers-v113") {
+    out.push_back({"dataloader_wait_ns_per_step", Int(r.dataloader_ns)});
+    out.push_back({"dataloader_share_of_step", Fraction(r.dataloader_ns, mean.step_ns)});
+    out.push_back(
+        {"dataloader_workers", r.dataloader_name == kMultiProcessNext ? "true" : "false"});
+  } else if (scenario.name == "warmup-launch-bound") {
+    out.push_back({"tiny_kernels_per_step", Int(2ll * r.unfused_optimizer_params)});
+  } else if (scenario.name == "host-preprocess-after-sync") {
+    out.push_back({"host_preprocess_ns_per_step", Int(r.host_preprocess_ns)});
+    out.push_back({"host_preprocess_share_of_step", Fraction(r.host_preprocess_ns, mean.step_ns)});
+    out.push_back({"sync_wait_ns_per_step", Int(mean.sync_wait_ns)});
+    out.push_back({"top_cpu_op", "\"aten::upsample_bilinear2d\""});
+    out.push_back({"top_python_frame", "\"PIL/Image.py(2205): resize\""});
   }
   return out;
 }

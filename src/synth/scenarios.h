@@ -12,6 +12,26 @@
 
 namespace gpuwhy {
 
+// The DataLoader's `__next__` span as PyTorch names it (one process, or waiting on workers).
+inline constexpr std::string_view kSingleProcessNext =
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+inline constexpr std::string_view kMultiProcessNext =
+    "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+
+// One-off initialisation inside the first step (warm-up scenarios); all zero: none. The
+// numbers are exact: the first step holds these on top of an ordinary step.
+struct WarmupPhase {
+  DurationNs context_ns = 0;      // cudaDeviceGetStreamPriorityRange: creates the CUDA context
+  int mallocs = 0;                // cudaMalloc + cudaFree pairs of parameters and optimizer state
+  DurationNs malloc_ns = 0;       // each call
+  DurationNs module_load_ns = 0;  // the job's first cudaLaunchKernel loads the module
+  int autotune_trials = 0;        // cudnn.benchmark: candidate kernels timed by events
+  DurationNs autotune_trial_ns = 0;    // each candidate kernel
+  DurationNs cublas_init_ns = 0;       // the first aten::addmm's cudaFree (cuBLAS handle)
+  DurationNs first_dataloader_ns = 0;  // the first __next__ (workers start)
+  bool enabled() const { return context_ns > 0 || module_load_ns > 0 || cublas_init_ns > 0; }
+};
+
 // Shape of one simulated training step (a bf16 transformer on one H100 per rank).
 struct Recipe {
   int layers = 12;
@@ -36,6 +56,21 @@ struct Recipe {
   // RMSNorm written in eager PyTorch instead of the fused LayerNorm: the activations go to
   // fp32 and through pow, mean, add, rsqrt and two muls, one HBM round trip per op.
   bool eager_rms_norm = false;
+  std::string_view dataloader_name = kSingleProcessNext;
+  // Host spans carry the PyTorch 1.13 args ("Trace name", "Profiler Event Index", as the 2022
+  // HTA traces show) instead of 2.x's ("Record function id", "Ev Idx").
+  bool args_113 = false;
+  // A patch-embedding convolution (aten::conv2d ... aten::cudnn_convolution) before the
+  // transformer: what cudnn.benchmark autotunes in the first step.
+  bool conv_stem = false;
+  WarmupPhase warmup;
+  // The last ProfilerStep ends this long after its work: the host idles on to the profiler's
+  // stop and flush, with no GPU work (what HTA leaves out as the last step).
+  DurationNs last_step_flush_ns = 0;
+  // After the end-of-step loss.item(), the host preprocesses the next sample on the CPU (an
+  // image processor: Python frames over aten::to / upsample / normalize CPU ops) this long
+  // while the GPU sits drained. Exact.
+  DurationNs host_preprocess_ns = 0;
 };
 
 // Measured per-step means from the simulation, for the ground truth.
@@ -49,6 +84,12 @@ struct MeasuredStep {
   DurationNs memory_bound_ns = 0;  // elementwise, normalization, reduction kernels
   DurationNs softmax_ns = 0;
   DurationNs kernel_ns = 0;
+  // Over the whole capture, not per step (warm-up and last-step scenarios).
+  int steady_steps = 0;          // steps the means above are over
+  DurationNs first_step_ns = 0;  // the first step's span
+  DurationNs last_step_ns = 0;   // the last step's span
+  DurationNs capture_ns = 0;     // trace start to the last step's end
+  DurationNs warmup_ns = 0;      // trace start to the end of the first step
 };
 
 // One "key": value pair of the truth's "injected" object; value is raw JSON.

@@ -115,6 +115,7 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   info.world_size = setup.world_size;
   info.base_time_ns = kBaseTimeNs;
   info.trace_name = setup.trace_name;
+  info.args_113 = scenario.recipe.args_113;
   writer.Begin(info);
   WriteMetadata(writer, pid, main_tid, autograd_tid, device, distributed, start);
 
@@ -125,10 +126,28 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     timeline.SetComputeScale(coupling->compute_scale);
   }
   TrainingStep step(scenario.recipe, main_tid, autograd_tid, setup.world_size);
+  const Recipe& recipe = scenario.recipe;
   MeasuredStep sum;
+  int steady = 0;
   for (int i = 0; i < setup.steps; ++i) {
-    StepStats stats = step.Run(timeline, i + 1);
-    sum.step_ns += stats.end - stats.start;
+    const bool last = i + 1 == setup.steps;
+    StepStats stats = step.Run(timeline, i + 1, last);
+    RETURN_IF_ERROR(writer.status());
+    const DurationNs span = stats.end - stats.start;
+    if (i == 0) {
+      sum.first_step_ns = span;
+      sum.warmup_ns = stats.end - start;
+    }
+    if (last) {
+      sum.last_step_ns = span;
+      sum.capture_ns = stats.end - start;
+    }
+    // The truth's per-step means are over the steady state: without the warm-up step and the
+    // flushed last step, where the scenario has them (and while another step is left).
+    bool one_off = (i == 0 && recipe.warmup.enabled()) || (last && recipe.last_step_flush_ns > 0);
+    if (one_off && setup.steps > 1) continue;
+    ++steady;
+    sum.step_ns += span;
     sum.gpu_busy_ns += stats.gpu_busy_ns;
     sum.sync_wait_ns += stats.sync_wait_ns;
     sum.idle_after_sync_ns += stats.idle_after_sync_ns;
@@ -136,7 +155,6 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     sum.memory_bound_ns += stats.memory_bound_ns;
     sum.softmax_ns += stats.softmax_ns;
     sum.kernel_ns += stats.kernel_ns;
-    RETURN_IF_ERROR(writer.status());
   }
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
 
@@ -144,7 +162,9 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   truth.rank = setup.rank;
   truth.file = setup.file_name;
   for (int c = 0; c < kNumEventCats; ++c) truth.counts[c] = writer.count(static_cast<EventCat>(c));
-  const int64_t n = std::max(setup.steps, 1);
+  const int64_t n = std::max(steady, 1);
+  truth.mean = sum;
+  truth.mean.steady_steps = steady;
   truth.mean.step_ns = sum.step_ns / n;
   truth.mean.gpu_busy_ns = sum.gpu_busy_ns / n;
   truth.mean.sync_wait_ns = sum.sync_wait_ns / n;
@@ -153,7 +173,7 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
   truth.mean.memory_bound_ns = sum.memory_bound_ns / n;
   truth.mean.softmax_ns = sum.softmax_ns / n;
   truth.mean.kernel_ns = sum.kernel_ns / n;
-  truth.mean.kernels = truth.counts[static_cast<int>(EventCat::kKernel)] / n;
+  truth.mean.kernels = truth.counts[static_cast<int>(EventCat::kKernel)] / std::max(setup.steps, 1);
   return truth;
 }
 

@@ -14,6 +14,7 @@ constexpr int kCbidMemsetAsync = 51;
 constexpr int kCbidStreamSynchronize = 131;
 constexpr int kCbidEventRecord = 135;
 constexpr int kCbidStreamWaitEvent = 147;
+constexpr int kCbidEventSynchronize = 137;
 
 // A queued op starts a little after the previous one on its stream ends: real
 // back-to-back kernels show 1-2 µs of front-end gap.
@@ -61,6 +62,10 @@ void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream
                       std::string_view kernel_extra_args) {
   TimeNs call_start = now_;
   DurationNs call_ns = rng_.Uniform(launch_lo_, launch_hi_);
+  if (next_launch_ns_ > 0) {
+    call_ns = next_launch_ns_;
+    next_launch_ns_ = 0;
+  }
   int64_t correlation = next_correlation_++;
   int64_t external_id = CurrentExternalId();
   writer_->Runtime("cudaLaunchKernel", kCbidLaunchKernel, pid_, tid_, call_start, call_ns,
@@ -147,6 +152,28 @@ void Timeline::StreamSynchronize(int stream) {
   step_sync_wait_ += wait_ns;
   drained_at_ = std::max(drained, compute_free_);
   now_ = call_start + call_ns;
+}
+
+void Timeline::EventSynchronize() {
+  int64_t external_id = CurrentExternalId();
+  DurationNs record_ns = rng_.Uniform(2000, 3500);
+  writer_->Runtime("cudaEventRecord", kCbidEventRecord, pid_, tid_, now_, record_ns, external_id,
+                   next_correlation_++);
+  now_ += record_ns + rng_.Uniform(500, 1000);
+  TimeNs call_start = now_;
+  DurationNs wait_ns = std::max<DurationNs>(0, compute_free_ - call_start);
+  DurationNs call_ns = wait_ns + rng_.Uniform(2000, 4000);
+  int64_t correlation = next_correlation_++;
+  writer_->Runtime("cudaEventSynchronize", kCbidEventSynchronize, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  step_sync_wait_ += wait_ns;
+  drained_at_ = compute_free_;
+  now_ = call_start + call_ns;
+}
+
+void Timeline::RuntimeCall(std::string_view name, int cbid, DurationNs ns) {
+  writer_->Runtime(name, cbid, pid_, tid_, now_, ns, CurrentExternalId(), next_correlation_++);
+  now_ += ns;
 }
 
 void Timeline::StreamWaitStream(int waiting_stream, int on_stream) {

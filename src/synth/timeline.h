@@ -74,6 +74,13 @@ class Timeline {
   void MemsetAsync(int64_t bytes, DurationNs ns);
   // cudaStreamSynchronize plus its cuda_sync record; the host waits for the stream.
   void StreamSynchronize(int stream);
+  // cudaEventRecord on the compute stream, then cudaEventSynchronize: the host waits for
+  // the stream's work so far (cudnn.benchmark timing a candidate kernel).
+  void EventSynchronize();
+  // A runtime call that queues no GPU work (cudaMalloc, cudaFree, context set-up), `ns` long.
+  void RuntimeCall(std::string_view name, int cbid, DurationNs ns);
+  // The next Launch's call takes `ns` (a lazy module load), then launches cost as set.
+  void SetNextLaunchCost(DurationNs ns) { next_launch_ns_ = ns; }
   // cudaEventRecord on `on_stream` + cudaStreamWaitEvent on `waiting_stream`.
   void StreamWaitStream(int waiting_stream, int on_stream);
   // A caching-allocator `[memory]` instant (negative bytes free).
@@ -114,6 +121,7 @@ class Timeline {
   TimeNs comm_free_;
   DurationNs launch_lo_ = 4 * kNsPerUs;
   DurationNs launch_hi_ = 6 * kNsPerUs;
+  DurationNs next_launch_ns_ = 0;
   int64_t next_external_id_ = 1;
   int64_t next_correlation_ = 1;
   std::vector<OpenSpan> stack_;

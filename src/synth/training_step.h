@@ -14,10 +14,17 @@ class TrainingStep {
  public:
   TrainingStep(const Recipe& recipe, int main_tid, int autograd_tid, int world_size);
 
-  // Appends step `number` to the timeline and returns its measured facts.
-  StepStats Run(Timeline& t, int number);
+  // Appends step `number` to the timeline and returns its measured facts; `last` is the
+  // capture's last step (where the profiler's flush may follow).
+  StepStats Run(Timeline& t, int number, bool last = false);
 
  private:
+  // The recipe's warm-up: context creation and first allocations, inside the first step.
+  void Initialize(Timeline& t);
+  void ConvStem(Timeline& t);
+  void ConvStemBackward(Timeline& t);
+  // The next sample's CPU preprocessing after loss.item() (host_preprocess_ns, exact).
+  void Preprocess(Timeline& t);
   void CopyBatch(Timeline& t);
   void Norm(Timeline& t);  // fused LayerNorm, or eager_rms_norm's chain
   void NormBackward(Timeline& t);
@@ -32,7 +39,9 @@ class TrainingStep {
   const KernelSpec* gemm_tn_;
   const KernelSpec* gemm_nn_;
   const KernelSpec* gemm_nt_;
-  DurationNs step_gemm_ns_ = 0;  // GEMM kernel time of the step being generated
+  DurationNs step_gemm_ns_ = 0;    // GEMM kernel time of the step being generated
+  bool first_step_ = true;         // one-offs of recipe.warmup still to come
+  DurationNs cublas_init_ns_ = 0;  // the first aten::addmm's cudaFree, until it ran
   int main_tid_;
   int autograd_tid_;
   int world_size_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "analyze/host_activity.h"
 #include "diagnose/capture.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
@@ -59,6 +60,17 @@ void HostOnlyDataLoaderWait(RuleContext& ctx) {
       NsToMs(ctx.out.findings.back().recoverable_ns_per_step), dataloader_pct);
 }
 
+// The main thread waits on worker processes (_MultiProcessingDataLoaderIter): the loader has
+// workers already, and they cannot keep up.
+bool WaitsOnWorkers(const Trace& trace) {
+  for (size_t i = 0; i < trace.cpu_slices.size(); ++i) {
+    std::string_view name = trace.Str(trace.cpu_slices.name[i]);
+    if (IsDataLoaderName(name) && name.find("MultiProcessing") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
 void DataLoaderWait(RuleContext& ctx) {
   if (ctx.trace.active_devices().empty()) {
     HostOnlyDataLoaderWait(ctx);
@@ -83,6 +95,15 @@ void DataLoaderWait(RuleContext& ctx) {
   ctx.AddIdleEvidence(f, IdleCause::kInputWait);
   // DataLoader time that does not leave the GPU idle is not recoverable by this fix.
   if (f.recoverable_ns_per_step == 0) f.confidence = Confidence::kLow;
+  if (!f.fixes.empty() && WaitsOnWorkers(ctx.trace)) {
+    f.fixes.front().action =
+        "The loader already has workers (_MultiProcessingDataLoaderIter) and they cannot keep "
+        "up: raise num_workers toward the cores per GPU, prefetch deeper, keep them alive, "
+        "and time one worker's __getitem__ (decode, augment) to make it cheaper";
+    f.fixes.front().code =
+        "DataLoader(ds, batch_size=..., num_workers=<more>, pin_memory=True, "
+        "persistent_workers=True, prefetch_factor=4)";
+  }
   Severity floor =
       std::max(dataloader_pct, ctx.PctOfStep(f.recoverable_ns_per_step)) >= high_pct.value
           ? Severity::kHigh
