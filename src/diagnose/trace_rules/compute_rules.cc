@@ -80,13 +80,18 @@ void NoTensorCores(RuleContext& ctx) {
   Finding f = ctx.Start(spec);
   f.recoverable_ns_per_step = static_cast<DurationNs>(
       ctx.PerStep(Saving(static_cast<double>(ctx.busy.fp32_gemm_conv_ns), speedup.value)));
-  f.confidence = ctx.trace.devices.size() > 0 ? Confidence::kMedium : Confidence::kLow;
+  // The doubt is whether the GPU has tensor cores at all: a device name settles it, and so does
+  // a kernel built for a named architecture (volta_sgemm runs on Volta or later, which do).
+  const LowPrecisionSupport precision = TraceLowPrecision(ctx.trace);
+  f.confidence = ctx.trace.devices.size() > 0 || precision != LowPrecisionSupport::kUnknown
+                     ? Confidence::kMedium
+                     : Confidence::kLow;
   RuleContext::AddEvidence(f, "diagnose.fp32_gemm_conv_kernel_pct", share, unit::kPercent, ">",
                            min_share.value, &min_share);
   ctx.AddMetricEvidence(f, "kernels.tensor_core_time_pct", ">=", 0, nullptr);
   ctx.AddMetricEvidence(f, "kernels.tc_eligible_without_tc_pct", ">", 0, nullptr);
   f.top_events = ctx.busy.top_fp32_names;
-  f.fixes = TensorCoreFixes(TraceLowPrecision(ctx.trace));
+  f.fixes = TensorCoreFixes(precision);
   ctx.Emit(std::move(f), {{"share", share}});
 }
 
