@@ -492,7 +492,9 @@ void RenderLateArrivalHtml(std::string& out, const CrossRankReport& job) {
 std::string RenderReportHtml(std::span<const RankReport> ranks,
                              std::span<const ReportFailure> failures, const CrossRankReport* job) {
   std::string out = PageStart("gpuwhy report");
-  out += fmt::format("<header><h1>gpuwhy report</h1><p class=\"meta\">{} trace{} analysed{}</p>",
+  // One report per trace (an Nsight Systems export holds one per process), metric log, memory
+  // snapshot or summary: not all of them are traces.
+  out += fmt::format("<header><h1>gpuwhy report</h1><p class=\"meta\">{} input report{}{}</p>",
                      ranks.size(), ranks.size() == 1 ? "" : "s",
                      failures.empty() ? "" : fmt::format(", {} unusable", failures.size()));
   if (!failures.empty()) {
