@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analyze/runtime_calls.h"
+#include "analyze/step_breakdown.h"
 
 namespace gpuwhy {
 namespace {
@@ -46,15 +47,26 @@ void CollectPeaks(const Trace& trace, MemoryUsageResult& r) {
 void CollectChurn(const AnalysisInput& input, MemoryUsageResult& r) {
   const Trace& trace = input.trace;
   const StepTable& steps = trace.steps;
-  for (size_t s = 1; s < steps.size(); ++s) r.per_step.push_back({steps.rows[s].number, 0, 0, 0});
+  // Every step after the first (its allocations are the job's first) except the tail steps the
+  // step extents leave out (cut short, or run on into the profiler's flush).
+  const std::vector<int64_t> excluded =
+      ComputeStepExtents(trace, input.options, input.warmup).excluded;
+  std::vector<int64_t> slot(steps.size(), -1);  // step index -> index into r.per_step
+  for (size_t s = 1; s < steps.size(); ++s) {
+    if (std::find(excluded.begin(), excluded.end(), steps.rows[s].number) != excluded.end())
+      continue;
+    slot[s] = static_cast<int64_t>(r.per_step.size());
+    r.per_step.push_back({steps.rows[s].number, 0, 0, 0});
+  }
   std::vector<RuntimeCallKind> kinds = ClassifyRuntimeCalls(trace);
   const CpuSliceTable& c = trace.cpu_slices;
   std::vector<size_t> calls;
   for (size_t i = 0; i < c.size(); ++i) {
     if (kinds[i] != RuntimeCallKind::kAlloc && kinds[i] != RuntimeCallKind::kFree) continue;
     int64_t step = StepIndexAt(steps, c.start[i]);
-    if (step < 1) continue;  // outside steps, or the warm-up (first) step
-    AllocStepCount& count = r.per_step[step - 1];
+    // Outside steps, the first step, or a tail step left out.
+    if (step < 1 || slot[static_cast<size_t>(step)] < 0) continue;
+    AllocStepCount& count = r.per_step[static_cast<size_t>(slot[static_cast<size_t>(step)])];
     (kinds[i] == RuntimeCallKind::kAlloc ? count.alloc_calls : count.free_calls) += 1;
     count.time += c.end[i] - c.start[i];
     calls.push_back(i);
