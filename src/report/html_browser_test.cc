@@ -33,6 +33,35 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
+// A script that measures every <text> of the SVGs |selector| names against its SVG's box and
+// puts the count and the clipped texts in the body's data-measured / data-clipped attributes.
+std::string MeasureClippedTexts(std::string_view selector) {
+  return std::string(R"(<script>
+    let clipped = [], measured = 0;
+    for (const svg of document.querySelectorAll(')") +
+         std::string(selector) + R"(')) {
+      const box = svg.getBoundingClientRect();
+      for (const t of svg.querySelectorAll('text')) {
+        const r = t.getBoundingClientRect();
+        ++measured;
+        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+            r.bottom > box.bottom + 1)
+          clipped.push(t.textContent);
+      }
+    }
+    document.body.setAttribute('data-measured', measured);
+    document.body.setAttribute('data-clipped', clipped.join(' | '));
+  </script>)";
+}
+
+// The page's Content-Security-Policy forbids inline scripts, so a measuring copy drops it.
+bool DropContentSecurityPolicy(std::string& page) {
+  size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
+  if (policy == std::string::npos) return false;
+  page.erase(policy, page.find('>', policy) + 1 - policy);
+  return true;
+}
+
 class HtmlBrowserTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -193,24 +222,8 @@ TEST_F(HtmlBrowserTest, NoChartTextIsClipped) {
   }
   // The measuring script is the test's own: the page's policy (no inline script but its own)
   // is taken out of this copy.
-  size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
-  ASSERT_NE(policy, std::string::npos);
-  page.erase(policy, page.find('>', policy) + 1 - policy);
-  const std::string measure = R"(<script>
-    let clipped = [], measured = 0;
-    for (const svg of document.querySelectorAll('svg')) {
-      const box = svg.getBoundingClientRect();
-      for (const t of svg.querySelectorAll('text')) {
-        const r = t.getBoundingClientRect();
-        ++measured;
-        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
-            r.bottom > box.bottom + 1)
-          clipped.push(t.textContent);
-      }
-    }
-    document.body.setAttribute('data-measured', measured);
-    document.body.setAttribute('data-clipped', clipped.join(' | '));
-  </script>)";
+  ASSERT_TRUE(DropContentSecurityPolicy(page));
+  const std::string measure = MeasureClippedTexts("svg");
   page.insert(page.rfind("</body>"),
               report::html::RenderHeatMap(heat) + report::html::RenderColumns(columns) + measure);
   std::string path = dir_ + "/measured.html";
@@ -233,24 +246,8 @@ TEST_F(HtmlBrowserTest, SnapshotMemoryTimelineRendersUnclipped) {
   std::vector<RankReport> ranks;
   ranks.push_back(ReportMemorySnapshot(SyntheticStepSnapshot(40, 2048, 300, 16384), {}));
   std::string page = RenderReportHtml(ranks, {});
-  size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
-  ASSERT_NE(policy, std::string::npos);
-  page.erase(policy, page.find('>', policy) + 1 - policy);
-  page.insert(page.rfind("</body>"), R"(<script>
-    let clipped = [], measured = 0;
-    for (const svg of document.querySelectorAll('figure.memory-timeline svg')) {
-      const box = svg.getBoundingClientRect();
-      for (const t of svg.querySelectorAll('text')) {
-        const r = t.getBoundingClientRect();
-        ++measured;
-        if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
-            r.bottom > box.bottom + 1)
-          clipped.push(t.textContent);
-      }
-    }
-    document.body.setAttribute('data-measured', measured);
-    document.body.setAttribute('data-clipped', clipped.join(' | '));
-  </script>)");
+  ASSERT_TRUE(DropContentSecurityPolicy(page));
+  page.insert(page.rfind("</body>"), MeasureClippedTexts("figure.memory-timeline svg"));
   std::string path = dir_ + "/snapshot.html";
   WriteFile(path, page);
   std::string dom = Chromium(path);
