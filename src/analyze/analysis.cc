@@ -14,6 +14,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.temporal = ComputeTemporalBreakdown(input, a.metrics);
   a.hta_idle_split = ComputeHtaIdleSplit(input, a.metrics);
   a.steps = ComputeStepBreakdown(input, a.metrics);
+  input.extents = &a.steps.extents;
   AddWarmupMetrics(a.warmup, a.steps.extents, a.metrics);
   a.idle_gaps = ComputeIdleGaps(input, a.metrics);
   a.kernels = ComputeKernelStats(input, a.metrics);

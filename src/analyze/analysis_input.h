@@ -35,6 +35,7 @@ struct AnalysisOptions {
 };
 
 struct WarmupResult;
+struct StepExtents;
 
 struct AnalysisInput {
   const Trace& trace;
@@ -43,6 +44,9 @@ struct AnalysisInput {
   // The one-off events and warm-up steps (warmup.h); the step extents leave those steps out.
   // Null: every step is kept (analyses tested on their own).
   const WarmupResult* warmup = nullptr;
+  // The step breakdown's extents, once it has run (AnalyzeTrace), for the analyses after it:
+  // they read these instead of computing the same extents again (SharedStepExtents).
+  const StepExtents* extents = nullptr;
 };
 
 }  // namespace gpuwhy

@@ -176,7 +176,8 @@ void CheckKernelNames(const Trace& trace, std::vector<DataQualityIssue>& out) {
 // The last step ran on into the profiler's stop and flush; the step extents left it out, so
 // this is information for the reader, not a doubt about the numbers.
 void CheckFlushedLastStep(const AnalysisInput& input, std::vector<DataQualityIssue>& out) {
-  StepExtents e = ComputeStepExtents(input.trace, input.options, input.warmup);
+  StepExtents scratch;
+  const StepExtents& e = SharedStepExtents(input, scratch);
   if (e.last_step_flush_ns <= 0 || e.excluded.empty()) return;
   out.push_back({"last_step_flush", QualitySeverity::kInfo,
                  fmt::format("the last step (ProfilerStep#{}) runs on {:.1f} ms after its work, in "

@@ -237,7 +237,8 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
     r.not_applicable.push_back("idle gaps: the trace has no GPU ops");
     return r;
   }
-  StepExtents extents = ComputeStepExtents(input.trace, input.options, input.warmup);
+  StepExtents scratch;
+  const StepExtents& extents = SharedStepExtents(input, scratch);
   if (extents.steps.empty() || extents.Window().length() <= 0) {
     r.not_applicable.push_back("idle gaps: no analysed step window");
     return r;

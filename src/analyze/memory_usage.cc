@@ -49,8 +49,8 @@ void CollectChurn(const AnalysisInput& input, MemoryUsageResult& r) {
   const StepTable& steps = trace.steps;
   // Every step after the first (its allocations are the job's first) except the tail steps the
   // step extents leave out (cut short, or run on into the profiler's flush).
-  const std::vector<int64_t> excluded =
-      ComputeStepExtents(trace, input.options, input.warmup).excluded;
+  StepExtents scratch;
+  const std::vector<int64_t>& excluded = SharedStepExtents(input, scratch).excluded;
   std::vector<int64_t> slot(steps.size(), -1);  // step index -> index into r.per_step
   for (size_t s = 1; s < steps.size(); ++s) {
     if (std::find(excluded.begin(), excluded.end(), steps.rows[s].number) != excluded.end())

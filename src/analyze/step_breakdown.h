@@ -59,6 +59,8 @@ struct StepExtents {
 // |warmup| (may be null) names the leading warm-up steps to leave out.
 StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options,
                                const WarmupResult* warmup = nullptr);
+// |input|'s shared extents when set, else ComputeStepExtents into |scratch|.
+const StepExtents& SharedStepExtents(const AnalysisInput& input, StepExtents& scratch);
 
 struct StepCosts {
   int64_t number = 0;

@@ -96,6 +96,12 @@ DurationNs FlushTail(const Trace& trace, const std::vector<StepExtent>& steps) {
 
 }  // namespace
 
+const StepExtents& SharedStepExtents(const AnalysisInput& input, StepExtents& scratch) {
+  if (input.extents != nullptr) return *input.extents;
+  scratch = ComputeStepExtents(input.trace, input.options, input.warmup);
+  return scratch;
+}
+
 StepExtents ComputeStepExtents(const Trace& trace, const AnalysisOptions& options,
                                const WarmupResult* warmup) {
   StepExtents out;
