@@ -4,7 +4,7 @@ so that DataLoader workers have something to hide behind: with --workers 0 the D
 holds most of each step, with 2 it prefetches while the step runs.
 
     loop.py [--workers N] [--iterations N] [--capture plain|profile|handler] [--dir DIR]
-            [--crash-after N] [--ddp]
+            [--crash-after N] [--ddp] [--epilogue OUT]
 
 plain: no gpuwhy at all (what `gpuwhy run --profile` is given); profile: gpuwhy.profile;
 handler: torch.profiler.profile(on_trace_ready=gpuwhy.trace_handler(DIR))."""
@@ -62,7 +62,13 @@ def main():
     p.add_argument("--dir", default="traces")
     p.add_argument("--crash-after", type=int, default=0)
     p.add_argument("--ddp", action="store_true", help="DistributedDataParallel over gloo")
+    p.add_argument("--epilogue", metavar="OUT",
+                   help="gpuwhy.epilogue.at_exit(DIR, OUT): reduce RANK at exit, rank 0 merges")
     a = p.parse_args()
+    if a.epilogue:
+        import gpuwhy.epilogue
+
+        gpuwhy.epilogue.at_exit(a.dir, a.epilogue, timeout=120, poll=0.5)
     loader = DataLoader(SlowDataset(), batch_size=BATCH, num_workers=a.workers)
     if a.capture == "plain":
         train(loader, a.iterations, a.crash_after, ddp=a.ddp)
@@ -72,7 +78,7 @@ def main():
         # gpuwhy.profile's defaults (wait 5, warm up 2, record 3), as gpuwhy run --profile:
         # the DataLoader workers' prefetch queue is full by the recorded steps.
         with gpuwhy.profile(steps=3, wait=5, warmup=2, dir=a.dir) as prof:
-            train(loader, a.iterations, a.crash_after)
+            train(loader, a.iterations, a.crash_after, ddp=a.ddp)
         print("traces:", *prof.traces, "step mode:", prof.step_mode)
     else:
         import gpuwhy

@@ -1,9 +1,10 @@
 """Starts SCRIPT ARGS... as two ranks with the environment torchrun gives each (RANK,
 LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) and exits with the worst exit code.
 
-torchrun itself cannot stand in here: Debian 12's python3-torch 1.13 under Python 3.11 fails
-before starting any worker (AttributeError: 'NoneType' object has no attribute 'get' in
-torch.distributed.elastic.multiprocessing.api.to_map)."""
+Kept so that this test does not depend on torchrun's own start-up: Debian 12's python3-torch
+1.13 under Python 3.11 fails before starting any worker with torchrun's defaults
+(AttributeError: 'NoneType' object has no attribute 'get' in ...multiprocessing.api.to_map).
+test_torchrun.py runs the real torchrun, with the work-around it documents."""
 
 import os
 import subprocess

@@ -216,14 +216,18 @@ bool CountsAsTrace(const PlannedInput& input) {
           input.input.kind != InputKind::kMissing);
 }
 
+// `summary_files`: rank summaries read from files (gpuwhy analyze --summary). They have no
+// per-rank report of their own, so the job view is their only output: a CPU-only DDP job over
+// gloo records neither a world size nor a GPU collective, and its merge printed nothing.
 std::optional<CrossRankReport> BuildCrossRankReport(const Report& report,
                                                     const PipelineOptions& options,
-                                                    const std::optional<RankSummary>& baseline) {
+                                                    const std::optional<RankSummary>& baseline,
+                                                    size_t summary_files) {
   // Traces of one job: at least two that ran collectives or say they are one rank of many.
   size_t distributed = 0;
   for (const RankSummary& s : report.summaries)
     distributed += s.world_size > 1 || !s.collectives.empty();
-  if (distributed < 2 && !baseline) return std::nullopt;
+  if (distributed < 2 && !baseline && summary_files == 0) return std::nullopt;
   CrossRankReport job;
   job.result = AnalyzeCrossRank(report.summaries, options.cross_rank_options,
                                 baseline ? &*baseline : nullptr);
@@ -231,7 +235,7 @@ std::optional<CrossRankReport> BuildCrossRankReport(const Report& report,
   return job;
 }
 
-void AddCrossRank(Report& report, const PipelineOptions& options) {
+void AddCrossRank(Report& report, const PipelineOptions& options, size_t summary_files) {
   std::optional<RankSummary> baseline;
   if (!options.baseline_single.empty()) {
     PipelineOptions single = options;
@@ -243,7 +247,7 @@ void AddCrossRank(Report& report, const PipelineOptions& options) {
     report.failures.insert(report.failures.end(), base.failures.begin(), base.failures.end());
     if (base.summaries.size() == 1) baseline = std::move(base.summaries.front());
   }
-  report.job = BuildCrossRankReport(report, options, baseline);
+  report.job = BuildCrossRankReport(report, options, baseline, summary_files);
   if (report.job && report.reports_left_out) {
     report.job->diagnosis.notes.push_back(
         fmt::format("{} traces: per-rank tables are left out to bound memory (they are kept for up "
@@ -410,6 +414,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   // Traces and summaries first, then metric logs and memory snapshots, each in input order.
   std::vector<RankReport> metric_reports;
   std::vector<ReportFailure> metric_failures;
+  size_t summary_files = 0;
   for (auto& slot : slots) {
     // Metric logs, profiler summaries and memory snapshots are reported after the traces.
     const bool metric = slot->input->role == InputRole::kMetricLog ||
@@ -427,11 +432,12 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
       report.data_loss.push_back({slot->input->path, std::move(lost)});
     for (RankReport& rank : slot->reports)
       (metric ? metric_reports : report.ranks).push_back(std::move(rank));
+    summary_files += slot->input->role == InputRole::kRankSummary;
     for (RankSummary& summary : slot->summaries) report.summaries.push_back(std::move(summary));
   }
   for (RankReport& rank : metric_reports) report.ranks.push_back(std::move(rank));
   for (ReportFailure& failure : metric_failures) report.failures.push_back(std::move(failure));
-  if (options.cross_rank) AddCrossRank(report, options);
+  if (options.cross_rank) AddCrossRank(report, options, summary_files);
   NoteMissingRanks(report);
   ReportUnjoinedProfiles(report);
   AddNodeLogs(plan, options, report);

@@ -186,7 +186,11 @@ CrossRankResult AnalyzeCrossRank(std::vector<RankSummary> summaries,
   for (const RankClock& c : out.clocks) {
     if (!c.aligned) unaligned.push_back(c.rank);
   }
-  if (!unaligned.empty() && ranks.size() > 1) {
+  if (out.reference_rank == kNoValue && ranks.size() > 1) {
+    // Nothing to align against (CPU-only ranks over gloo, or no collective recorded).
+    out.warnings.push_back(
+        "no two ranks share a recorded GPU collective: clocks not aligned, no collective table");
+  } else if (!unaligned.empty() && ranks.size() > 1) {
     out.warnings.push_back(
         fmt::format("rank {} shares no collective with rank {}: not aligned, left out of the "
                     "collective table",
