@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
@@ -49,6 +50,27 @@ void Findings(std::string& out, const CrossRankReport& r) {
   for (const std::string& note : d.notes) Wrapped(out, "  warning: " + note, 4);
 }
 
+// The ranks' own top findings, counted: a job whose ranks all stall on the same thing (the
+// DataLoader, say) shows it here even when no job-level rule fires.
+void TopFindings(std::string& out, const CrossRankResult& r) {
+  std::map<std::string, int64_t> count;
+  for (const CrossRankRow& row : r.ranks) {
+    if (!row.top_finding.empty()) ++count[row.top_finding];
+  }
+  if (count.empty()) return;
+  std::vector<std::pair<int64_t, std::string>> by_count;
+  for (const auto& [id, n] : count) by_count.push_back({-n, id});
+  std::sort(by_count.begin(), by_count.end());
+  std::string parts;
+  for (size_t i = 0; i < by_count.size() && i < 4; ++i) {
+    parts += fmt::format("{}{} on {} of {}", i ? "; " : "", by_count[i].second, -by_count[i].first,
+                         r.ranks.size());
+  }
+  if (by_count.size() > 4)
+    parts += fmt::format("; {} more in the JSON report", by_count.size() - 4);
+  Wrapped(out, fmt::format("ranks' own top finding: {}", parts), 4);
+}
+
 void RankTable(std::string& out, const CrossRankResult& r, size_t top_n) {
   Line(out, "");
   const RankSpread& s = r.step_time_ms;
@@ -85,6 +107,7 @@ void RankTable(std::string& out, const CrossRankResult& r, size_t top_n) {
   t.Render(out);
   if (rows.size() > limit)
     Line(out, fmt::format("  ... {} more ranks in the JSON report", rows.size() - limit));
+  TopFindings(out, r);
 }
 
 void Alignment(std::string& out, const CrossRankResult& r) {
