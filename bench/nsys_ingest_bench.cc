@@ -27,6 +27,10 @@ namespace {
 struct Imported {
   uint64_t gpu_rows = 0;
   uint64_t all_rows = 0;
+  uint64_t gpu_ops = 0;  // rows and column bytes of the two big tables
+  uint64_t gpu_op_bytes = 0;
+  uint64_t cpu_slices = 0;
+  uint64_t cpu_slice_bytes = 0;
 };
 
 struct RunResult : Imported, gpuwhy::bench::ChildUsage {};
@@ -44,6 +48,10 @@ bool RunOnce(const std::string& path, RunResult& out) {
           r.gpu_rows += t.gpu_ops.size() + t.gpu_syncs.size();
           r.all_rows +=
               t.gpu_ops.size() + t.gpu_syncs.size() + t.cpu_slices.size() + t.memory_events.size();
+          r.gpu_ops += t.gpu_ops.size();
+          r.gpu_op_bytes += t.gpu_ops.ColumnBytes();
+          r.cpu_slices += t.cpu_slices.size();
+          r.cpu_slice_bytes += t.cpu_slices.ColumnBytes();
         }
         return true;
       },
@@ -117,6 +125,13 @@ int main(int argc, char** argv) {
   fmt::print(
       "median of {}: {:.2f} M GPU activity rows/s wall, {:.2f} M/s per CPU s, peak RSS {:.0f} MB\n",
       runs, Median(rates) / 1e6, Median(cpu_rates) / 1e6, Median(rss));
+  auto per_row = [](uint64_t bytes, uint64_t rows) {
+    return rows > 0 ? static_cast<double>(bytes) / static_cast<double>(rows) : 0.0;
+  };
+  fmt::print(
+      "peak RSS / file: {:.2f}; model columns: {:.1f} bytes per GPU op, {:.1f} per CPU slice\n",
+      Median(rss) * 1024 * 1024 / static_cast<double>(std::filesystem::file_size(trace)),
+      per_row(r.gpu_op_bytes, r.gpu_ops), per_row(r.cpu_slice_bytes, r.cpu_slices));
   if (generated) std::filesystem::remove(trace);
   return 0;
 }

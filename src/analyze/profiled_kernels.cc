@@ -24,8 +24,8 @@ std::set<Shape> TraceShapes(const Trace& trace, StringId name) {
   const GpuOpTable& ops = trace.gpu_ops;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.kind[i] != GpuOpKind::kKernel || ops.name[i] != name) continue;
-    const int64_t grid = Product(ops.launch[i].grid);
-    const int64_t block = Product(ops.launch[i].block);
+    const int64_t grid = Product(ops.launch(i).grid);
+    const int64_t block = Product(ops.launch(i).block);
     if (grid > 0 && block > 0) shapes.insert({grid, block});
   }
   return shapes;

@@ -108,7 +108,7 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
     TimeNs end = std::min(ops.end[i], w.end);
     if (end <= start) continue;
     const DurationNs ns = end - start;
-    const LaunchConfig& launch = ops.launch[i];
+    const LaunchConfig& launch = ops.launch(i);
     GridFillTotals& t = totals[ops.device[i]];
     t.kernel_ns += ns;
     // The plugin keeps occupancy >= 0 and blocks per SM > 0; others are absent or invalid.

@@ -35,8 +35,8 @@ bool IsDtohStall(const Trace& trace, size_t call, bool scalar_read) {
   if (name.find("MemcpyAsync") == std::string_view::npos) return false;
   for (const CorrelatedGpuOp& op : trace.FindGpuOps(trace.cpu_slices.correlation[call])) {
     size_t o = op.op.value;
-    if (trace.gpu_ops.copy_direction[o] != CopyDirection::kDeviceToHost) continue;
-    if (scalar_read || trace.gpu_ops.dst_kind[o] == MemoryKind::kPageable) return true;
+    if (trace.gpu_ops.copy_direction(o) != CopyDirection::kDeviceToHost) continue;
+    if (scalar_read || trace.gpu_ops.dst_kind(o) == MemoryKind::kPageable) return true;
   }
   return false;
 }
@@ -138,18 +138,18 @@ void CollectCopies(const Trace& trace, SyncCopiesResult& r) {
   const GpuOpTable& ops = trace.gpu_ops;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.kind[i] != GpuOpKind::kMemcpy) continue;
-    CopyStats& c = by_key[{ops.device[i], ops.copy_direction[i]}];
+    CopyStats& c = by_key[{ops.device[i], ops.copy_direction(i)}];
     c.device = ops.device[i];
-    c.direction = ops.copy_direction[i];
+    c.direction = ops.copy_direction(i);
     DurationNs d = ops.end[i] - ops.start[i];
     ++c.count;
     c.duration += d;
-    int64_t bytes = ops.bytes[i] > 0 ? ops.bytes[i] : 0;
-    if (ops.bytes[i] >= 0) {
+    int64_t bytes = ops.bytes(i) > 0 ? ops.bytes(i) : 0;
+    if (ops.bytes(i) >= 0) {
       c.bytes += bytes;
       c.sized_duration += d;
     }
-    if (ops.src_kind[i] == MemoryKind::kPageable || ops.dst_kind[i] == MemoryKind::kPageable) {
+    if (ops.src_kind(i) == MemoryKind::kPageable || ops.dst_kind(i) == MemoryKind::kPageable) {
       ++c.pageable_count;
       c.pageable_bytes += bytes;
     }

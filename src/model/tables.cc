@@ -3,6 +3,14 @@
 #include "base/huge_pages.h"
 
 namespace gpuwhy {
+namespace {
+
+template <typename T>
+size_t VectorBytes(const std::vector<T>& v) {
+  return v.size() * sizeof(T);
+}
+
+}  // namespace
 
 ThreadId ThreadTable::Append(const Row& row) {
   pid.push_back(row.pid);
@@ -20,34 +28,34 @@ GpuOpId GpuOpTable::Append(const Row& row) {
   name.push_back(row.name);
   correlation.push_back(row.correlation);
   external_id.push_back(row.external_id);
-  bytes.push_back(row.bytes);
-  copy_direction.push_back(row.copy_direction);
-  src_kind.push_back(row.src_kind);
-  dst_kind.push_back(row.dst_kind);
-  launch.push_back(row.launch);
+  detail.push_back(
+      detail_pool.Intern({row.launch, row.bytes, row.copy_direction, row.src_kind, row.dst_kind}));
   return GpuOpId(static_cast<uint32_t>(start.size() - 1));
 }
 
 void GpuOpTable::Reserve(size_t rows) {
   ReserveWithHugePages(kind, rows);
-  ReserveWithHugePages(device, rows);
-  ReserveWithHugePages(stream, rows);
+  device.reserve(rows);
+  stream.reserve(rows);
   ReserveWithHugePages(start, rows);
   ReserveWithHugePages(end, rows);
   ReserveWithHugePages(name, rows);
-  ReserveWithHugePages(correlation, rows);
-  ReserveWithHugePages(external_id, rows);
-  ReserveWithHugePages(bytes, rows);
-  ReserveWithHugePages(copy_direction, rows);
-  ReserveWithHugePages(src_kind, rows);
-  ReserveWithHugePages(dst_kind, rows);
-  ReserveWithHugePages(launch, rows);
+  correlation.reserve(rows);
+  external_id.reserve(rows);
+  ReserveWithHugePages(detail, rows);
+}
+
+size_t GpuOpTable::ColumnBytes() const {
+  return VectorBytes(kind) + device.bytes() + stream.bytes() + VectorBytes(start) +
+         VectorBytes(end) + VectorBytes(name) + correlation.bytes() + external_id.bytes() +
+         VectorBytes(detail) + detail_pool.size() * sizeof(GpuOpDetail);
 }
 
 GpuOpTable::Row GpuOpTable::Get(size_t i) const {
-  return Row{kind[i],     device[i],      stream[i],      start[i], end[i],
-             name[i],     correlation[i], external_id[i], bytes[i], copy_direction[i],
-             src_kind[i], dst_kind[i],    launch[i]};
+  const GpuOpDetail& d = detail_pool[detail[i]];
+  return Row{kind[i],    device[i],      stream[i],      start[i], end[i],
+             name[i],    correlation[i], external_id[i], d.bytes,  d.copy_direction,
+             d.src_kind, d.dst_kind,     d.launch};
 }
 
 CpuSliceId CpuSliceTable::Append(const Row& row) {
@@ -71,12 +79,19 @@ void CpuSliceTable::Reserve(size_t rows) {
   ReserveWithHugePages(end, rows);
   ReserveWithHugePages(name, rows);
   ReserveWithHugePages(kind, rows);
-  ReserveWithHugePages(correlation, rows);
-  ReserveWithHugePages(external_id, rows);
-  ReserveWithHugePages(input_dims, rows);
-  ReserveWithHugePages(input_types, rows);
-  ReserveWithHugePages(concrete_inputs, rows);
-  ReserveWithHugePages(flops, rows);
+  correlation.reserve(rows);
+  external_id.reserve(rows);
+  input_dims.reserve(rows);
+  input_types.reserve(rows);
+  concrete_inputs.reserve(rows);
+  flops.reserve(rows);
+}
+
+size_t CpuSliceTable::ColumnBytes() const {
+  return VectorBytes(thread) + VectorBytes(start) + VectorBytes(end) + VectorBytes(name) +
+         VectorBytes(kind) + correlation.bytes() + external_id.bytes() + input_dims.bytes() +
+         input_types.bytes() + concrete_inputs.bytes() + flops.bytes() + VectorBytes(depth) +
+         VectorBytes(parent);
 }
 
 CpuSliceTable::Row CpuSliceTable::Get(size_t i) const {

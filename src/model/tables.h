@@ -11,6 +11,9 @@
 #include "base/string_pool.h"
 #include "base/strong_id.h"
 #include "base/time.h"
+#include "model/compact_column.h"
+#include "model/gpu_op_details.h"
+#include "model/gpu_op_types.h"
 
 namespace gpuwhy {
 
@@ -21,19 +24,6 @@ using ThreadId = StrongId<ThreadTag>;
 using GpuOpId = StrongId<GpuOpTag>;
 using CpuSliceId = StrongId<CpuSliceTag>;
 
-constexpr int64_t kNoValue = -1;  // unknown integer field (correlation, bytes, ids)
-constexpr float kNoFloat = std::numeric_limits<float>::quiet_NaN();
-
-enum class GpuOpKind : uint8_t { kKernel, kMemcpy, kMemset };
-enum class CopyDirection : uint8_t {
-  kUnknown,
-  kHostToDevice,
-  kDeviceToHost,
-  kDeviceToDevice,
-  kHostToHost,
-  kPeerToPeer,
-};
-enum class MemoryKind : uint8_t { kUnknown, kPageable, kPinned, kDevice, kArray, kManaged };
 enum class CpuSliceKind : uint8_t {
   kOp,              // cpu_op / Operator: an ATen or user op
   kRuntime,         // cuda_runtime / hip runtime / mtia_runtime call
@@ -41,20 +31,6 @@ enum class CpuSliceKind : uint8_t {
   kPython,          // python_function frames (with_stack)
   kUserAnnotation,  // record_function ranges, ProfilerStep#N
   kOther,           // profiler spans and anything else with a duration on a host thread
-};
-
-// Kernel launch configuration as recorded by the profiler; -1 / NaN where absent.
-struct LaunchConfig {
-  std::array<int32_t, 3> grid{-1, -1, -1};
-  std::array<int32_t, 3> block{-1, -1, -1};
-  int32_t registers_per_thread = -1;
-  int32_t shared_memory_bytes = -1;
-  float blocks_per_sm = kNoFloat;
-  float warps_per_sm = kNoFloat;
-  float occupancy_pct = kNoFloat;
-  int64_t graph_id = kNoValue;
-  int64_t graph_node_id = kNoValue;
-  int32_t queued = -1;
 };
 
 struct ThreadTable {
@@ -87,19 +63,24 @@ struct GpuOpTable {
     LaunchConfig launch;
   };
   std::vector<GpuOpKind> kind;
-  std::vector<int32_t> device;
-  std::vector<int64_t> stream;
+  CompactColumn<int32_t> device;  // one value per process, in most traces
+  IntColumn stream;
   std::vector<TimeNs> start;
   std::vector<TimeNs> end;
   std::vector<StringId> name;
-  std::vector<int64_t> correlation;
-  std::vector<int64_t> external_id;
-  std::vector<int64_t> bytes;
-  std::vector<CopyDirection> copy_direction;
-  std::vector<MemoryKind> src_kind;
-  std::vector<MemoryKind> dst_kind;
-  std::vector<LaunchConfig> launch;
+  IntColumn correlation;
+  IntColumn external_id;  // absent from Nsight exports
+  // Launch configuration and copy size/kinds: an index into |detail_pool| per op (they repeat).
+  std::vector<uint32_t> detail;
+  GpuOpDetailPool detail_pool;
   size_t size() const { return start.size(); }
+  const LaunchConfig& launch(size_t i) const { return detail_pool[detail[i]].launch; }
+  int64_t bytes(size_t i) const { return detail_pool[detail[i]].bytes; }
+  CopyDirection copy_direction(size_t i) const { return detail_pool[detail[i]].copy_direction; }
+  MemoryKind src_kind(size_t i) const { return detail_pool[detail[i]].src_kind; }
+  MemoryKind dst_kind(size_t i) const { return detail_pool[detail[i]].dst_kind; }
+  // Bytes the rows take in the columns and the detail pool (benchmarks: bytes per row).
+  size_t ColumnBytes() const;
   // Capacity hint: importers reserve from the file size so columns grow without copies.
   void Reserve(size_t rows);
   GpuOpId Append(const Row& row);
@@ -175,16 +156,18 @@ struct CpuSliceTable {
   std::vector<TimeNs> end;
   std::vector<StringId> name;
   std::vector<CpuSliceKind> kind;
-  std::vector<int64_t> correlation;
-  std::vector<int64_t> external_id;
-  std::vector<StringId> input_dims;
-  std::vector<StringId> input_types;
-  std::vector<StringId> concrete_inputs;
-  std::vector<int64_t> flops;
+  IntColumn correlation;
+  IntColumn external_id;
+  // Uniform (stored once) in traces without record_shapes / with_flops, and in Nsight exports.
+  CompactColumn<StringId> input_dims;
+  CompactColumn<StringId> input_types;
+  CompactColumn<StringId> concrete_inputs;
+  IntColumn flops;
   // Filled by Trace::Finalize(): nesting per thread.
   std::vector<uint16_t> depth;
   std::vector<CpuSliceId> parent;
   size_t size() const { return start.size(); }
+  size_t ColumnBytes() const;
   void Reserve(size_t rows);
   CpuSliceId Append(const Row& row);
   Row Get(size_t i) const;

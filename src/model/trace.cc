@@ -33,6 +33,13 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order,
   std::memcpy(column.data(), sorted, bytes);
 }
 
+// A compact column moves its storage, and has nothing to move while it is uniform.
+template <typename T, typename Narrow>
+void Permute(CompactColumn<T, Narrow>& column, const std::vector<uint32_t>& order,
+             std::vector<std::byte>& scratch) {
+  column.VisitStorage([&](auto& values) { Permute(values, order, scratch); });
+}
+
 // Reorders every one of |columns| by |order|, widest first so the scratch is sized once.
 template <typename... Columns>
 void PermuteAll(const std::vector<uint32_t>& order, Columns&... columns) {
@@ -133,7 +140,7 @@ uint32_t RowOf(const CorrelatedLaunch& p) { return p.slice.value; }
 // Kineto), so the pairs are placed straight into their sorted position by a counting sort
 // over the id range; already sorted ids are copied as they come; sparse ids use std::sort.
 template <typename Pair, typename Id, typename Keep>
-std::vector<Pair> IndexByCorrelation(const std::vector<int64_t>& correlation, Keep keep) {
+std::vector<Pair> IndexByCorrelation(const IntColumn& correlation, Keep keep) {
   size_t kept = 0;
   bool sorted = true;
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(),
@@ -210,9 +217,9 @@ void Trace::AbsorbCpuSide(Trace&& other) {
     for (StringId& name : threads.name) name = local(name);
     cpu_slices = std::move(from);
     for (StringId& name : cpu_slices.name) name = local(name);
-    for (StringId& dims : cpu_slices.input_dims) dims = local(dims);
-    for (StringId& types : cpu_slices.input_types) types = local(types);
-    for (StringId& concrete : cpu_slices.concrete_inputs) concrete = local(concrete);
+    cpu_slices.input_dims.Transform(local);
+    cpu_slices.input_types.Transform(local);
+    cpu_slices.concrete_inputs.Transform(local);
   } else {
     std::vector<ThreadId> thread_of(other.threads.size());
     for (size_t t = 0; t < other.threads.size(); ++t) {
@@ -281,8 +288,8 @@ void Trace::SortGpuOps() {
     return t.end[a] < t.end[b];
   });
   if (!order.empty()) {
-    PermuteAll(order, t.launch, t.kind, t.device, t.stream, t.start, t.end, t.name, t.correlation,
-               t.external_id, t.bytes, t.copy_direction, t.src_kind, t.dst_kind);
+    PermuteAll(order, t.start, t.end, t.stream, t.correlation, t.external_id, t.device, t.name,
+               t.detail, t.kind);
     if (!collectives.rows.empty()) {  // only collectives point at rows by index
       std::vector<uint32_t> new_index = Inverse(order);
       for (auto& row : collectives.rows) {
@@ -290,7 +297,14 @@ void Trace::SortGpuOps() {
       }
     }
   }
-  std::vector<int32_t> devices_seen(t.device.begin(), t.device.end());
+  t.detail_pool.DropIndex();  // the table is complete: only reads from here
+  std::vector<int32_t> devices_seen;
+  if (t.device.storage() == CompactColumn<int32_t>::Storage::kUniform) {
+    if (!t.device.empty()) devices_seen.push_back(t.device[0]);
+  } else {
+    devices_seen.reserve(t.size());
+    for (size_t i = 0; i < t.size(); ++i) devices_seen.push_back(t.device[i]);
+  }
   std::sort(devices_seen.begin(), devices_seen.end());
   devices_seen.erase(std::unique(devices_seen.begin(), devices_seen.end()), devices_seen.end());
   active_devices_ = std::move(devices_seen);

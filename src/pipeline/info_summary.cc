@@ -54,12 +54,12 @@ void SummarizeGpuOps(const Trace& trace, InfoSummary& summary, std::array<int64_
   for (size_t i = 0; i < ops.size(); ++i) {
     ++counts[static_cast<size_t>(ops.kind[i])];
     if (ops.kind[i] != GpuOpKind::kMemcpy) continue;
-    MemcpyCount& copy = copies[{ops.copy_direction[i], ops.src_kind[i], ops.dst_kind[i]}];
-    copy.direction = ops.copy_direction[i];
-    copy.src_kind = ops.src_kind[i];
-    copy.dst_kind = ops.dst_kind[i];
+    MemcpyCount& copy = copies[{ops.copy_direction(i), ops.src_kind(i), ops.dst_kind(i)}];
+    copy.direction = ops.copy_direction(i);
+    copy.src_kind = ops.src_kind(i);
+    copy.dst_kind = ops.dst_kind(i);
     ++copy.count;
-    if (ops.bytes[i] > 0) copy.bytes += ops.bytes[i];
+    if (ops.bytes(i) > 0) copy.bytes += ops.bytes(i);
   }
   for (auto& [key, copy] : copies) summary.memcpy.push_back(copy);
 }

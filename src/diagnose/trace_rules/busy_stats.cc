@@ -91,13 +91,13 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
     if (end <= start) continue;
     DurationNs ns = end - start;
     if (ops.kind[i] == GpuOpKind::kMemcpy) {
-      if (ops.copy_direction[i] != CopyDirection::kHostToDevice) continue;
-      bool is_pageable = ops.src_kind[i] == MemoryKind::kPageable;
+      if (ops.copy_direction(i) != CopyDirection::kHostToDevice) continue;
+      bool is_pageable = ops.src_kind(i) == MemoryKind::kPageable;
       (is_pageable ? pageable : pinned)[ops.device[i]].push_back({start, end});
       std::string name(trace.Str(ops.name[i]));
       (is_pageable ? s.pageable_ranges : s.pinned_ranges)
           .push_back({"copy", ops.device[i], ops.stream[i], start, end, std::move(name)});
-      if (is_pageable && ops.bytes[i] > 0) s.pageable_h2d_bytes += ops.bytes[i];
+      if (is_pageable && ops.bytes(i) > 0) s.pageable_h2d_bytes += ops.bytes(i);
       continue;
     }
     if (ops.kind[i] != GpuOpKind::kKernel) continue;
@@ -125,7 +125,7 @@ BusyStats ComputeBusyStats(const Trace& trace, const TraceAnalysis& analysis, In
           s.fp32_gemm_conv_ns += ns;
           fp32_names[name_id] += ns;
         }
-        double fill = GridFill(trace.devices.Find(ops.device[i]), ops.launch[i]);
+        double fill = GridFill(trace.devices.Find(ops.device[i]), ops.launch(i));
         if (fill < 0) break;
         s.grids_known = true;
         if (fill >= 1) break;

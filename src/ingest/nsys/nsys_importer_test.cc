@@ -54,8 +54,8 @@ TEST(NsysImporterTest, ReadsKernelsLaunchesAndStepsOfOneProcess) {
   EXPECT_EQ(t.Str(t.gpu_ops.name[0]), "void gemm_kernel<float>(int)");
   EXPECT_EQ(t.gpu_ops.start[1], 3400);  // exact ns, no unit conversion
   EXPECT_EQ(t.gpu_ops.end[1], 9400);
-  EXPECT_EQ(t.gpu_ops.launch[0].grid[0], 80);
-  EXPECT_EQ(t.gpu_ops.launch[0].shared_memory_bytes, 1536);
+  EXPECT_EQ(t.gpu_ops.launch(0).grid[0], 80);
+  EXPECT_EQ(t.gpu_ops.launch(0).shared_memory_bytes, 1536);
   // The runtime call keeps its plain name and joins its kernel by correlation id.
   CpuSliceId launch = t.FindLaunch(12);
   ASSERT_TRUE(launch.valid());
@@ -111,9 +111,9 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9500, 9600, 0, 1, 7, NULL, {0}, 1
   std::vector<TimeNs> starts(t.gpu_ops.start.begin(), t.gpu_ops.start.end());
   EXPECT_EQ(starts, (std::vector<TimeNs>{500, 1400, 2500, 3400, 9500}));
   EXPECT_EQ(t.gpu_ops.kind[0], GpuOpKind::kMemcpy);
-  EXPECT_EQ(t.gpu_ops.launch[3].shared_memory_bytes, 1536);
-  EXPECT_EQ(t.gpu_ops.launch[4].shared_memory_bytes, -1);
-  EXPECT_EQ(t.gpu_ops.launch[4].grid[0], -1);
+  EXPECT_EQ(t.gpu_ops.launch(3).shared_memory_bytes, 1536);
+  EXPECT_EQ(t.gpu_ops.launch(4).shared_memory_bytes, -1);
+  EXPECT_EQ(t.gpu_ops.launch(4).grid[0], -1);
 }
 
 TEST(NsysImporterTest, StepRangeRegexOverridesTheDefaultNames) {
@@ -205,9 +205,9 @@ INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (50, 90, 0, 7, {0}, 4096, 1, 0, 1)
   EXPECT_EQ(t.problems.Get(DataProblem::kNegativeDuration), 1);
   EXPECT_EQ(t.Str(t.gpu_ops.name[0]), "elementwise");
   EXPECT_EQ(t.gpu_ops.correlation[0], kNoValue);
-  EXPECT_EQ(t.gpu_ops.launch[0].grid[0], -1);
+  EXPECT_EQ(t.gpu_ops.launch(0).grid[0], -1);
   EXPECT_EQ(t.gpu_ops.kind[1], GpuOpKind::kMemcpy);
-  EXPECT_EQ(t.gpu_ops.src_kind[1], MemoryKind::kPinned);  // from the export's enum table
+  EXPECT_EQ(t.gpu_ops.src_kind(1), MemoryKind::kPinned);  // from the export's enum table
   EXPECT_EQ(t.Str(t.gpu_ops.name[1]), "Memcpy HtoD (Pinned -> Device)");
   EXPECT_TRUE(t.steps.synthesized);
 }

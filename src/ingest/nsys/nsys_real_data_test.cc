@@ -123,8 +123,8 @@ TEST_F(DlprofExportTest, ExactNanosecondsDevicesAndLaunchJoins) {
   // Copies: HtoD from pageable memory, as srcKind 0 / dstKind 2 say.
   for (size_t i = 0; i < t.gpu_ops.size(); ++i) {
     if (t.gpu_ops.kind[i] != GpuOpKind::kMemcpy) continue;
-    EXPECT_EQ(t.gpu_ops.copy_direction[i], CopyDirection::kHostToDevice);
-    EXPECT_EQ(t.gpu_ops.src_kind[i], MemoryKind::kPageable);
+    EXPECT_EQ(t.gpu_ops.copy_direction(i), CopyDirection::kHostToDevice);
+    EXPECT_EQ(t.gpu_ops.src_kind(i), MemoryKind::kPageable);
   }
   // No NVTX range is a step here: one step spans the capture.
   EXPECT_TRUE(t.steps.synthesized);
