@@ -100,15 +100,20 @@ void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
       [](const LaunchRecord& l) { return l.cpu_duration; }, false);
 }
 
-std::vector<QueueEvent> QueueEvents(const Trace& trace, const std::vector<LaunchRecord>& launches) {
+// Two events per launched op, counted exactly up front (gpu_ops sums op_count) so the
+// vector never grows by doubling: growth left up to 2x the capacity live at the peak.
+std::vector<QueueEvent> QueueEvents(const Trace& trace, const LaunchStatsResult& r) {
   std::vector<QueueEvent> events;
-  for (const LaunchRecord& l : launches) {
+  events.reserve(2 * static_cast<size_t>(r.gpu_ops));
+  for (const LaunchRecord& l : r.launches) {
     TimeNs call_start = trace.cpu_slices.start[l.call.value];
     for (const CorrelatedGpuOp& op : trace.FindGpuOps(l.correlation)) {
       size_t o = op.op.value;
-      events.push_back({trace.gpu_ops.device[o], trace.gpu_ops.stream[o], call_start, +1});
+      int32_t device = trace.gpu_ops.device[o];
+      int64_t stream = trace.gpu_ops.stream[o];
+      events.push_back({.stream = stream, .ts = call_start, .device = device, .delta = +1});
       events.push_back(
-          {trace.gpu_ops.device[o], trace.gpu_ops.stream[o], trace.gpu_ops.start[o], -1});
+          {.stream = stream, .ts = trace.gpu_ops.start[o], .device = device, .delta = -1});
     }
   }
   return events;
@@ -201,8 +206,8 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
   }
   SummarizeLaunches(input, r);
   Interval span = trace.span();
-  r.queues = BuildStreamQueues(QueueEvents(trace, r.launches), input.options.full_queue_length,
-                               span.length());
+  r.queues =
+      BuildStreamQueues(QueueEvents(trace, r), input.options.full_queue_length, span.length());
   EmitMetrics(input, r, metrics);
   return r;
 }
