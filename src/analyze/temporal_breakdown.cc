@@ -19,9 +19,9 @@ void EmitMetrics(const TemporalBreakdown& b, MetricScope scope, MetricSet& metri
   metrics.Add(metric::kTemporalNonComputePct, scope, b.non_compute_pct);
 }
 
-}  // namespace
-
-TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t device) {
+// |busy_out|, when given, receives the union of the ops counted: the caller's idle evidence
+// is its complement, so the ops are not gathered and sorted a second time.
+TemporalBreakdown ComputeTimes(std::span<const ViewOp> ops, int32_t device, IntervalSet* busy_out) {
   std::vector<Interval> all;
   std::vector<Interval> compute;
   for (const ViewOp& op : ops) {
@@ -34,7 +34,10 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
   TemporalBreakdown b;
   b.device = device;
   IntervalSet busy = IntervalSet::FromUnsorted(std::move(all));
-  if (busy.empty()) return b;
+  if (busy.empty()) {
+    if (busy_out != nullptr) *busy_out = std::move(busy);
+    return b;
+  }
   b.span = {busy.intervals().front().start, busy.intervals().back().end};
   b.span_ns = b.span.length();
   b.idle_ns = b.span_ns - busy.TotalLength();
@@ -43,7 +46,14 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
   b.idle_pct = Pct(b.idle_ns, b.span_ns);
   b.compute_pct = Pct(b.compute_ns, b.span_ns);
   b.non_compute_pct = Pct(b.non_compute_ns, b.span_ns);
+  if (busy_out != nullptr) *busy_out = std::move(busy);
   return b;
+}
+
+}  // namespace
+
+TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t device) {
+  return ComputeTimes(ops, device, nullptr);
 }
 
 TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, MetricSet& metrics) {
@@ -58,7 +68,8 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
     return result;
   }
   result.valid = true;
-  result.rank = ComputeTemporalTimes(view.ops);
+  IntervalSet busy;
+  result.rank = ComputeTimes(view.ops, -1, &busy);
   EmitMetrics(result.rank, MetricScope::Rank(), metrics);
 
   std::vector<int32_t> devices;
@@ -73,10 +84,7 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
   }
 
   // Evidence: the longest rank-wide idle intervals inside the span.
-  std::vector<Interval> all;
-  all.reserve(view.ops.size());
-  for (const ViewOp& op : view.ops) all.push_back({op.start, op.end});
-  IntervalSet gaps = IntervalSet::FromUnsorted(std::move(all)).Complement(result.rank.span);
+  IntervalSet gaps = busy.Complement(result.rank.span);
   std::vector<Interval> longest = gaps.intervals();
   size_t keep = std::min(longest.size(), input.options.top_n);
   std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(keep),

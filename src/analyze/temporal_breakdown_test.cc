@@ -68,6 +68,20 @@ TEST_F(TemporalTest, HtaCountsSyncAsBusyNonCompute) {
   EXPECT_EQ(b.non_compute_ns, 30 * kUs);
 }
 
+// The idle evidence is the complement of the rank-wide busy set: a gap on one device that
+// another device covers is not idle.
+TEST_F(TemporalTest, IdleEvidenceIsRankWide) {
+  Op(GpuOpKind::kKernel, "k", 0, 10 * kUs, 0);
+  Op(GpuOpKind::kKernel, "k", 40 * kUs, 50 * kUs, 0);
+  Op(GpuOpKind::kKernel, "k", 5 * kUs, 25 * kUs, 1);
+  Finalize();
+  TemporalBreakdownResult r = ComputeTemporalBreakdown({trace_, timelines_, options_}, metrics_);
+  EXPECT_EQ(r.rank.idle_ns, 15 * kUs);
+  ASSERT_EQ(r.longest_idle.size(), 1u);
+  EXPECT_EQ(r.longest_idle[0].start, 25 * kUs);
+  EXPECT_EQ(r.longest_idle[0].end, 40 * kUs);
+}
+
 TEST_F(TemporalTest, PerDeviceWhenSeveral) {
   Op(GpuOpKind::kKernel, "k", 0, 10 * kUs, 0);
   Op(GpuOpKind::kKernel, "k", 20 * kUs, 30 * kUs, 1);
