@@ -10,24 +10,22 @@ bool CountsAsHostWork(const CpuSliceTable& t, const HostActivity& host, size_t i
   return t.kind[i] != CpuSliceKind::kOther && (host.roles[i] & kRoleProfilerStep) == 0;
 }
 
-// Innermost-slice segments of one thread's rows (sorted by start, parents first). A child
-// that outlives its parent is clipped to it, as the nesting in the model keeps it a child.
-std::vector<HostSegment> InnermostSegments(const Trace& trace, const HostActivity& host,
-                                           size_t begin, size_t end) {
+// Calls emit(start, end, row) for each innermost-slice piece of one thread's rows (sorted by
+// start, parents first), in time order. A child that outlives its parent is clipped to it, as
+// the nesting in the model keeps it a child.
+template <typename Emit>
+void WalkInnermost(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
+                   Emit&& emit) {
   const CpuSliceTable& t = trace.cpu_slices;
-  std::vector<HostSegment> out;
   struct Open {
     uint32_t row;
     TimeNs end;
   };
   std::vector<Open> stack;
   TimeNs cursor = 0;
-  auto emit = [&out](TimeNs a, TimeNs b, uint32_t row) {
-    if (b > a) out.push_back({a, b, row});
-  };
   auto close_until = [&](TimeNs t_now) {
     while (!stack.empty() && stack.back().end <= t_now) {
-      emit(cursor, stack.back().end, stack.back().row);
+      if (stack.back().end > cursor) emit(cursor, stack.back().end, stack.back().row);
       cursor = stack.back().end;
       stack.pop_back();
     }
@@ -35,12 +33,34 @@ std::vector<HostSegment> InnermostSegments(const Trace& trace, const HostActivit
   for (size_t i = begin; i < end; ++i) {
     if (!CountsAsHostWork(t, host, i)) continue;
     close_until(t.start[i]);
-    if (!stack.empty()) emit(cursor, t.start[i], stack.back().row);
+    if (!stack.empty() && t.start[i] > cursor) emit(cursor, t.start[i], stack.back().row);
     cursor = t.start[i];
     TimeNs e = stack.empty() ? t.end[i] : std::min(t.end[i], stack.back().end);
     stack.push_back({static_cast<uint32_t>(i), e});
   }
   close_until(std::numeric_limits<TimeNs>::max());
+}
+
+// How many HostSegments [a, b) takes (one per kMaxHostSegmentNs).
+size_t SegmentCount(TimeNs a, TimeNs b) {
+  return static_cast<size_t>((b - a + kMaxHostSegmentNs - 1) / kMaxHostSegmentNs);
+}
+
+// Innermost-slice segments of one thread's rows. Counted first and stored at their exact
+// size: grown by doubling, the vector of the longest thread held up to twice its 16 bytes per
+// segment, and both copies during each growth, at the analysis' memory peak.
+std::vector<HostSegment> InnermostSegments(const Trace& trace, const HostActivity& host,
+                                           size_t begin, size_t end) {
+  size_t count = 0;
+  WalkInnermost(trace, host, begin, end,
+                [&count](TimeNs a, TimeNs b, uint32_t) { count += SegmentCount(a, b); });
+  std::vector<HostSegment> out;
+  out.reserve(count);
+  WalkInnermost(trace, host, begin, end, [&out](TimeNs a, TimeNs b, uint32_t row) {
+    for (; b - a > kMaxHostSegmentNs; a += kMaxHostSegmentNs)
+      out.push_back({a, static_cast<uint32_t>(kMaxHostSegmentNs), row});
+    out.push_back({a, static_cast<uint32_t>(b - a), row});
+  });
   return out;
 }
 
@@ -110,13 +130,13 @@ void AddBlockingCollectives(const Trace& trace, const HostActivity& host, size_t
 // Outermost ATen ops and autograd nodes that issue GPU work somewhere below them: their
 // whole duration is framework dispatch on the way to a launch.
 void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin, size_t end,
-                      const std::vector<uint8_t>& launches_below, std::vector<Interval>& out) {
+                      const std::vector<uint8_t>& launches_below, IntervalSet::SortedBuilder& out) {
   const CpuSliceTable& t = trace.cpu_slices;
   TimeNs root_end = std::numeric_limits<TimeNs>::min();
   for (size_t i = begin; i < end; ++i) {
     if (t.start[i] < root_end || !(host.roles[i] & kRoleDispatchOp) || !launches_below[i - begin])
       continue;
-    out.push_back({t.start[i], t.end[i]});
+    out.Add({t.start[i], t.end[i]});
     root_end = t.end[i];
   }
 }
@@ -126,11 +146,14 @@ void AddDispatchRoots(const Trace& trace, const HostActivity& host, size_t begin
 IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
   const CpuSliceTable& t = trace.cpu_slices;
   IdleHostSets sets;
-  std::vector<Interval> input, comm, drain, launch, busy;
+  std::vector<Interval> comm, drain;  // a few per step: collected, then merged
   for (ThreadId thread : host.launching_threads) {
     auto [begin, end] = trace.ThreadRows(thread);
     bool is_main = thread == host.main_thread;
     std::vector<uint8_t> launches_below = LaunchesBelow(trace, host, begin, end);
+    // A thread's rows come in start order, so its busy, input and launch sets are merged as
+    // they come: one entry per merged interval (thousands), not one per CPU slice (millions).
+    IntervalSet::SortedBuilder input, busy, launch_runs, dispatch;
     TimeNs drain_start = -1;  // >= 0 while a sync has drained the queue and no launch followed
     TimeNs sync_end = -1;     // the latest blocking call's end in the open drain
     std::vector<Interval> after_sync;  // host work after the sync returned, before the launch
@@ -139,8 +162,8 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
     for (size_t i = begin; i < end; ++i) {
       uint8_t r = host.roles[i];
       Interval iv{t.start[i], t.end[i]};
-      if (is_main && (r & kRoleDataLoader)) input.push_back(iv);
-      if (CountsAsHostWork(t, host, i)) busy.push_back(iv);
+      if (is_main && (r & kRoleDataLoader)) input.Add(iv);
+      if (CountsAsHostWork(t, host, i)) busy.Add(iv);
       if (r & kRoleBlockingSync) {
         if (drain_start < 0) drain_start = iv.start;
         sync_end = std::max(sync_end, iv.end);
@@ -164,22 +187,23 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
         if (in_run && iv.start - run.end <= kLaunchBridgeNs) {
           run.end = std::max(run.end, iv.end);
         } else {
-          if (in_run) launch.push_back(run);
+          if (in_run) launch_runs.Add(run);
           run = iv;
           in_run = true;
         }
       }
     }
-    if (in_run) launch.push_back(run);
-    AddDispatchRoots(trace, host, begin, end, launches_below, launch);
+    if (in_run) launch_runs.Add(run);
+    AddDispatchRoots(trace, host, begin, end, launches_below, dispatch);
     AddBlockingCollectives(trace, host, begin, end, comm);
+    sets.input = sets.input.Union(std::move(input).Build());
+    sets.busy = sets.busy.Union(std::move(busy).Build());
+    sets.launch =
+        sets.launch.Union(std::move(launch_runs).Build()).Union(std::move(dispatch).Build());
     sets.segments.push_back(InnermostSegments(trace, host, begin, end));
   }
-  sets.input = IntervalSet::FromUnsorted(std::move(input));
   sets.comm = IntervalSet::FromUnsorted(std::move(comm));
   sets.drain = IntervalSet::FromUnsorted(std::move(drain));
-  sets.launch = IntervalSet::FromUnsorted(std::move(launch));
-  sets.busy = IntervalSet::FromUnsorted(std::move(busy));
   return sets;
 }
 
@@ -191,9 +215,9 @@ void AccumulateHostNames(const Trace& trace, const std::vector<std::vector<HostS
     for (const Interval& iv : set.intervals()) {
       // Segments are disjoint and sorted, so their ends are sorted too.
       auto it = std::partition_point(segs.begin(), segs.end(),
-                                     [&iv](const HostSegment& s) { return s.end <= iv.start; });
+                                     [&iv](const HostSegment& s) { return s.end() <= iv.start; });
       for (; it != segs.end() && it->start < iv.end; ++it) {
-        DurationNs overlap = std::min(it->end, iv.end) - std::max(it->start, iv.start);
+        DurationNs overlap = std::min(it->end(), iv.end) - std::max(it->start, iv.start);
         if (overlap > 0) by_name[trace.cpu_slices.name[it->row].value] += overlap;
       }
     }

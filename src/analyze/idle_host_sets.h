@@ -2,6 +2,7 @@
 // in one pass per thread, plus "innermost slice" segments for naming what the host ran.
 #pragma once
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -20,12 +21,16 @@ inline constexpr DurationNs kLaunchBridgeNs = 20 * kNsPerUs;
 // call returns in tens of microseconds.
 inline constexpr DurationNs kMinBlockingCollectiveNs = 100 * kNsPerUs;
 
-// [start, end) during which `row` was the innermost host slice of its thread.
+// [start, end()) during which `row` was the innermost host slice of its thread. 16 bytes, not
+// 24: a 1 GB trace has millions. A slice innermost for longer than kMaxHostSegmentNs is
+// stored as consecutive segments of the same row (the overlaps summed come out the same).
 struct HostSegment {
   TimeNs start = 0;
-  TimeNs end = 0;
+  uint32_t length = 0;
   uint32_t row = 0;
+  TimeNs end() const { return start + length; }
 };
+inline constexpr DurationNs kMaxHostSegmentNs = UINT32_MAX;
 
 struct IdleHostSets {
   IntervalSet input;  // main thread inside a DataLoader __next__

@@ -4,13 +4,39 @@
 
 namespace gpuwhy {
 
+namespace {
+
+bool ByStart(const Interval& a, const Interval& b) { return a.start < b.start; }
+
+// Merges, in place, each interval into the last one kept when the two overlap or touch: one
+// pass that shrinks already-sorted runs of nested or abutting intervals (a thread's CPU
+// slices, a stream's kernels) to their union before any sort. Returns how many are kept.
+size_t CoalesceNeighbours(std::vector<Interval>& v) {
+  size_t kept = 0;
+  for (const Interval& i : v) {
+    if (i.end <= i.start) continue;  // empty
+    if (kept > 0) {
+      Interval& last = v[kept - 1];
+      if (i.start <= last.end && last.start <= i.end) {
+        last.start = std::min(last.start, i.start);
+        last.end = std::max(last.end, i.end);
+        continue;
+      }
+    }
+    v[kept++] = i;
+  }
+  return kept;
+}
+
+}  // namespace
+
 IntervalSet IntervalSet::FromUnsorted(std::vector<Interval> intervals) {
-  std::erase_if(intervals, [](const Interval& i) { return i.end <= i.start; });
-  // Most callers pass intervals already in start order (GPU ops, slices as stored): a check
-  // is a pass where a sort is n log n. The union does not depend on the order of equal starts.
-  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  if (!std::is_sorted(intervals.begin(), intervals.end(), by_start)) {
-    std::sort(intervals.begin(), intervals.end(), by_start);
+  // The union does not depend on the order of the intervals, nor on merging some early: the
+  // neighbour pass leaves a shorter list with the same union, which the sort (skipped when
+  // it is in start order, as most callers' is) and the sorted merge below make canonical.
+  intervals.resize(CoalesceNeighbours(intervals));
+  if (!std::is_sorted(intervals.begin(), intervals.end(), ByStart)) {
+    std::sort(intervals.begin(), intervals.end(), ByStart);
   }
   // Merged in place: the input's storage becomes the set's.
   size_t kept = 0;
@@ -29,6 +55,28 @@ IntervalSet IntervalSet::FromUnsorted(std::vector<Interval> intervals) {
   return set;
 }
 
+void IntervalSet::SortedBuilder::Add(Interval interval) {
+  if (interval.end <= interval.start) return;
+  if (!merged_.empty() && !unsorted_) {
+    if (interval.start < merged_.back().start) {
+      unsorted_ = true;  // a caller's mistake: Build() sorts, nothing is lost
+    } else if (interval.start <= merged_.back().end) {
+      merged_.back().end = std::max(merged_.back().end, interval.end);
+      return;
+    }
+  }
+  merged_.push_back(interval);
+}
+
+IntervalSet IntervalSet::SortedBuilder::Build() && {
+  if (unsorted_) return FromUnsorted(std::move(merged_));
+  if (merged_.size() < merged_.capacity() / 2) merged_.shrink_to_fit();
+  IntervalSet set;
+  set.intervals_ = std::move(merged_);
+  set.Seal();
+  return set;
+}
+
 void IntervalSet::Seal() {
   covered_before_.clear();
   if (intervals_.empty()) return;
@@ -39,21 +87,16 @@ void IntervalSet::Seal() {
 }
 
 IntervalSet IntervalSet::Union(const IntervalSet& other) const {
-  std::vector<Interval> all;
-  all.reserve(intervals_.size() + other.intervals_.size());
-  std::merge(intervals_.begin(), intervals_.end(), other.intervals_.begin(), other.intervals_.end(),
-             std::back_inserter(all),
-             [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  IntervalSet set;
-  for (const Interval& i : all) {
-    if (!set.intervals_.empty() && i.start <= set.intervals_.back().end) {
-      set.intervals_.back().end = std::max(set.intervals_.back().end, i.end);
-    } else {
-      set.intervals_.push_back(i);
-    }
+  // A two-way merge straight into the result: no list of both inputs in between.
+  SortedBuilder builder;
+  size_t a = 0;
+  size_t b = 0;
+  while (a < intervals_.size() || b < other.intervals_.size()) {
+    const bool take_a = b == other.intervals_.size() ||
+                        (a < intervals_.size() && intervals_[a].start <= other.intervals_[b].start);
+    builder.Add(take_a ? intervals_[a++] : other.intervals_[b++]);
   }
-  set.Seal();
-  return set;
+  return std::move(builder).Build();
 }
 
 IntervalSet IntervalSet::Intersect(const IntervalSet& other) const {

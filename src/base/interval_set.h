@@ -22,6 +22,21 @@ class IntervalSet {
   // Builds the union of arbitrary (unsorted, overlapping) intervals; empty ones are dropped.
   static IntervalSet FromUnsorted(std::vector<Interval> intervals);
 
+  // Builds a set from intervals given in start order (overlapping, touching or empty ones
+  // allowed), merging them as they come: memory for the merged set only, where collecting
+  // them for FromUnsorted holds one entry per input (millions of nested CPU slices).
+  class SortedBuilder {
+   public:
+    // Start order is the caller's promise; an interval before the previous one's start
+    // costs the memory and the sort of FromUnsorted, never a wrong set.
+    void Add(Interval interval);
+    IntervalSet Build() &&;
+
+   private:
+    std::vector<Interval> merged_;  // sorted and disjoint while !unsorted_
+    bool unsorted_ = false;
+  };
+
   const std::vector<Interval>& intervals() const { return intervals_; }
   bool empty() const { return intervals_.empty(); }
   DurationNs TotalLength() const { return covered_before_.empty() ? 0 : covered_before_.back(); }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -259,6 +260,41 @@ TEST_F(PipelineTest, AnExceptionFailsOnlyTheInputThatThrewIt) {
   ASSERT_EQ(report.failures.size(), 1u);
   EXPECT_EQ(report.failures[0].message,
             Path("other.json") + ": internal error reading the file: basic_string_view::substr");
+}
+
+// A lone trace is imported, analysed and reported on the caller's thread: its freed memory
+// is then reused by the rendering that follows (one malloc arena), and an exception in it
+// is still that input's failure.
+TEST_F(PipelineTest, ALoneTraceRunsOnTheCallingThread) {
+  PipelineOptions options;
+  options.jobs = 2;
+  std::thread::id ran_on;
+  options.on_trace = [&](const std::string&, const Trace&, const TraceAnalysis&, const Diagnosis&) {
+    ran_on = std::this_thread::get_id();
+  };
+  Report report = RunPipeline({Path("input.json")}, options);
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  ASSERT_EQ(report.ranks.size(), 1u);
+
+  options.on_trace = [&](const std::string&, const Trace&, const TraceAnalysis&, const Diagnosis&) {
+    throw std::out_of_range("basic_string_view::substr");
+  };
+  Report failed = RunPipeline({Path("input.json")}, options);
+  EXPECT_TRUE(failed.ranks.empty());
+  ASSERT_EQ(failed.failures.size(), 1u);
+  EXPECT_EQ(failed.failures[0].message,
+            Path("input.json") + ": internal error reading the file: basic_string_view::substr");
+
+  // Two traces still run on the pool's threads.
+  std::mutex mutex;
+  std::vector<std::thread::id> threads;
+  options.on_trace = [&](const std::string&, const Trace&, const TraceAnalysis&, const Diagnosis&) {
+    std::lock_guard<std::mutex> lock(mutex);
+    threads.push_back(std::this_thread::get_id());
+  };
+  RunPipeline({Path("input.json"), Path("input.json")}, options);
+  ASSERT_EQ(threads.size(), 2u);
+  for (std::thread::id id : threads) EXPECT_NE(id, std::this_thread::get_id());
 }
 
 }  // namespace pipeline_test
