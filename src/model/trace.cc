@@ -133,7 +133,6 @@ void RunBoth(bool parallel, A a, B b) {
 }
 
 uint32_t RowOf(const CorrelatedGpuOp& p) { return p.op.value; }
-uint32_t RowOf(const CorrelatedLaunch& p) { return p.slice.value; }
 
 // The (correlation, row) pairs of the rows |keep| accepts, sorted by correlation with the
 // rows of one correlation in row order. Correlation ids are small dense counters (CUPTI,
@@ -250,22 +249,21 @@ void Trace::Finalize() {
                         std::thread::hardware_concurrency() > 1;
   std::vector<uint32_t> cpu_order;
   RunBoth(
-      parallel,
-      [this] {
-        SortGpuOps();
-        ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(
-            gpu_ops.correlation, [](size_t) { return true; });
-      },
-      [this, &cpu_order] { cpu_order = CpuSliceOrder(); });
+      parallel, [this] { SortGpuOps(); }, [this, &cpu_order] { cpu_order = CpuSliceOrder(); });
   PermuteCpuSlices(cpu_order, parallel);
+  std::vector<uint32_t>().swap(cpu_order);  // frees it (= {} would keep the capacity)
+  // The correlation indexes come after the permutation: built before it, the GPU ops' pairs
+  // (16 bytes per op) were live beside the CPU slices' order and permute scratch, the
+  // import's peak (heaptrack, 2.5M-slice Nsight export).
   RunBoth(
       parallel, [this] { NestCpuSlices(); },
       [this] {
-        launches_by_correlation_ = IndexByCorrelation<CorrelatedLaunch, CpuSliceId>(
-            cpu_slices.correlation, [this](size_t i) {
-              return cpu_slices.kind[i] == CpuSliceKind::kRuntime ||
-                     cpu_slices.kind[i] == CpuSliceKind::kDriver;
-            });
+        ops_by_correlation_ = IndexByCorrelation<CorrelatedGpuOp, GpuOpId>(
+            gpu_ops.correlation, [](size_t) { return true; });
+        launches_.Build(cpu_slices.correlation, [this](size_t i) {
+          return cpu_slices.kind[i] == CpuSliceKind::kRuntime ||
+                 cpu_slices.kind[i] == CpuSliceKind::kDriver;
+        });
       });
   CheckCorrelations();
   CountStreamOverlaps();
@@ -369,34 +367,23 @@ void Trace::NestCpuSlices() {
 }
 
 void Trace::CheckCorrelations() {
-  auto duplicate =
-      std::unique(launches_by_correlation_.begin(), launches_by_correlation_.end(),
-                  [](const auto& a, const auto& b) { return a.correlation == b.correlation; });
-  int64_t duplicates = launches_by_correlation_.end() - duplicate;
-  launches_by_correlation_.erase(duplicate, launches_by_correlation_.end());
-  if (duplicates > 0) problems.Increment(DataProblem::kDuplicateCorrelation, duplicates);
+  if (launches_.duplicates() > 0)
+    problems.Increment(DataProblem::kDuplicateCorrelation, launches_.duplicates());
 
-  if (launches_by_correlation_.empty()) return;  // no runtime events recorded at all
-  // Ops whose correlation no launch has: both lists are sorted, so one merge pass.
-  int64_t orphans =
-      static_cast<int64_t>(gpu_ops.size() - ops_by_correlation_.size());  // no correlation
-  auto launch = launches_by_correlation_.begin();
-  for (const CorrelatedGpuOp& op : ops_by_correlation_) {
-    while (launch != launches_by_correlation_.end() && launch->correlation < op.correlation)
-      ++launch;
-    if (launch == launches_by_correlation_.end() || launch->correlation != op.correlation)
-      ++orphans;
-  }
+  if (launches_.size() == 0) return;  // no runtime events recorded at all
+  // Ops whose correlation no launch has: both are in id order, so one merge pass.
+  int64_t matched = 0;
+  auto op = ops_by_correlation_.begin();
+  launches_.ForEach(cpu_slices.correlation, [&](int64_t correlation, CpuSliceId) {
+    while (op != ops_by_correlation_.end() && op->correlation < correlation) ++op;
+    for (; op != ops_by_correlation_.end() && op->correlation == correlation; ++op) ++matched;
+  });
+  int64_t orphans = static_cast<int64_t>(gpu_ops.size()) - matched;  // with no correlation too
   if (orphans > 0) problems.Increment(DataProblem::kGpuOpWithoutLaunch, orphans);
 }
 
 CpuSliceId Trace::FindLaunch(int64_t correlation) const {
-  if (correlation == kNoValue) return CpuSliceId();
-  auto it = std::lower_bound(
-      launches_by_correlation_.begin(), launches_by_correlation_.end(), correlation,
-      [](const CorrelatedLaunch& l, int64_t c) { return l.correlation < c; });
-  if (it == launches_by_correlation_.end() || it->correlation != correlation) return CpuSliceId();
-  return it->slice;
+  return launches_.Find(cpu_slices.correlation, correlation);
 }
 
 std::span<const CorrelatedGpuOp> Trace::FindGpuOps(int64_t correlation) const {
@@ -448,25 +435,24 @@ void Trace::BuildSteps() {
   std::vector<TimeNs> last(rows.size(), std::numeric_limits<TimeNs>::min());
   // Launches and ops are both sorted by correlation: walk them together.
   auto ops = ops_by_correlation_.begin();
-  for (const CorrelatedLaunch& launch : launches_by_correlation_) {
-    while (ops != ops_by_correlation_.end() && ops->correlation < launch.correlation) ++ops;
+  launches_.ForEach(cpu_slices.correlation, [&](int64_t correlation, CpuSliceId slice) {
+    while (ops != ops_by_correlation_.end() && ops->correlation < correlation) ++ops;
     auto ops_end = ops;
-    while (ops_end != ops_by_correlation_.end() && ops_end->correlation == launch.correlation)
-      ++ops_end;
-    if (ops == ops_end) continue;
-    TimeNs t = cpu_slices.start[launch.slice.value];
+    while (ops_end != ops_by_correlation_.end() && ops_end->correlation == correlation) ++ops_end;
+    if (ops == ops_end) return;
+    TimeNs t = cpu_slices.start[slice.value];
     auto it = std::upper_bound(rows.begin(), rows.end(), t,
                                [](TimeNs v, const StepTable::Row& r) { return v < r.host_start; });
-    if (it == rows.begin()) continue;
+    if (it == rows.begin()) return;
     --it;
-    if (t >= it->host_end) continue;
+    if (t >= it->host_end) return;
     size_t s = it - rows.begin();
     for (const CorrelatedGpuOp& op : std::span<const CorrelatedGpuOp>(ops, ops_end)) {
       first[s] = std::min(first[s], gpu_ops.start[op.op.value]);
       last[s] = std::max(last[s], gpu_ops.end[op.op.value]);
       ++rows[s].gpu_op_count;
     }
-  }
+  });
   for (size_t s = 0; s < rows.size(); ++s) {
     bool launched = rows[s].gpu_op_count > 0;
     rows[s].device_start = launched ? first[s] : rows[s].host_start;

@@ -12,6 +12,7 @@
 #include "base/interval_set.h"
 #include "base/string_pool.h"
 #include "model/data_problems.h"
+#include "model/launch_index.h"
 #include "model/tables.h"
 
 namespace gpuwhy {
@@ -62,10 +63,6 @@ struct TraceMetadata {
 struct CorrelatedGpuOp {
   int64_t correlation;
   GpuOpId op;
-};
-struct CorrelatedLaunch {
-  int64_t correlation;
-  CpuSliceId slice;
 };
 
 class Trace {
@@ -133,7 +130,7 @@ class Trace {
   std::map<std::pair<int64_t, int64_t>, ThreadId> thread_index_;
   std::vector<std::pair<size_t, size_t>> thread_rows_;
   std::vector<CorrelatedGpuOp> ops_by_correlation_;
-  std::vector<CorrelatedLaunch> launches_by_correlation_;
+  LaunchIndex launches_;  // runtime/driver calls of cpu_slices by correlation id
   Interval span_;
   std::vector<int32_t> active_devices_;
 };

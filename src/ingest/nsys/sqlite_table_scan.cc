@@ -214,6 +214,7 @@ bool TableScan::NextLeaf() {
   for (;;) {
     if (stack_.empty()) {
       done_ = true;
+      file_.DropResidentPages();  // the table is read: its pages need not stay in RSS
       return false;
     }
     Frame& top = stack_.back();

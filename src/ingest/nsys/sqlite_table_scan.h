@@ -55,8 +55,12 @@ class SqliteFile {
 inline constexpr int kScanNull = -1;   // the table has no such column: always NULL
 inline constexpr int kScanRowid = -2;  // an INTEGER PRIMARY KEY: the row's rowid
 
-// A scan drops the file's resident pages after this many bytes of b-tree pages (madvise).
-inline constexpr size_t kScanResidentBytes = size_t{64} << 20;
+// A scan drops the file's resident pages after this many bytes of b-tree pages (madvise), and
+// again when it ends: mapped file pages count in peak RSS like the model's own columns, and
+// two scans run at once (GPU and host tables). At 64 MiB they held ~120 MB of a 198 MB export
+// at the import's peak (gpuwhy info: 313 MB peak RSS, 194 MB at 8 MiB); the extra drops cost
+// ~9k minor faults on that file (a page faults in again after a drop), lost in the noise.
+inline constexpr size_t kScanResidentBytes = size_t{8} << 20;
 
 class TableScan {
  public:

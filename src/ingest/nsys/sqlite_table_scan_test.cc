@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -155,6 +156,55 @@ TEST(SqliteTableScanTest, RealExportsReadTheSameBothWays) {
     if (entry.path().extension() == ".sqlite") ExpectSameRows(entry.path().string(), rows);
   }
   EXPECT_GT(rows, 5000);  // every row of both exports (5,689)
+}
+
+// Resident kilobytes of this process's mappings of |path| (/proc/self/smaps), -1 without one.
+int64_t MappedRssKb(const std::string& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in_file = false;
+  int64_t rss = -1;
+  while (std::getline(smaps, line)) {
+    // A mapping's header line: "start-end perms offset dev inode   path".
+    if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        line.find('-') < line.find(' ')) {
+      in_file = line.size() >= path.size() && line.ends_with(path);
+      continue;
+    }
+    if (in_file && line.starts_with("Rss:")) {
+      std::istringstream fields(line.substr(4));
+      int64_t kb = 0;
+      fields >> kb;
+      rss = std::max<int64_t>(rss, 0) + kb;
+    }
+  }
+  return rss;
+}
+
+// Mapped file pages count in peak RSS: a scan that has read its table leaves none resident
+// (the import's peak comes after the scans, in Finalize).
+TEST(SqliteTableScanTest, AFinishedScanLeavesNoFilePagesResident) {
+  ScratchDir dir;
+  std::string path = FormatTorture(dir, 4096);
+  StatusOr<SqliteReader> reader = SqliteReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  StatusOr<TableRows> rows = reader->ReadColumns("wide", {"a", "i"});
+  ASSERT_TRUE(rows.ok() && rows->fast());
+  int64_t n = 0, resident_midway = -1;
+  while (rows->Step()) {
+    if (++n == 1500) resident_midway = MappedRssKb(path);
+  }
+  ASSERT_TRUE(rows->status().ok());
+  EXPECT_EQ(n, 3001);
+  EXPECT_GT(resident_midway, 0) << "the test does not see the mapping";
+  EXPECT_EQ(MappedRssKb(path), 0);
+  // The pages fault back in when read again: a second scan reads the same rows.
+  StatusOr<TableRows> again = reader->ReadColumns("wide", {"a"});
+  int64_t m = 0;
+  while (again->Step()) ++m;
+  EXPECT_EQ(m, n);
+  EXPECT_EQ(*reader->CountRows("wide"), n);
+  EXPECT_EQ(MappedRssKb(path), 0);
 }
 
 // Random damage to a database's pages: the scan may stop with an error, never crash or loop.
