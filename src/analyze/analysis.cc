@@ -1,5 +1,10 @@
 #include "analyze/analysis.h"
 
+#include <optional>
+
+#include "analyze/host_activity.h"
+#include "analyze/hta_view.h"
+
 namespace gpuwhy {
 
 TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested) {
@@ -10,6 +15,12 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.timelines = BuildDeviceTimelines(trace);
   a.warmup = ComputeWarmup(trace);
   AnalysisInput input{trace, a.timelines, options, &a.warmup};
+  // Built once here instead of once per analysis that reads them (the view: three; the host
+  // roles: two); the view goes as soon as its last reader is done, so the peak stays lower.
+  HostActivity host = ClassifyHostActivity(trace);
+  input.host = &host;
+  std::optional<HtaView> view = BuildHtaView(trace, a.timelines, ViewOptionsFor(options));
+  input.view = &*view;
   a.utilization = ComputeUtilization(input, a.metrics);
   a.temporal = ComputeTemporalBreakdown(input, a.metrics);
   a.hta_idle_split = ComputeHtaIdleSplit(input, a.metrics);
@@ -17,7 +28,11 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   input.extents = &a.steps.extents;
   AddWarmupMetrics(a.warmup, a.steps.extents, a.metrics);
   a.idle_gaps = ComputeIdleGaps(input, a.metrics);
+  input.host = nullptr;
+  host = HostActivity();
   a.kernels = ComputeKernelStats(input, a.metrics);
+  input.view = nullptr;
+  view.reset();
   a.profiled_kernels = ComputeProfiledKernels(input, a.kernels);
   a.sm_efficiency = ComputeSmEfficiency(input, a.utilization, a.metrics);
   a.flops = ComputeFlops(input, a.utilization, a.kernels, a.metrics, &a.steps.extents);

@@ -36,6 +36,8 @@ struct AnalysisOptions {
 
 struct WarmupResult;
 struct StepExtents;
+struct HostActivity;
+struct HtaView;
 
 struct AnalysisInput {
   const Trace& trace;
@@ -47,6 +49,11 @@ struct AnalysisInput {
   // The step breakdown's extents, once it has run (AnalyzeTrace), for the analyses after it:
   // they read these instead of computing the same extents again (SharedStepExtents).
   const StepExtents* extents = nullptr;
+  // The host roles (host_activity.h) and the GPU op view under ViewOptionsFor(options)
+  // (hta_view.h), built once by AnalyzeTrace for the analyses that read them
+  // (SharedHostActivity, SharedHtaView); null: each computes its own.
+  const HostActivity* host = nullptr;
+  const HtaView* view = nullptr;
 };
 
 }  // namespace gpuwhy

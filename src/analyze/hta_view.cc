@@ -53,6 +53,7 @@ std::optional<TimeNs> LastStepCutoff(const Trace& trace) {
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
                      const HtaViewOptions& options) {
   HtaView view;
+  view.options = options;
   view.rounded = options.resolution == TimeResolution::kHtaMicroseconds && HtaRoundsTrace(trace);
   if (options.drop_last_step) view.cutoff = LastStepCutoff(trace);
   if (view.cutoff && view.rounded) view.cutoff = HtaRoundStart(*view.cutoff);
@@ -98,6 +99,13 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
   if (!std::is_sorted(view.ops.begin(), view.ops.end(), by_time))
     std::stable_sort(view.ops.begin(), view.ops.end(), by_time);
   return view;
+}
+
+const HtaView& SharedHtaView(const AnalysisInput& input, const HtaViewOptions& options,
+                             HtaView& scratch) {
+  if (input.view != nullptr && input.view->options == options) return *input.view;
+  scratch = BuildHtaView(input.trace, input.timelines, options);
+  return scratch;
 }
 
 }  // namespace gpuwhy

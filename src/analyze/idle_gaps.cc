@@ -244,7 +244,8 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
     return r;
   }
   r.step_count = static_cast<int64_t>(extents.steps.size());
-  HostActivity host = ClassifyHostActivity(input.trace);
+  HostActivity scratch_host;
+  const HostActivity& host = SharedHostActivity(input, scratch_host);
   if (!host.main_thread.valid())
     r.not_applicable.push_back(
         "idle gaps: no host thread launches GPU work: causes other than unknown/step_boundary "

@@ -136,7 +136,8 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
 
 KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metrics) {
   KernelStatsResult r;
-  HtaView view = BuildHtaView(input.trace, input.timelines, ViewOptionsFor(input.options));
+  HtaView scratch;
+  const HtaView& view = SharedHtaView(input, ViewOptionsFor(input.options), scratch);
   r.hta_types = ComputeHtaTypeBreakdown(view.ops);
   std::vector<ViewOp> kernels;
   for (const ViewOp& op : view.ops) {

@@ -48,13 +48,21 @@ struct Calls {
 void FindModuleLoads(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
                      const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
   const CpuSliceTable& s = trace.cpu_slices;
-  std::vector<size_t> launches;
+  // The kernel is looked up once per launch, and the sort reads the start from the element
+  // instead of from the slice table (same comparisons, so the same order as sorting rows).
+  struct Launch {
+    TimeNs start;
+    uint32_t row;
+    uint32_t kernel;  // name of the kernel it launched
+  };
+  std::vector<Launch> launches;
   std::vector<DurationNs> durations;
   for (size_t i = 0; i < s.size(); ++i) {
     if (kinds[i] != RuntimeCallKind::kLaunch) continue;
     std::span<const CorrelatedGpuOp> ops = trace.FindGpuOps(s.correlation[i]);
     if (ops.empty() || trace.gpu_ops.kind[ops.front().op.value] != GpuOpKind::kKernel) continue;
-    launches.push_back(i);
+    launches.push_back(
+        {s.start[i], static_cast<uint32_t>(i), trace.gpu_ops.name[ops.front().op.value].value});
     durations.push_back(s.end[i] - s.start[i]);
   }
   DurationNs median = Median(durations);
@@ -62,10 +70,11 @@ void FindModuleLoads(const Trace& trace, const std::vector<RuntimeCallKind>& kin
       std::max(static_cast<double>(t.min_call_ns),
                t.module_load_ratio * static_cast<double>(std::max<DurationNs>(median, 1)));
   std::sort(launches.begin(), launches.end(),
-            [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
+            [](const Launch& a, const Launch& b) { return a.start < b.start; });
   std::unordered_set<uint32_t> launched;  // kernel names seen
-  for (size_t i : launches) {
-    uint32_t kernel = trace.gpu_ops.name[trace.FindGpuOps(s.correlation[i]).front().op.value].value;
+  for (const Launch& l : launches) {
+    size_t i = l.row;
+    uint32_t kernel = l.kernel;
     bool first = launched.insert(kernel).second;
     if (!first || static_cast<double>(s.end[i] - s.start[i]) < floor) continue;
     out.push_back(
