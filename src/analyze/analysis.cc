@@ -7,6 +7,13 @@
 
 namespace gpuwhy {
 
+std::vector<CpuSliceId> LaunchesOfOps(const Trace& trace) {
+  std::vector<CpuSliceId> launches(trace.gpu_ops.size());
+  for (size_t i = 0; i < launches.size(); ++i)
+    launches[i] = trace.FindLaunch(trace.gpu_ops.correlation[i]);
+  return launches;
+}
+
 TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested) {
   AnalysisOptions options = requested;
   options.drop_last_step |= options.hta_compat;  // HTA's loader drops the last step
@@ -17,9 +24,12 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   AnalysisInput input{trace, a.timelines, options, &a.warmup};
   // Built once here instead of once per analysis that reads them (the view: three; the host
   // roles: two); the view goes as soon as its last reader is done, so the peak stays lower.
+  std::vector<CpuSliceId> op_launch = LaunchesOfOps(trace);  // read by three analyses
+  input.op_launch = op_launch;
   HostActivity host = ClassifyHostActivity(trace);
   input.host = &host;
-  std::optional<HtaView> view = BuildHtaView(trace, a.timelines, ViewOptionsFor(options));
+  std::optional<HtaView> view =
+      BuildHtaView(trace, a.timelines, ViewOptionsFor(options), op_launch);
   input.view = &*view;
   a.utilization = ComputeUtilization(input, a.metrics);
   a.temporal = ComputeTemporalBreakdown(input, a.metrics);
@@ -30,6 +40,8 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.idle_gaps = ComputeIdleGaps(input, a.metrics);
   input.host = nullptr;
   host = HostActivity();
+  input.op_launch = {};
+  op_launch = {};
   a.kernels = ComputeKernelStats(input, a.metrics);
   input.view = nullptr;
   view.reset();

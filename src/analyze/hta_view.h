@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "analyze/analysis_input.h"
@@ -54,8 +55,10 @@ struct HtaView {
   HtaViewOptions options;  // what it was built with
 };
 
+// |op_launch|: each gpu_ops row's launch call when the caller has them (AnalysisInput),
+// else each is looked up by correlation.
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
-                     const HtaViewOptions& options);
+                     const HtaViewOptions& options, std::span<const CpuSliceId> op_launch = {});
 
 // The view an analysis runs on under |options|: exact ns unless options.hta_compat, which
 // applies HTA's loader (last step dropped, µs rounding) and |compat_syncs| (the temporal

@@ -65,6 +65,8 @@ std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<Laun
 
 void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
   std::vector<double> delays, durations;
+  delays.reserve(r.launches.size());
+  durations.reserve(r.launches.size());
   std::map<uint32_t, LaunchCallName> names;
   const Trace& trace = input.trace;
   for (const LaunchRecord& l : r.launches) {

@@ -67,7 +67,7 @@ std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const Analys
     // collective op; the plugin only has the second rule (by external id).
     bool comm = input.timelines.hta_type[i] == HtaKernelType::kCommunication;
     if (!comm && ops.correlation[i] != kNoValue) {
-      CpuSliceId launch = trace.FindLaunch(ops.correlation[i]);
+      CpuSliceId launch = LaunchOf(input, i);
       comm = launch.valid() && host.under_collective[launch.value];
     }
     roles[Index(comm ? Category::kCommunication : Category::kKernel)].intervals.push_back(iv);
