@@ -37,8 +37,12 @@ DurationNs Median(std::vector<DurationNs> values) {
   return *mid;
 }
 
+struct Call {
+  TimeNs start;  // sorted on from the element, not through the slice table
+  size_t row;
+};
 struct Calls {
-  std::vector<size_t> rows;  // in start order (cpu_slices are sorted by start per thread)
+  std::vector<Call> rows;  // in start order (cpu_slices are sorted by start per thread)
 };
 
 // Kernel launch calls far slower than the median launch, on the first launch of their kernel:
@@ -105,19 +109,20 @@ void FindFirstCalls(const Trace& trace, const WarmupThresholds& t, std::vector<O
   std::unordered_map<uint32_t, Calls> by_name;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != CpuSliceKind::kOp && s.kind[i] != CpuSliceKind::kUserAnnotation) continue;
-    by_name[s.name[i].value].rows.push_back(i);
+    by_name[s.name[i].value].rows.push_back({s.start[i], i});
   }
   for (auto& [name, calls] : by_name) {
     if (calls.rows.size() < 3) continue;  // a first call needs later calls to compare with
+    // The same comparisons as on the rows' starts, so the same order (ties included).
     std::sort(calls.rows.begin(), calls.rows.end(),
-              [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
-    size_t first = calls.rows.front();
+              [](const Call& a, const Call& b) { return a.start < b.start; });
+    size_t first = calls.rows.front().row;
     std::string_view text = trace.Str(s.name[first]);
     if (text.starts_with("ProfilerStep")) continue;
     bool dataloader = IsDataLoaderName(text);
     std::vector<DurationNs> later;
     for (size_t k = 1; k < calls.rows.size(); ++k) {
-      later.push_back(s.end[calls.rows[k]] - s.start[calls.rows[k]]);
+      later.push_back(s.end[calls.rows[k].row] - calls.rows[k].start);
     }
     DurationNs first_ns = s.end[first] - s.start[first];
     DurationNs min_ns = dataloader ? t.min_dataloader_start_ns : t.min_first_call_ns;
