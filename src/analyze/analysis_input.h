@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "analyze/device_timeline.h"
 #include "model/kernel_profile.h"
@@ -36,6 +37,8 @@ struct AnalysisOptions {
 
 struct WarmupResult;
 struct StepExtents;
+struct HostActivity;
+struct HtaView;
 
 struct AnalysisInput {
   const Trace& trace;
@@ -47,6 +50,23 @@ struct AnalysisInput {
   // The step breakdown's extents, once it has run (AnalyzeTrace), for the analyses after it:
   // they read these instead of computing the same extents again (SharedStepExtents).
   const StepExtents* extents = nullptr;
+  // The host roles (host_activity.h) and the GPU op view under ViewOptionsFor(options)
+  // (hta_view.h), built once by AnalyzeTrace for the analyses that read them
+  // (SharedHostActivity, SharedHtaView); null: each computes its own.
+  const HostActivity* host = nullptr;
+  const HtaView* view = nullptr;
+  // Per gpu_ops row, its launch call (Trace::FindLaunch), looked up once by AnalyzeTrace for
+  // the analyses that join ops to launches; empty: LaunchOf looks each one up.
+  std::span<const CpuSliceId> op_launch;
 };
+
+// The runtime/driver call that launched gpu_ops row |op|, or an invalid id.
+inline CpuSliceId LaunchOf(const AnalysisInput& input, size_t op) {
+  if (op < input.op_launch.size()) return input.op_launch[op];
+  return input.trace.FindLaunch(input.trace.gpu_ops.correlation[op]);
+}
+
+// Every gpu_ops row's launch call, for AnalysisInput::op_launch.
+std::vector<CpuSliceId> LaunchesOfOps(const Trace& trace);
 
 }  // namespace gpuwhy

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analyze/analysis_input.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -114,6 +116,12 @@ HostActivity ClassifyHostActivity(const Trace& trace) {
       h.launching_threads.push_back(ThreadId(th));
   }
   return h;
+}
+
+const HostActivity& SharedHostActivity(const AnalysisInput& input, HostActivity& scratch) {
+  if (input.host != nullptr) return *input.host;
+  scratch = ClassifyHostActivity(input.trace);
+  return scratch;
 }
 
 }  // namespace gpuwhy

@@ -38,4 +38,9 @@ struct HostActivity {
 
 HostActivity ClassifyHostActivity(const Trace& trace);
 
+struct AnalysisInput;
+// input.host when AnalyzeTrace classified the rows once for every analysis, else the rows
+// classified into |scratch|: the step breakdown and the idle gaps both need them.
+const HostActivity& SharedHostActivity(const AnalysisInput& input, HostActivity& scratch);
+
 }  // namespace gpuwhy

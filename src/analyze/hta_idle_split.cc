@@ -73,7 +73,8 @@ std::vector<HtaStreamIdle> SplitIdleByStream(std::span<const ViewOp> ops,
 
 HtaIdleSplitResult ComputeHtaIdleSplit(const AnalysisInput& input, MetricSet& metrics) {
   HtaIdleSplitResult result;
-  HtaView view = BuildHtaView(input.trace, input.timelines, ViewOptionsFor(input.options));
+  HtaView scratch;
+  const HtaView& view = SharedHtaView(input, ViewOptionsFor(input.options), scratch);
   if (view.ops.empty()) {
     result.not_applicable.push_back(
         "HTA idle split: the trace has no GPU kernels, memcpy or memset");

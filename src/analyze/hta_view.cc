@@ -51,17 +51,18 @@ std::optional<TimeNs> LastStepCutoff(const Trace& trace) {
 }
 
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
-                     const HtaViewOptions& options) {
+                     const HtaViewOptions& options, std::span<const CpuSliceId> op_launch) {
   HtaView view;
+  view.options = options;
   view.rounded = options.resolution == TimeResolution::kHtaMicroseconds && HtaRoundsTrace(trace);
   if (options.drop_last_step) view.cutoff = LastStepCutoff(trace);
   if (view.cutoff && view.rounded) view.cutoff = HtaRoundStart(*view.cutoff);
-  auto launch_start = [&](int64_t correlation) {
-    CpuSliceId launch = trace.FindLaunch(correlation);
+  auto start_of = [&](CpuSliceId launch) {
     if (!launch.valid()) return kNoLaunch;
     TimeNs t = trace.cpu_slices.start[launch.value];
     return view.rounded ? HtaRoundStart(t) : t;
   };
+  auto launch_start = [&](int64_t correlation) { return start_of(trace.FindLaunch(correlation)); };
   // HTA keeps an op only when its launching call started before the last step.
   auto kept = [&](TimeNs launch) {
     return !view.cutoff || (launch != kNoLaunch && launch < *view.cutoff);
@@ -78,7 +79,8 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
   const GpuOpTable& ops = trace.gpu_ops;
   view.ops.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    TimeNs launch = launch_start(ops.correlation[i]);
+    TimeNs launch =
+        i < op_launch.size() ? start_of(op_launch[i]) : launch_start(ops.correlation[i]);
     if (!kept(launch)) continue;
     add({ops.device[i], ops.stream[i], ops.start[i], ops.end[i], launch, timelines.hta_type[i],
          false, static_cast<uint32_t>(i)});
@@ -98,6 +100,13 @@ HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
   if (!std::is_sorted(view.ops.begin(), view.ops.end(), by_time))
     std::stable_sort(view.ops.begin(), view.ops.end(), by_time);
   return view;
+}
+
+const HtaView& SharedHtaView(const AnalysisInput& input, const HtaViewOptions& options,
+                             HtaView& scratch) {
+  if (input.view != nullptr && input.view->options == options) return *input.view;
+  scratch = BuildHtaView(input.trace, input.timelines, options, input.op_launch);
+  return scratch;
 }
 
 }  // namespace gpuwhy

@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "analyze/analysis_input.h"
@@ -29,6 +30,7 @@ struct HtaViewOptions {
   bool drop_last_step = false;  // HTA: keep ops launched before the last ProfilerStep starts
   SyncPolicy syncs = SyncPolicy::kExclude;
   TimeResolution resolution = TimeResolution::kExactNs;
+  bool operator==(const HtaViewOptions&) const = default;
 };
 
 constexpr TimeNs kNoLaunch = std::numeric_limits<TimeNs>::min();
@@ -49,17 +51,26 @@ struct HtaView {
   std::vector<ViewOp> ops;  // sorted by (start, end)
   // Start of the dropped last step's launches, when one was dropped.
   std::optional<TimeNs> cutoff;
-  bool rounded = false;  // µs rounding was applied
+  bool rounded = false;    // µs rounding was applied
+  HtaViewOptions options;  // what it was built with
 };
 
+// |op_launch|: each gpu_ops row's launch call when the caller has them (AnalysisInput),
+// else each is looked up by correlation.
 HtaView BuildHtaView(const Trace& trace, const DeviceTimelines& timelines,
-                     const HtaViewOptions& options);
+                     const HtaViewOptions& options, std::span<const CpuSliceId> op_launch = {});
 
 // The view an analysis runs on under |options|: exact ns unless options.hta_compat, which
 // applies HTA's loader (last step dropped, µs rounding) and |compat_syncs| (the temporal
 // breakdown counts cuda_sync busy as HTA does; its idle split and kernel tables do not).
 HtaViewOptions ViewOptionsFor(const AnalysisOptions& options,
                               SyncPolicy compat_syncs = SyncPolicy::kExclude);
+
+// input.view when it was built with |options| (AnalyzeTrace builds the one under
+// ViewOptionsFor(input.options) once: the temporal breakdown, the idle split and the kernel
+// statistics all read it), else the view built into |scratch|.
+const HtaView& SharedHtaView(const AnalysisInput& input, const HtaViewOptions& options,
+                             HtaView& scratch);
 
 // HTA's rounding as BuildHtaView applies it: whether it applies to |trace| (any fractional
 // µs timestamp) and the rounded interval (ceil start, floor end, in float64 µs).

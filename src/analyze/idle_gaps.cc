@@ -62,13 +62,14 @@ IntervalSet DeviceWaits(const Trace& trace, int32_t device) {
 
 // Per GPU op of this device, from its launch call's end (plus the launch latency a queue
 // that was empty pays) to the op's start: the op was issued and waiting, so the host was
-// not what the device waited for.
-IntervalSet QueuedWork(const Trace& trace, int32_t device) {
+// not what the device waited for. Walks the device's own rows, not every op per device.
+IntervalSet QueuedWork(const AnalysisInput& input, const DeviceTimeline& timeline) {
+  const Trace& trace = input.trace;
   const GpuOpTable& ops = trace.gpu_ops;
   std::vector<Interval> queued;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops.device[i] != device || ops.correlation[i] == kNoValue) continue;
-    CpuSliceId launch = trace.FindLaunch(ops.correlation[i]);
+  for (uint32_t i : timeline.op_rows) {
+    if (ops.correlation[i] == kNoValue) continue;
+    CpuSliceId launch = LaunchOf(input, i);
     if (!launch.valid()) continue;
     TimeNs from = trace.cpu_slices.end[launch.value] + kQueuedLaunchLatencyNs;
     if (from < ops.start[i]) queued.push_back({from, ops.start[i]});
@@ -119,7 +120,7 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
   // In precedence order; a cause may claim at two levels (comm_wait: GPU-side first).
   const std::array<std::pair<IdleCause, IntervalSet>, 8> claims = {{
       {IdleCause::kCommWait, DeviceWaits(input.trace, timeline.device)},
-      {IdleCause::kQueuedWait, QueuedWork(input.trace, timeline.device)},
+      {IdleCause::kQueuedWait, QueuedWork(input, timeline)},
       {IdleCause::kInputWait, sets.input},
       {IdleCause::kCommWait, sets.comm},
       {IdleCause::kSyncDrain, sets.drain},
@@ -244,7 +245,8 @@ IdleGapsResult ComputeIdleGaps(const AnalysisInput& input, MetricSet& metrics) {
     return r;
   }
   r.step_count = static_cast<int64_t>(extents.steps.size());
-  HostActivity host = ClassifyHostActivity(input.trace);
+  HostActivity scratch_host;
+  const HostActivity& host = SharedHostActivity(input, scratch_host);
   if (!host.main_thread.valid())
     r.not_applicable.push_back(
         "idle gaps: no host thread launches GPU work: causes other than unknown/step_boundary "

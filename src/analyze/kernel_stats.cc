@@ -136,9 +136,11 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
 
 KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metrics) {
   KernelStatsResult r;
-  HtaView view = BuildHtaView(input.trace, input.timelines, ViewOptionsFor(input.options));
+  HtaView scratch;
+  const HtaView& view = SharedHtaView(input, ViewOptionsFor(input.options), scratch);
   r.hta_types = ComputeHtaTypeBreakdown(view.ops);
   std::vector<ViewOp> kernels;
+  kernels.reserve(view.ops.size());  // nearly every op is a kernel
   for (const ViewOp& op : view.ops) {
     if (!op.is_sync && input.trace.gpu_ops.kind[op.row] == GpuOpKind::kKernel)
       kernels.push_back(op);

@@ -40,11 +40,14 @@ std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<Laun
   for (const LaunchRecord& r : records) {
     if (key(r) > threshold) over.push_back(&r);
   }
-  std::sort(over.begin(), over.end(), [&](const LaunchRecord* a, const LaunchRecord* b) {
-    if (key(*a) != key(*b)) return key(*a) > key(*b);
-    return a->call.value < b->call.value;
-  });
-  if (over.size() > n) over.resize(n);
+  // Only the first n are kept: a partial sort (the order is total: call rows are unique).
+  size_t keep = std::min(n, over.size());
+  std::partial_sort(over.begin(), over.begin() + static_cast<std::ptrdiff_t>(keep), over.end(),
+                    [&](const LaunchRecord* a, const LaunchRecord* b) {
+                      if (key(*a) != key(*b)) return key(*a) > key(*b);
+                      return a->call.value < b->call.value;
+                    });
+  over.resize(keep);
   std::vector<EvidenceRange> out;
   const CpuSliceTable& s = trace.cpu_slices;
   for (const LaunchRecord* r : over) {
@@ -62,6 +65,8 @@ std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<Laun
 
 void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
   std::vector<double> delays, durations;
+  delays.reserve(r.launches.size());
+  durations.reserve(r.launches.size());
   std::map<uint32_t, LaunchCallName> names;
   const Trace& trace = input.trace;
   for (const LaunchRecord& l : r.launches) {
@@ -107,7 +112,12 @@ std::vector<QueueEvent> QueueEvents(const Trace& trace, const LaunchStatsResult&
   events.reserve(2 * static_cast<size_t>(r.gpu_ops));
   for (const LaunchRecord& l : r.launches) {
     TimeNs call_start = trace.cpu_slices.start[l.call.value];
-    for (const CorrelatedGpuOp& op : trace.FindGpuOps(l.correlation)) {
+    // A launch of one op launched first_op: no second lookup by correlation for it.
+    CorrelatedGpuOp only{l.correlation, l.first_op};
+    std::span<const CorrelatedGpuOp> launched = l.op_count == 1
+                                                    ? std::span<const CorrelatedGpuOp>(&only, 1)
+                                                    : trace.FindGpuOps(l.correlation);
+    for (const CorrelatedGpuOp& op : launched) {
       size_t o = op.op.value;
       int32_t device = trace.gpu_ops.device[o];
       int64_t stream = trace.gpu_ops.stream[o];
@@ -180,7 +190,10 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
   std::vector<RuntimeCallKind> kinds = ClassifyRuntimeCalls(trace);
   HtaFilter filter = MakeHtaFilter(input);
   const CpuSliceTable& s = trace.cpu_slices;
+  std::vector<size_t> runs{0};  // where each host thread's records start
   for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && s.thread[i] != s.thread[i - 1] && r.launches.size() > runs.back())
+      runs.push_back(r.launches.size());
     bool graph = kinds[i] == RuntimeCallKind::kGraphLaunch;
     if (kinds[i] == RuntimeCallKind::kOther || !IsQueuedLaunch(kinds[i], trace.Str(s.name[i])))
       continue;
@@ -194,7 +207,19 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
       return s.start[a.call.value] < s.start[b.call.value];
     return a.call.value < b.call.value;
   };
-  // Slices are mostly stored in start order already: a pass instead of a sort then.
+  // Slices are stored in start order per thread: the threads' runs are merged, pairwise,
+  // and a sort is left for rows out of that order (the order is total: call rows are unique).
+  runs.push_back(r.launches.size());
+  auto at = [&r](size_t k) { return r.launches.begin() + static_cast<std::ptrdiff_t>(k); };
+  while (runs.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t k = 0; k + 2 < runs.size(); k += 2) {
+      std::inplace_merge(at(runs[k]), at(runs[k + 1]), at(runs[k + 2]), by_call_start);
+      merged.push_back(runs[k + 2]);
+    }
+    if (runs.size() % 2 == 0) merged.push_back(runs.back());
+    runs = std::move(merged);
+  }
   if (!std::is_sorted(r.launches.begin(), r.launches.end(), by_call_start))
     std::sort(r.launches.begin(), r.launches.end(), by_call_start);
   if (r.launches.empty()) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "analyze/launch_queue.h"
 #include "analyze/launch_test_util.h"
 #include "analyze/runtime_calls.h"
 
@@ -81,6 +84,65 @@ TEST(LaunchStatsTest, QueueLengthPerStream) {
   EXPECT_NEAR(q.time_weighted_mean, 340.0 / 300.0, 1e-12);
   EXPECT_EQ(q.full_time, Us(10));  // length 3 from 90 to 100
   EXPECT_DOUBLE_EQ(m.ValueOr("launch.queue_full_ms", -1, MetricScope::Stream(0, 7)), 0.01);
+}
+
+// BuildStreamQueues buckets events by stream and merges the launch and op runs instead of
+// sorting them all: the series must be the one a full sort by (device, stream, ts, launch
+// first) gives, for events in any order, with ties, and with deltas other than +-1.
+std::vector<std::vector<QueuePoint>> SortedSeries(std::vector<QueueEvent> events) {
+  std::sort(events.begin(), events.end(), [](const QueueEvent& a, const QueueEvent& b) {
+    if (a.device != b.device) return a.device < b.device;
+    if (a.stream != b.stream) return a.stream < b.stream;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.delta > b.delta;
+  });
+  std::vector<std::vector<QueuePoint>> out;
+  int64_t length = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (i == 0 || events[i].device != events[i - 1].device ||
+        events[i].stream != events[i - 1].stream) {
+      out.emplace_back();
+      length = 0;
+    }
+    length += events[i].delta;
+    out.back().push_back({events[i].ts, length});
+  }
+  return out;
+}
+
+void ExpectSameAsSorted(const std::vector<QueueEvent>& events) {
+  std::vector<StreamQueue> queues = BuildStreamQueues(events, 4, 1000);
+  std::vector<std::vector<QueuePoint>> want = SortedSeries(events);
+  ASSERT_EQ(queues.size(), want.size());
+  for (size_t q = 0; q < want.size(); ++q) {
+    ASSERT_EQ(queues[q].series.size(), want[q].size());
+    for (size_t i = 0; i < want[q].size(); ++i) {
+      EXPECT_EQ(queues[q].series[i].ts, want[q][i].ts) << q << " " << i;
+      EXPECT_EQ(queues[q].series[i].length, want[q][i].length) << q << " " << i;
+    }
+  }
+}
+
+TEST(LaunchQueueTest, BucketedEventsMatchAFullSort) {
+  std::vector<QueueEvent> events;
+  uint64_t x = 12345;
+  auto next = [&x](uint64_t mod) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int64_t>((x >> 33) % mod);
+  };
+  for (int i = 0; i < 500; ++i) {
+    int32_t device = static_cast<int32_t>(next(2));
+    int64_t stream = 7 + next(3);
+    TimeNs call = next(200);  // few distinct times: many ties, launch and op at one time
+    events.push_back({.stream = stream, .ts = call, .device = device, .delta = +1});
+    events.push_back({.stream = stream, .ts = call + next(20), .device = device, .delta = -1});
+  }
+  ExpectSameAsSorted(events);
+  // A delta the bucketing does not handle falls back to the sort.
+  events.push_back({.stream = 7, .ts = 50, .device = 0, .delta = +2});
+  events.push_back({.stream = 7, .ts = 50, .device = 0, .delta = 0});
+  ExpectSameAsSorted(events);
+  ExpectSameAsSorted({});
 }
 
 TEST(LaunchStatsTest, HtaDropsLaunchesOfTheLastStep) {

@@ -13,55 +13,93 @@ using Category = StepCategory;
 
 size_t Index(Category c) { return static_cast<size_t>(c); }
 
+// Merges the sorted runs [bounds[k], bounds[k + 1]) of |v| into start order, pairwise:
+// O(n log runs) where a sort of the whole is O(n log n). Runs out of order stay correct (the
+// set sorts what is not in order), only slower.
+void MergeRuns(std::vector<Interval>& v, std::vector<size_t> bounds) {
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  while (bounds.size() > 2) {
+    std::vector<size_t> merged{0};
+    for (size_t k = 0; k + 2 < bounds.size(); k += 2) {
+      std::inplace_merge(v.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
+                         v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
+                         v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 2]), by_start);
+      merged.push_back(bounds[k + 2]);
+    }
+    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // an odd run out
+    bounds = std::move(merged);
+  }
+}
+
+// One category's intervals as runs already in start order (GPU ops; each host thread's
+// rows), so building its set merges runs instead of sorting every interval.
+struct Runs {
+  std::vector<Interval> intervals;
+  std::vector<size_t> bounds{0};  // run starts; the last run ends at intervals.size()
+  void Cut() {
+    if (intervals.size() > bounds.back()) bounds.push_back(intervals.size());
+  }
+  std::vector<Interval> Merged() && {
+    Cut();
+    MergeRuns(intervals, std::move(bounds));
+    return std::move(intervals);
+  }
+};
+
 // The intervals each category would claim on its own, over the whole trace (all devices
 // and all host threads of the process, as the plugin merges them).
 std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const AnalysisInput& input,
                                                                     const HostActivity& host) {
   const Trace& trace = input.trace;
-  std::array<std::vector<Interval>, kStepCategoryCount> roles;
+  std::array<Runs, kStepCategoryCount> roles;
   const GpuOpTable& ops = trace.gpu_ops;
   for (size_t i = 0; i < ops.size(); ++i) {
     Interval iv{ops.start[i], ops.end[i]};
     if (ops.kind[i] == GpuOpKind::kMemcpy) {
-      roles[Index(Category::kMemcpy)].push_back(iv);
+      roles[Index(Category::kMemcpy)].intervals.push_back(iv);
       continue;
     }
     if (ops.kind[i] == GpuOpKind::kMemset) {
-      roles[Index(Category::kMemset)].push_back(iv);
+      roles[Index(Category::kMemset)].intervals.push_back(iv);
       continue;
     }
     // A kernel is communication when named as one (NCCL/RCCL) or launched under a
     // collective op; the plugin only has the second rule (by external id).
     bool comm = input.timelines.hta_type[i] == HtaKernelType::kCommunication;
     if (!comm && ops.correlation[i] != kNoValue) {
-      CpuSliceId launch = trace.FindLaunch(ops.correlation[i]);
+      CpuSliceId launch = LaunchOf(input, i);
       comm = launch.valid() && host.under_collective[launch.value];
     }
-    roles[Index(comm ? Category::kCommunication : Category::kKernel)].push_back(iv);
+    roles[Index(comm ? Category::kCommunication : Category::kKernel)].intervals.push_back(iv);
   }
   const CpuSliceTable& t = trace.cpu_slices;
   for (size_t i = 0; i < t.size(); ++i) {
+    if (i == 0 || t.thread[i] != t.thread[i - 1]) {
+      for (Runs& r : roles) r.Cut();  // rows are in start order within each thread
+    }
     Interval iv{t.start[i], t.end[i]};
     uint8_t r = host.roles[i];
     switch (t.kind[i]) {
       case CpuSliceKind::kRuntime:
-      case CpuSliceKind::kDriver: roles[Index(Category::kRuntime)].push_back(iv); break;
+      case CpuSliceKind::kDriver: roles[Index(Category::kRuntime)].intervals.push_back(iv); break;
       case CpuSliceKind::kOp:
       case CpuSliceKind::kUserAnnotation:
         if (r & kRoleProfilerStep) break;
         if (r & kRoleDataLoader) {
-          roles[Index(Category::kDataLoader)].push_back(iv);
+          roles[Index(Category::kDataLoader)].intervals.push_back(iv);
         } else if (r & kRolePluginCollective) {
-          roles[Index(Category::kCommunication)].push_back(iv);
+          roles[Index(Category::kCommunication)].intervals.push_back(iv);
         } else {
-          roles[Index(Category::kCpuExec)].push_back(iv);
+          roles[Index(Category::kCpuExec)].intervals.push_back(iv);
         }
         break;
       case CpuSliceKind::kPython:  // python_function frames: not CPU Exec in the plugin
       case CpuSliceKind::kOther: break;
     }
   }
-  return roles;
+  std::array<std::vector<Interval>, kStepCategoryCount> merged;
+  for (size_t c = 0; c < kStepCategoryCount; ++c) merged[c] = std::move(roles[c]).Merged();
+  return merged;
 }
 
 DurationNs Median(std::vector<DurationNs> v) {
@@ -122,7 +160,8 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
         "step breakdown: the trace has no timed events, no step to break down");
     return r;
   }
-  HostActivity host = ClassifyHostActivity(input.trace);
+  HostActivity scratch;
+  const HostActivity& host = SharedHostActivity(input, scratch);
   auto role_intervals = RoleIntervals(input, host);
 
   // Exclusive claims in priority order: each category takes what is left of the steps.

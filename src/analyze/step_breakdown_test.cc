@@ -80,6 +80,32 @@ TEST(StepBreakdownTest, ExclusiveCategoriesSumToStepTime) {
   EXPECT_DOUBLE_EQ(metrics.ValueOr("step.count", -1), 2);
 }
 
+// Host rows are stored thread by thread, so each category's intervals come as one run per
+// thread: interleaved threads must still be merged into one timeline (cpu_exec, runtime).
+TEST(StepBreakdownTest, ThreadsInterleavedInTimeMergeIntoOneTimeline) {
+  TinyTrace t;
+  t.Step(1, 0, 100);
+  ThreadId worker = t.Thread(2);
+  ThreadId third = t.Thread(3);
+  t.Slice(t.main(), "aten::a", CpuSliceKind::kOp, 10, 20);
+  t.Slice(t.main(), "aten::b", CpuSliceKind::kOp, 50, 60);
+  t.Slice(worker, "aten::c", CpuSliceKind::kOp, 5, 15);   // overlaps main's [10,20)
+  t.Slice(worker, "aten::d", CpuSliceKind::kOp, 30, 40);  // between main's two
+  t.Slice(third, "aten::e", CpuSliceKind::kOp, 0, 3);     // before everything
+  t.Slice(third, "aten::f", CpuSliceKind::kOp, 55, 70);   // overlaps main's [50,60)
+  t.Launch(worker, "cudaLaunchKernel", 80, 82, GpuOpKind::kKernel, "k", 90, 95);
+  t.Launch(t.main(), "cudaLaunchKernel", 70, 72, GpuOpKind::kKernel, "k", 84, 88);
+  MetricSet metrics;
+  StepBreakdownResult r = Analyse(t.Finish(), metrics);
+  ASSERT_EQ(r.steps.size(), 1u);
+  const StepCosts& s = r.steps[0];
+  EXPECT_EQ(s.window, (Interval{0, 100}));
+  EXPECT_EQ(s.ns[I(StepCategory::kKernel)], 9);    // [84,88) + [90,95)
+  EXPECT_EQ(s.ns[I(StepCategory::kRuntime)], 4);   // [70,72) + [80,82)
+  EXPECT_EQ(s.ns[I(StepCategory::kCpuExec)], 48);  // [0,3) [5,20) [30,40) [50,70)
+  EXPECT_EQ(s.ns[I(StepCategory::kOther)], 100 - 9 - 4 - 48);
+}
+
 TEST(StepExtentsTest, WarmUpWorkDelaysTheFirstStep) {
   TinyTrace t;
   t.Kernel(-40, -35, -10, 20);  // launched before profiling steps began

@@ -58,8 +58,9 @@ TemporalBreakdown ComputeTemporalTimes(std::span<const ViewOp> ops, int32_t devi
 
 TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, MetricSet& metrics) {
   TemporalBreakdownResult result;
-  HtaView view = BuildHtaView(input.trace, input.timelines,
-                              ViewOptionsFor(input.options, SyncPolicy::kIncludeAsBusy));
+  HtaView scratch;
+  const HtaView& view =
+      SharedHtaView(input, ViewOptionsFor(input.options, SyncPolicy::kIncludeAsBusy), scratch);
   result.cutoff = view.cutoff;
   result.rounded = view.rounded;
   if (view.ops.empty()) {

@@ -82,6 +82,35 @@ TEST_F(TemporalTest, IdleEvidenceIsRankWide) {
   EXPECT_EQ(r.longest_idle[0].end, 40 * kUs);
 }
 
+// AnalyzeTrace builds the exact-ns view once and shares it; an analysis that asks for other
+// options (hta_compat counts syncs busy here) gets its own view, not the shared one.
+TEST_F(TemporalTest, SharedViewOnlyWhenBuiltWithTheSameOptions) {
+  BuildMixed();
+  Finalize();
+  HtaView shared = BuildHtaView(trace_, timelines_, ViewOptionsFor(options_));
+  AnalysisInput input{trace_, timelines_, options_};
+  input.view = &shared;
+  HtaView scratch;
+  EXPECT_EQ(&SharedHtaView(input, ViewOptionsFor(options_), scratch), &shared);
+  const HtaView& busy_syncs =
+      SharedHtaView(input, ViewOptionsFor(options_, SyncPolicy::kIncludeAsBusy), scratch);
+  EXPECT_EQ(&busy_syncs, &shared);  // not hta_compat: the sync policy does not apply
+  AnalysisOptions compat = options_;
+  compat.hta_compat = true;
+  const HtaView& own =
+      SharedHtaView(input, ViewOptionsFor(compat, SyncPolicy::kIncludeAsBusy), scratch);
+  EXPECT_EQ(&own, &scratch);
+  EXPECT_EQ(own.ops.size(), shared.ops.size() + 1);  // the sync row counted as busy
+
+  // The temporal breakdown reads the same numbers through the shared view.
+  MetricSet with_shared, alone;
+  TemporalBreakdownResult a = ComputeTemporalBreakdown(input, with_shared);
+  TemporalBreakdownResult b = ComputeTemporalBreakdown({trace_, timelines_, options_}, alone);
+  EXPECT_EQ(a.rank.idle_ns, b.rank.idle_ns);
+  EXPECT_EQ(a.rank.compute_ns, b.rank.compute_ns);
+  EXPECT_EQ(a.rank.span, b.rank.span);
+}
+
 TEST_F(TemporalTest, PerDeviceWhenSeveral) {
   Op(GpuOpKind::kKernel, "k", 0, 10 * kUs, 0);
   Op(GpuOpKind::kKernel, "k", 20 * kUs, 30 * kUs, 1);

@@ -37,8 +37,12 @@ DurationNs Median(std::vector<DurationNs> values) {
   return *mid;
 }
 
+struct Call {
+  TimeNs start;  // sorted on from the element, not through the slice table
+  size_t row;
+};
 struct Calls {
-  std::vector<size_t> rows;  // in start order (cpu_slices are sorted by start per thread)
+  std::vector<Call> rows;  // in start order (cpu_slices are sorted by start per thread)
 };
 
 // Kernel launch calls far slower than the median launch, on the first launch of their kernel:
@@ -48,13 +52,21 @@ struct Calls {
 void FindModuleLoads(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
                      const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
   const CpuSliceTable& s = trace.cpu_slices;
-  std::vector<size_t> launches;
+  // The kernel is looked up once per launch, and the sort reads the start from the element
+  // instead of from the slice table (same comparisons, so the same order as sorting rows).
+  struct Launch {
+    TimeNs start;
+    uint32_t row;
+    uint32_t kernel;  // name of the kernel it launched
+  };
+  std::vector<Launch> launches;
   std::vector<DurationNs> durations;
   for (size_t i = 0; i < s.size(); ++i) {
     if (kinds[i] != RuntimeCallKind::kLaunch) continue;
     std::span<const CorrelatedGpuOp> ops = trace.FindGpuOps(s.correlation[i]);
     if (ops.empty() || trace.gpu_ops.kind[ops.front().op.value] != GpuOpKind::kKernel) continue;
-    launches.push_back(i);
+    launches.push_back(
+        {s.start[i], static_cast<uint32_t>(i), trace.gpu_ops.name[ops.front().op.value].value});
     durations.push_back(s.end[i] - s.start[i]);
   }
   DurationNs median = Median(durations);
@@ -62,10 +74,11 @@ void FindModuleLoads(const Trace& trace, const std::vector<RuntimeCallKind>& kin
       std::max(static_cast<double>(t.min_call_ns),
                t.module_load_ratio * static_cast<double>(std::max<DurationNs>(median, 1)));
   std::sort(launches.begin(), launches.end(),
-            [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
+            [](const Launch& a, const Launch& b) { return a.start < b.start; });
   std::unordered_set<uint32_t> launched;  // kernel names seen
-  for (size_t i : launches) {
-    uint32_t kernel = trace.gpu_ops.name[trace.FindGpuOps(s.correlation[i]).front().op.value].value;
+  for (const Launch& l : launches) {
+    size_t i = l.row;
+    uint32_t kernel = l.kernel;
     bool first = launched.insert(kernel).second;
     if (!first || static_cast<double>(s.end[i] - s.start[i]) < floor) continue;
     out.push_back(
@@ -96,19 +109,20 @@ void FindFirstCalls(const Trace& trace, const WarmupThresholds& t, std::vector<O
   std::unordered_map<uint32_t, Calls> by_name;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != CpuSliceKind::kOp && s.kind[i] != CpuSliceKind::kUserAnnotation) continue;
-    by_name[s.name[i].value].rows.push_back(i);
+    by_name[s.name[i].value].rows.push_back({s.start[i], i});
   }
   for (auto& [name, calls] : by_name) {
     if (calls.rows.size() < 3) continue;  // a first call needs later calls to compare with
+    // The same comparisons as on the rows' starts, so the same order (ties included).
     std::sort(calls.rows.begin(), calls.rows.end(),
-              [&](size_t a, size_t b) { return s.start[a] < s.start[b]; });
-    size_t first = calls.rows.front();
+              [](const Call& a, const Call& b) { return a.start < b.start; });
+    size_t first = calls.rows.front().row;
     std::string_view text = trace.Str(s.name[first]);
     if (text.starts_with("ProfilerStep")) continue;
     bool dataloader = IsDataLoaderName(text);
     std::vector<DurationNs> later;
     for (size_t k = 1; k < calls.rows.size(); ++k) {
-      later.push_back(s.end[calls.rows[k]] - s.start[calls.rows[k]]);
+      later.push_back(s.end[calls.rows[k].row] - calls.rows[k].start);
     }
     DurationNs first_ns = s.end[first] - s.start[first];
     DurationNs min_ns = dataloader ? t.min_dataloader_start_ns : t.min_first_call_ns;
