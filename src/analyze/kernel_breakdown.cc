@@ -33,11 +33,12 @@ unsigned TypeBit(HtaKernelType t) {
 }  // namespace
 
 std::vector<HtaTypeShare> ComputeHtaTypeBreakdown(std::span<const ViewOp> ops) {
-  std::array<std::vector<Interval>, 3> raw;
+  // The view's ops are in start order: each type's set is merged as they come.
+  std::array<IntervalSet::SortedBuilder, 3> raw;
   for (const ViewOp& op : ops) {
     if (op.is_sync) continue;
     for (size_t b = 0; b < kTypeOrder.size(); ++b) {
-      if (kTypeOrder[b] == op.type) raw[b].push_back({op.start, op.end});
+      if (kTypeOrder[b] == op.type) raw[b].Add({op.start, op.end});
     }
   }
   // Sweep the boundaries of the three merged sets; each segment belongs to one type mask.
@@ -52,7 +53,7 @@ std::vector<HtaTypeShare> ComputeHtaTypeBreakdown(std::span<const ViewOp> ops) {
   std::vector<Edge> edges;
   for (size_t b = 0; b < kTypeOrder.size(); ++b) {
     int bit = static_cast<int>(TypeBit(kTypeOrder[b]));
-    IntervalSet merged = IntervalSet::FromUnsorted(std::move(raw[b]));
+    IntervalSet merged = std::move(raw[b]).Build();
     auto middle = static_cast<std::ptrdiff_t>(edges.size());
     for (const Interval& i : merged.intervals()) {
       edges.push_back({i.start, bit});

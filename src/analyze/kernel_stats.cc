@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -139,11 +140,17 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
   HtaView scratch;
   const HtaView& view = SharedHtaView(input, ViewOptionsFor(input.options), scratch);
   r.hta_types = ComputeHtaTypeBreakdown(view.ops);
+  auto is_kernel = [&input](const ViewOp& op) {
+    return !op.is_sync && input.trace.gpu_ops.kind[op.row] == GpuOpKind::kKernel;
+  };
   std::vector<ViewOp> kernels;
-  kernels.reserve(view.ops.size());  // nearly every op is a kernel
-  for (const ViewOp& op : view.ops) {
-    if (!op.is_sync && input.trace.gpu_ops.kind[op.row] == GpuOpKind::kKernel)
-      kernels.push_back(op);
+  if (&view == &scratch) {
+    // Built for this analysis alone: filtered in place, not copied (41 MB at 1 GB).
+    std::erase_if(scratch.ops, [&](const ViewOp& op) { return !is_kernel(op); });
+    kernels = std::move(scratch.ops);
+  } else {
+    kernels.reserve(view.ops.size());  // nearly every op is a kernel
+    std::copy_if(view.ops.begin(), view.ops.end(), std::back_inserter(kernels), is_kernel);
   }
   if (kernels.empty()) {
     r.not_applicable.push_back("kernel statistics: the trace has no GPU kernels");

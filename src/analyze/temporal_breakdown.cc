@@ -1,6 +1,7 @@
 #include "analyze/temporal_breakdown.h"
 
 #include <algorithm>
+#include <set>
 
 namespace gpuwhy {
 namespace {
@@ -21,19 +22,20 @@ void EmitMetrics(const TemporalBreakdown& b, MetricScope scope, MetricSet& metri
 
 // |busy_out|, when given, receives the union of the ops counted: the caller's idle evidence
 // is its complement, so the ops are not gathered and sorted a second time.
+// The view's ops are in start order: the sets are merged as the ops come, holding merged
+// intervals only, not one interval per op collected first.
 TemporalBreakdown ComputeTimes(std::span<const ViewOp> ops, int32_t device, IntervalSet* busy_out) {
-  std::vector<Interval> all;
-  std::vector<Interval> compute;
+  IntervalSet::SortedBuilder all;
+  IntervalSet::SortedBuilder compute;
   for (const ViewOp& op : ops) {
     if (device >= 0 && op.device != device) continue;
-    all.push_back({op.start, op.end});
+    all.Add({op.start, op.end});
     // HTA types cuda_sync rows by name only for the span; they never count as compute.
-    if (op.type == HtaKernelType::kComputation && !op.is_sync)
-      compute.push_back({op.start, op.end});
+    if (op.type == HtaKernelType::kComputation && !op.is_sync) compute.Add({op.start, op.end});
   }
   TemporalBreakdown b;
   b.device = device;
-  IntervalSet busy = IntervalSet::FromUnsorted(std::move(all));
+  IntervalSet busy = std::move(all).Build();
   if (busy.empty()) {
     if (busy_out != nullptr) *busy_out = std::move(busy);
     return b;
@@ -41,7 +43,7 @@ TemporalBreakdown ComputeTimes(std::span<const ViewOp> ops, int32_t device, Inte
   b.span = {busy.intervals().front().start, busy.intervals().back().end};
   b.span_ns = b.span.length();
   b.idle_ns = b.span_ns - busy.TotalLength();
-  b.compute_ns = IntervalSet::FromUnsorted(std::move(compute)).TotalLength();
+  b.compute_ns = std::move(compute).Build().TotalLength();
   b.non_compute_ns = b.span_ns - b.idle_ns - b.compute_ns;
   b.idle_pct = Pct(b.idle_ns, b.span_ns);
   b.compute_pct = Pct(b.compute_ns, b.span_ns);
@@ -73,10 +75,10 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
   result.rank = ComputeTimes(view.ops, -1, &busy);
   EmitMetrics(result.rank, MetricScope::Rank(), metrics);
 
-  std::vector<int32_t> devices;
-  for (const ViewOp& op : view.ops) devices.push_back(op.device);
-  std::sort(devices.begin(), devices.end());
-  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  std::set<int32_t> devices;  // a handful: not one entry per op
+  for (const ViewOp& op : view.ops) {
+    if (devices.empty() || op.device != *devices.rbegin()) devices.insert(op.device);
+  }
   if (devices.size() > 1) {
     for (int32_t d : devices) {
       result.per_device.push_back(ComputeTemporalTimes(view.ops, d));
@@ -84,17 +86,28 @@ TemporalBreakdownResult ComputeTemporalBreakdown(const AnalysisInput& input, Met
     }
   }
 
-  // Evidence: the longest rank-wide idle intervals inside the span.
-  IntervalSet gaps = busy.Complement(result.rank.span);
-  std::vector<Interval> longest = gaps.intervals();
-  size_t keep = std::min(longest.size(), input.options.top_n);
-  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(keep),
-                    longest.end(), [](const Interval& a, const Interval& b) {
-                      return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
-                    });
-  for (size_t i = 0; i < keep; ++i) {
-    result.longest_idle.push_back(
-        {"idle_gap", -1, -1, longest[i].start, longest[i].end, "no GPU op running"});
+  // Evidence: the longest rank-wide idle intervals inside the span, the gaps between the
+  // busy set's intervals. Picked with a heap of top_n: the gaps are not materialised as a set
+  // and copied for a partial sort (near one gap per op on a busy GPU).
+  auto ranks_before = [](const Interval& a, const Interval& b) {
+    return a.length() != b.length() ? a.length() > b.length() : a.start < b.start;
+  };
+  std::vector<Interval> longest;  // a heap whose front is the last-ranked gap kept
+  const std::vector<Interval>& runs = busy.intervals();
+  for (size_t i = 1; i < runs.size() && input.options.top_n > 0; ++i) {
+    Interval gap{runs[i - 1].end, runs[i].start};
+    if (longest.size() < input.options.top_n) {
+      longest.push_back(gap);
+      std::push_heap(longest.begin(), longest.end(), ranks_before);
+    } else if (ranks_before(gap, longest.front())) {
+      std::pop_heap(longest.begin(), longest.end(), ranks_before);
+      longest.back() = gap;
+      std::push_heap(longest.begin(), longest.end(), ranks_before);
+    }
+  }
+  std::sort_heap(longest.begin(), longest.end(), ranks_before);
+  for (const Interval& gap : longest) {
+    result.longest_idle.push_back({"idle_gap", -1, -1, gap.start, gap.end, "no GPU op running"});
   }
   return result;
 }
