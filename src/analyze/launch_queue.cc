@@ -51,13 +51,27 @@ bool GroupByStream(std::vector<QueueEvent>& events) {
   std::vector<std::vector<TimeNs>> launches(streams.size()), starts(streams.size());
   size_t index = 0;
   for (auto& [key, i] : streams) i = index++;
-  Key last{};
-  size_t i = streams.size();  // the last event's stream: consecutive events mostly share it
-  for (const QueueEvent& e : events) {
-    Key key{e.device, e.stream};
-    if (i == streams.size() || key != last) i = streams.find(key)->second, last = key;
-    (e.delta > 0 ? launches[i] : starts[i]).push_back(e.ts);
+  // Two walks: the first counts each stream's events so its lists are reserved exactly
+  // (grown by doubling they held up to twice the events' timestamps at once).
+  auto for_each_event = [&](auto&& visit) {
+    Key last{};
+    size_t i = streams.size();  // the last event's stream: consecutive events mostly share it
+    for (const QueueEvent& e : events) {
+      Key key{e.device, e.stream};
+      if (i == streams.size() || key != last) i = streams.find(key)->second, last = key;
+      visit(e, i);
+    }
+  };
+  std::vector<size_t> up_count(streams.size(), 0), down_count(streams.size(), 0);
+  for_each_event(
+      [&](const QueueEvent& e, size_t i) { ++(e.delta > 0 ? up_count : down_count)[i]; });
+  for (size_t k = 0; k < streams.size(); ++k) {
+    launches[k].reserve(up_count[k]);
+    starts[k].reserve(down_count[k]);
   }
+  for_each_event([&](const QueueEvent& e, size_t i) {
+    (e.delta > 0 ? launches[i] : starts[i]).push_back(e.ts);
+  });
   size_t out = 0;
   for (const auto& [key, i] : streams) {
     std::vector<TimeNs>& up = launches[i];

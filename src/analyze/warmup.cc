@@ -41,9 +41,6 @@ struct Call {
   TimeNs start;  // sorted on from the element, not through the slice table
   size_t row;
 };
-struct Calls {
-  std::vector<Call> rows;  // in start order (cpu_slices are sorted by start per thread)
-};
 
 // Kernel launch calls far slower than the median launch, on the first launch of their kernel:
 // the driver loaded the kernel's module. (An async copy or memset call that blocks is waiting
@@ -106,23 +103,43 @@ TimeNs FirstIterationEnd(const Trace& trace) {
 // The first call of an op (or DataLoader __next__) that is many times its later calls.
 void FindFirstCalls(const Trace& trace, const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
   const CpuSliceTable& s = trace.cpu_slices;
-  std::unordered_map<uint32_t, Calls> by_name;
+  auto counted = [&s](size_t i) {
+    return s.kind[i] == CpuSliceKind::kOp || s.kind[i] == CpuSliceKind::kUserAnnotation;
+  };
+  // Each name's calls, in one array: counted first, then placed in row order. Per-name
+  // vectors grown by doubling held up to twice the 16 bytes a call (1 GB trace: tens of MB).
+  struct Group {
+    size_t begin = 0;
+    size_t end = 0;  // a count, then the fill position
+  };
+  std::unordered_map<uint32_t, Group> by_name;  // the names in the same order as ever
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s.kind[i] != CpuSliceKind::kOp && s.kind[i] != CpuSliceKind::kUserAnnotation) continue;
-    by_name[s.name[i].value].rows.push_back({s.start[i], i});
+    if (counted(i)) ++by_name[s.name[i].value].end;
   }
-  for (auto& [name, calls] : by_name) {
-    if (calls.rows.size() < 3) continue;  // a first call needs later calls to compare with
+  size_t placed = 0;
+  for (auto& [name, g] : by_name) {
+    g.begin = placed;
+    placed += g.end;
+    g.end = g.begin;
+  }
+  std::vector<Call> all(placed);
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (counted(i)) all[by_name[s.name[i].value].end++] = {s.start[i], i};
+  }
+  for (auto& [name, g] : by_name) {
+    std::span<Call> rows(all.data() + g.begin, g.end - g.begin);
+    if (rows.size() < 3) continue;  // a first call needs later calls to compare with
     // The same comparisons as on the rows' starts, so the same order (ties included).
-    std::sort(calls.rows.begin(), calls.rows.end(),
+    std::sort(rows.begin(), rows.end(),
               [](const Call& a, const Call& b) { return a.start < b.start; });
-    size_t first = calls.rows.front().row;
+    size_t first = rows.front().row;
     std::string_view text = trace.Str(s.name[first]);
     if (text.starts_with("ProfilerStep")) continue;
     bool dataloader = IsDataLoaderName(text);
     std::vector<DurationNs> later;
-    for (size_t k = 1; k < calls.rows.size(); ++k) {
-      later.push_back(s.end[calls.rows[k].row] - calls.rows[k].start);
+    later.reserve(rows.size() - 1);
+    for (size_t k = 1; k < rows.size(); ++k) {
+      later.push_back(s.end[rows[k].row] - rows[k].start);
     }
     DurationNs first_ns = s.end[first] - s.start[first];
     DurationNs min_ns = dataloader ? t.min_dataloader_start_ns : t.min_first_call_ns;
