@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "base/guarded_read.h"
+#include "base/huge_pages.h"
 #include "base/thread_pool.h"
 #include "diagnose/cross_rank_rules.h"
 #include "diagnose/diagnose_signals.h"
@@ -71,6 +72,7 @@ void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report)
     rank.memory_series = ComputeTraceMemorySeries(trace);
     if (options.drop_render_unused) DropRenderUnused(rank.analysis);
     slot.reports.push_back(std::move(rank));
+    ReturnFreedMemory();  // the analyses' scratch: rendering allocates other sizes
   }
 }
 
