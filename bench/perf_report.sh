@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 20's figures in one run: import against a minimal simdjson On-Demand walk, analysis
 # time / import time (a synthetic trace, and copies of a real trace whose step numbers
-# repeat), peak RSS / input for `info` and `analyze`, `.json.gz` against plain, `--jobs 2`
+# repeat), peak RSS / input for `info`, `analyze` and the Nsight Systems import, `.json.gz`
+# against plain and against inflating then parsing on one thread, `--jobs 2`
 # against `--jobs 1` with CPU time per rank, and a merge of 1,024 rank summaries.
 #
 #   bench/perf_report.sh [BUILD] [MB] [RUNS]      # defaults: build/release 100 5
@@ -58,6 +59,11 @@ for t in synthetic repeated; do
        "analyze $(median "${aw[@]}") s, RSS $(ratio "$(median "${ar[@]}")000" "$bytes")x;" \
        "(analyze - info) / info = $(ratio "$(awk -v a="$(median "${aw[@]}")" -v i="$(median "${iw[@]}")" 'BEGIN {print a - i}')" "$(median "${iw[@]}")")"
 done
+
+echo "== Nsight Systems import (nsys_ingest_bench: launch-bound export of 600 steps, fresh processes)"
+"$gpuwhy" synth --scenario launch-bound --steps 600 --format nsys-sqlite -o "$dir/nsys.sqlite" > /dev/null
+"$build/bench/nsys_ingest_bench" --trace "$dir/nsys.sqlite" --runs "$runs" 2> /dev/null
+rm -f "$dir/nsys.sqlite" "$dir/nsys.sqlite.truth.json"
 
 echo "== .json.gz against plain (gpuwhy info, interleaved)"
 gzip -6 -c "$dir/synthetic.json" > "$dir/synthetic.json.gz"
