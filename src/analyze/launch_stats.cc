@@ -29,7 +29,6 @@ LaunchRecord MakeRecord(const Trace& trace, size_t call, bool graph,
   r.device = ops.device[first];
   r.stream = ops.stream[first];
   r.raw_delay = ops.start[first] - s.end[call];
-  r.launch_delay = std::max<DurationNs>(0, r.raw_delay);
   return r;
 }
 
@@ -53,7 +52,7 @@ std::vector<EvidenceRange> TopRecords(const Trace& trace, const std::vector<Laun
   for (const LaunchRecord* r : over) {
     size_t c = r->call.value;
     if (delay) {
-      out.push_back({"launch_delay", r->device, r->stream, s.end[c], s.end[c] + r->launch_delay,
+      out.push_back({"launch_delay", r->device, r->stream, s.end[c], s.end[c] + r->launch_delay(),
                      std::string(trace.Str(trace.gpu_ops.name[r->first_op.value]))});
     } else {
       out.push_back({"runtime_outlier", r->device, r->stream, s.start[c], s.end[c],
@@ -70,7 +69,7 @@ void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
   std::map<uint32_t, LaunchCallName> names;
   const Trace& trace = input.trace;
   for (const LaunchRecord& l : r.launches) {
-    delays.push_back(static_cast<double>(l.launch_delay));
+    delays.push_back(static_cast<double>(l.launch_delay()));
     durations.push_back(static_cast<double>(l.cpu_duration));
     r.gpu_ops += l.op_count;
     r.call_total += l.cpu_duration;
@@ -79,7 +78,7 @@ void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
       r.graph_ops += l.op_count;
     }
     if (l.cpu_duration > input.options.runtime_outlier_ns) ++r.runtime_outliers;
-    if (l.launch_delay > input.options.launch_delay_outlier_ns) ++r.delay_outliers;
+    if (l.launch_delay() > input.options.launch_delay_outlier_ns) ++r.delay_outliers;
     if (l.gpu_duration < l.cpu_duration) ++r.short_kernels;
     LaunchCallName& n = names[trace.cpu_slices.name[l.call.value].value];
     ++n.count;
@@ -99,7 +98,7 @@ void SummarizeLaunches(const AnalysisInput& input, LaunchStatsResult& r) {
   size_t n = input.options.top_n;
   r.top_delays = TopRecords(
       trace, r.launches, n, input.options.launch_delay_outlier_ns,
-      [](const LaunchRecord& l) { return l.launch_delay; }, true);
+      [](const LaunchRecord& l) { return l.launch_delay(); }, true);
   r.top_runtime_outliers = TopRecords(
       trace, r.launches, n, input.options.runtime_outlier_ns,
       [](const LaunchRecord& l) { return l.cpu_duration; }, false);

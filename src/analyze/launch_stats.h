@@ -3,6 +3,7 @@
 // per-stream launch queue (HTA queue_length_summary / time_blocked_on_full_queue).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,17 +17,20 @@ namespace gpuwhy {
 // One launch call and the GPU ops it enqueued (many for a graph launch).
 struct LaunchRecord {
   int64_t correlation = kNoValue;
+  int64_t stream = 0;
+  DurationNs cpu_duration = 0;  // HTA cpu_duration
+  DurationNs gpu_duration = 0;  // sum over the call's ops (HTA gpu_duration for one op)
+  DurationNs raw_delay = 0;     // first op start - call end; negative when the op began first
   CpuSliceId call;
   GpuOpId first_op;  // the earliest-starting op of the call
   int32_t op_count = 0;
   int32_t device = 0;
-  int64_t stream = 0;
   bool graph = false;
-  DurationNs cpu_duration = 0;  // HTA cpu_duration
-  DurationNs gpu_duration = 0;  // sum over the call's ops (HTA gpu_duration for one op)
-  DurationNs raw_delay = 0;     // first op start - call end; negative when the op began first
-  DurationNs launch_delay = 0;  // max(0, raw_delay), HTA launch_delay
+  // HTA launch_delay. Derived, not stored: one record per launch call, held through the
+  // queue analysis (64 bytes a record, was 72).
+  DurationNs launch_delay() const { return std::max<DurationNs>(0, raw_delay); }
 };
+static_assert(sizeof(LaunchRecord) == 64);
 
 struct LaunchCallName {
   std::string name;

@@ -42,11 +42,11 @@ TEST(LaunchStatsTest, JoinsLaunchesToGpuOps) {
   EXPECT_EQ(r.gpu_ops, 5);
   EXPECT_EQ(r.graph_launches, 1);
   EXPECT_EQ(r.graph_ops, 2);
-  EXPECT_EQ(r.launches[0].launch_delay, Us(20));
-  EXPECT_EQ(r.launches[1].launch_delay, 0);
+  EXPECT_EQ(r.launches[0].launch_delay(), Us(20));
+  EXPECT_EQ(r.launches[1].launch_delay(), 0);
   EXPECT_EQ(r.launches[3].op_count, 2);
   EXPECT_EQ(r.launches[3].gpu_duration, Us(30));
-  EXPECT_EQ(r.launches[3].launch_delay, Us(5));
+  EXPECT_EQ(r.launches[3].launch_delay(), Us(5));
   // Delays {20, 0, 215, 5} µs.
   EXPECT_DOUBLE_EQ(r.delay_ns.mean, 60000.0);
   EXPECT_DOUBLE_EQ(r.delay_ns.median, 12500.0);
