@@ -14,6 +14,7 @@
 
 #include "base/huge_pages.h"
 #include "model/compact_column.h"
+#include "model/correlation_range.h"
 #include "model/gpu_op_types.h"
 #include "model/tables.h"
 
@@ -51,21 +52,12 @@ class LaunchIndex {
 template <typename Keep>
 void LaunchIndex::Build(const IntColumn& correlation, Keep keep) {
   *this = LaunchIndex();
-  size_t kept = 0;
-  bool sorted = true;
-  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
-  int64_t last = lo;
-  for (size_t i = 0; i < correlation.size(); ++i) {
-    int64_t c = correlation[i];
-    if (c == kNoValue || !keep(i)) continue;
-    sorted &= kept == 0 || c >= last;
-    last = c;
-    lo = std::min(lo, c);
-    hi = std::max(hi, c);
-    ++kept;
-  }
+  const CorrelationRange ids = ScanCorrelations(correlation, keep);
+  const size_t kept = ids.kept;
+  const bool sorted = ids.sorted;
+  const int64_t lo = ids.lo;
   if (kept == 0) return;
-  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+  const uint64_t range = ids.span();
   // A direct table while it costs at most twice the sorted rows.
   dense_ = range <= 2 * uint64_t{kept} + 1024;
   if (dense_) {

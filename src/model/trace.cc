@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "base/huge_pages.h"
+#include "model/correlation_range.h"
 
 namespace gpuwhy {
 namespace {
@@ -140,22 +141,13 @@ uint32_t RowOf(const CorrelatedGpuOp& p) { return p.op.value; }
 // over the id range; already sorted ids are copied as they come; sparse ids use std::sort.
 template <typename Pair, typename Id, typename Keep>
 std::vector<Pair> IndexByCorrelation(const IntColumn& correlation, Keep keep) {
-  size_t kept = 0;
-  bool sorted = true;
-  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min(),
-          last = lo;
-  for (size_t i = 0; i < correlation.size(); ++i) {
-    int64_t c = correlation[i];
-    if (c == kNoValue || !keep(i)) continue;
-    sorted &= kept == 0 || c >= last;
-    last = c;
-    lo = std::min(lo, c);
-    hi = std::max(hi, c);
-    ++kept;
-  }
+  const CorrelationRange ids = ScanCorrelations(correlation, keep);
+  const size_t kept = ids.kept;
+  const bool sorted = ids.sorted;
+  const int64_t lo = ids.lo;
   std::vector<Pair> pairs;
   if (kept == 0) return pairs;
-  uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+  uint64_t range = ids.span();
   if (sorted || range > 4 * kept + 1024) {
     ReserveWithHugePages(pairs, kept);
     for (size_t i = 0; i < correlation.size(); ++i) {
