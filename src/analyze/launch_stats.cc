@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analyze/runtime_calls.h"
+#include "analyze/sorted_runs.h"
 
 namespace gpuwhy {
 namespace {
@@ -210,19 +211,10 @@ LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metr
       return s.start[a.call.value] < s.start[b.call.value];
     return a.call.value < b.call.value;
   };
-  // Slices are stored in start order per thread: the threads' runs are merged, pairwise,
-  // and a sort is left for rows out of that order (the order is total: call rows are unique).
+  // Slices are stored in start order per thread: the threads' runs are merged, and a sort
+  // is left for rows out of that order (the order is total: call rows are unique).
   runs.push_back(r.launches.size());
-  auto at = [&r](size_t k) { return r.launches.begin() + static_cast<std::ptrdiff_t>(k); };
-  while (runs.size() > 2) {
-    std::vector<size_t> merged{0};
-    for (size_t k = 0; k + 2 < runs.size(); k += 2) {
-      std::inplace_merge(at(runs[k]), at(runs[k + 1]), at(runs[k + 2]), by_call_start);
-      merged.push_back(runs[k + 2]);
-    }
-    if (runs.size() % 2 == 0) merged.push_back(runs.back());
-    runs = std::move(merged);
-  }
+  MergeSortedRuns(r.launches, std::move(runs), by_call_start);
   if (!std::is_sorted(r.launches.begin(), r.launches.end(), by_call_start))
     std::sort(r.launches.begin(), r.launches.end(), by_call_start);
   if (r.launches.empty()) {

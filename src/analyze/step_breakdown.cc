@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analyze/host_activity.h"
+#include "analyze/sorted_runs.h"
 
 namespace gpuwhy {
 namespace {
@@ -12,24 +13,6 @@ namespace {
 using Category = StepCategory;
 
 size_t Index(Category c) { return static_cast<size_t>(c); }
-
-// Merges the sorted runs [bounds[k], bounds[k + 1]) of |v| into start order, pairwise:
-// O(n log runs) where a sort of the whole is O(n log n). Runs out of order stay correct (the
-// set sorts what is not in order), only slower.
-void MergeRuns(std::vector<Interval>& v, std::vector<size_t> bounds) {
-  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  while (bounds.size() > 2) {
-    std::vector<size_t> merged{0};
-    for (size_t k = 0; k + 2 < bounds.size(); k += 2) {
-      std::inplace_merge(v.begin() + static_cast<std::ptrdiff_t>(bounds[k]),
-                         v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 1]),
-                         v.begin() + static_cast<std::ptrdiff_t>(bounds[k + 2]), by_start);
-      merged.push_back(bounds[k + 2]);
-    }
-    if (bounds.size() % 2 == 0) merged.push_back(bounds.back());  // an odd run out
-    bounds = std::move(merged);
-  }
-}
 
 // One category's intervals as runs already in start order (GPU ops; each host thread's
 // rows), so building its set merges runs instead of sorting every interval.
@@ -41,7 +24,9 @@ struct Runs {
   }
   std::vector<Interval> Merged() && {
     Cut();
-    MergeRuns(intervals, std::move(bounds));
+    // Runs out of order stay correct (the set sorts what is not in order), only slower.
+    MergeSortedRuns(intervals, std::move(bounds),
+                    [](const Interval& a, const Interval& b) { return a.start < b.start; });
     return std::move(intervals);
   }
 };
