@@ -32,6 +32,14 @@ constexpr std::optional<KernelDtype> kFromName = std::nullopt;
 
 // clang-format off
 constexpr std::array kRows = std::to_array<Row>({
+  // Triton Inductor names a kernel by its kind, then by the ATen ops it fused: the kind decides,
+  // so "triton_red_fused_..._native_layer_norm" is a reduction and "triton_poi_fused_..._fmha_..."
+  // (the rotary/cat feeding an attention call) is pointwise, whatever ops the name lists.
+  {"^triton_poi", C::kElementwise, M::kSimt, kFromName, "Inductor pointwise fusion"},
+  {"^triton_red|^triton_per", C::kReduction, M::kSimt, kFromName, "Inductor reduction / persistent-reduction fusion"},
+  {"^triton__", C::kElementwise, M::kSimt, kFromName,
+   "PyTorch 2.0 Inductor fusion named by its arguments only: memory-bound pointwise or reduction (2.0 ran matmuls on cuBLAS)"},
+
   // Copies and memsets launched as kernels.
   {"memcpy|memset", C::kCopy, M::kSimt, kFromName, "memcpy/memset kernels (e.g. Triton MoE routing memset)"},
 
@@ -67,8 +75,8 @@ constexpr std::array kRows = std::to_array<Row>({
   {"xmma&ffma&!tf32&!f16&!hmma&fprop|dgrad|wgrad|conv", C::kConvolution, M::kSimt, kFromName, "cuDNN xmma conv on FFMA: CUDA-core fp32"},
   {"fprop|dgrad|wgrad|implicit_gemm|convol|conv2d|conv3d|winograd&xmma|tensorop|884|1688|16816|hmma|wgmma|tcgen05|tensor16x8",
    C::kConvolution, M::kTensorCore, kFromName, "cuDNN/CUTLASS tensor-core conv (sm80_xmma_fprop_*, cutlass_tensorop_s1688fprop/dgrad/wgrad)"},
-  {"scudnn|hcudnn|convolve_sgemm|wgrad_alg|dgrad_alg|wgrad_engine|dgrad_engine|fft2d_r2c|fft2d_c2r|flip_filter|winograd|im2col|col2im|reduce_wgrad|depthwise|conv2d_grouped_direct|slow_conv",
-   C::kConvolution, M::kSimt, kFromName, "cuDNN CUDA-core conv: scudnn (s = fp32), implicit/explicit_convolve_sgemm, FFT, Winograd, im2col; depthwise conv"},
+  {"scudnn|hcudnn|convolve_sgemm|wgrad_alg|dgrad_alg|wgrad_engine|dgrad_engine|fft2d_r2c|fft2d_c2r|flip_filter|winograd|im2col|col2im|im2d2col|im3d2col|reduce_wgrad|depthwise|conv2d_grouped_direct|slow_conv",
+   C::kConvolution, M::kSimt, kFromName, "cuDNN CUDA-core conv: scudnn (s = fp32), implicit/explicit_convolve_sgemm, FFT, Winograd, im2col (MIOpen Im2d2Col); depthwise conv"},
   {"convol|conv1d|conv2d|conv3d|conv_fwd|conv_bwd|grouped_conv|fprop|dgrad|wgrad", C::kConvolution, M::kUnknown, kFromName,
    "convolution whose name shows no math path"},
 
@@ -76,8 +84,8 @@ constexpr std::array kRows = std::to_array<Row>({
   // its op is WelfordOps or NormTwoOps, so it sits between batch norm and the other norms.
   {"batch_norm|batchnorm|bn_fw|bn_bw", C::kNormalization, M::kSimt, kFromName, "batch norm (cuDNN bn_fw/bn_bw, at::native batch_norm_*)"},
   {"::reduce_kernel<", C::kReduction, M::kSimt, kFromName, "at::native TensorIterator reduction (sum, mean, max, var, norm)"},
-  {"layer_norm|layernorm|gammabetabackward|computegradgammabeta|computepartgradgammabeta|rowwisemoments|rmsnorm|rms_norm|group_norm|groupnorm|instance_norm|computeinternalgradients|welford",
-   C::kNormalization, M::kSimt, kFromName, "LayerNorm/RMSNorm/GroupNorm forward and backward (GammaBetaBackward, cuComputeGradGammaBeta, layer_norm_grad)"},
+  {"layer_norm|layernorm|gammabetabackward|computegradgammabeta|computepartgradgammabeta|rowwisemoments|fusedparamscudakernel|rmsnorm|rms_norm|group_norm|groupnorm|instance_norm|computeinternalgradients|welford",
+   C::kNormalization, M::kSimt, kFromName, "LayerNorm/RMSNorm/GroupNorm forward and backward (GammaBetaBackward, cuComputeGradGammaBeta, layer_norm_grad; GroupNorm's RowwiseMoments, Compute*FusedParams)"},
 
   // GEMM: the tensor-core families, then CUDA-core fp32/fp16 GEMMs, then the generic words.
   {"deep_gemm", C::kGemm, M::kTensorCore, kFromName, "DeepGEMM FP8/BF16 GEMMs (wgmma/tcgen05)"},
@@ -96,18 +104,14 @@ constexpr std::array kRows = std::to_array<Row>({
    C::kGemm, M::kTensorCore, kFromName, "tensor-core GEMMs: cuBLAS sm80/sm90 xmma, CUTLASS tensorop/wgmma/tcgen05, volta_h884gemm, AMD MFMA"},
   {"cutlass|gemm|matmul", C::kGemm, M::kUnknown, kFromName, "GEMM whose name shows no math path (mangled CUTLASS templates, custom GEMMs)"},
 
-  // Triton: Inductor names its kernels by kind.
-  {"^triton_poi", C::kElementwise, M::kSimt, kFromName, "Inductor pointwise fusion"},
-  {"^triton_red|^triton_per", C::kReduction, M::kSimt, kFromName, "Inductor reduction / persistent-reduction fusion"},
-  {"^triton__", C::kElementwise, M::kSimt, kFromName,
-   "PyTorch 2.0 Inductor fusion named by its arguments only: memory-bound pointwise or reduction (2.0 ran matmuls on cuBLAS)"},
-
   // Data movement, embeddings and sparse preprocessing.
-  {"spin_kernel|resolve_future_token_ids|routing", C::kOther, M::kSimt, kFromName, "torch.cuda._sleep, SGLang scheduling, MoE routing: small bookkeeping"},
+  {"spin_kernel|resolve_future_token_ids|compute_position|routing|amp_update_scale", C::kOther, M::kSimt, kFromName,
+   "torch.cuda._sleep, SGLang scheduling and positions, MoE routing, AMP GradScaler's scale update: small bookkeeping"},
   {"embedding|bucketize|offsets_range|permute_2d_lengths|to_dense_representation|bounds_check_indices|compute_cuda_kernel",
    C::kOther, M::kSimt, kFromName, "FBGEMM embedding lookups/updates and sparse-feature preprocessing; repeat_interleave's compute kernel"},
   {"multi_tensor_apply|adamfunctor|fusedadam|fusedoptimizer|lambstage", C::kOther, M::kSimt, kFromName,
    "optimizer steps (foreach / fused Adam): memory-bound but already fused, not the elementwise-fusion target"},
+  {"topk", C::kReduction, M::kSimt, kFromName, "top-k selection (at::native sbtopk::gatherTopK, radix select): a reduction, not a gather"},
   {"permute|scatter_gather|index|gather|scatter|catarraybatchedcopy|recat_copy", C::kElementwise, M::kSimt, kFromName,
    "gathers, scatters, permutes and cat: memory-bound"},
   {"radixsort|sort_kernel|bitonic|searchsorted", C::kOther, M::kSimt, kFromName, "sorts and searchsorted"},
@@ -118,8 +122,8 @@ constexpr std::array kRows = std::to_array<Row>({
   {"cub::|rocprim::|hipcub", C::kOther, M::kSimt, kFromName, "other CUB/rocPRIM primitives"},
 
   // Elementwise.
-  {"elementwise|vectorized|unrolled|fill|copy|dropout|rotary|act_and_mul|silu|gelu|relu|where|clamp|quantize|_to_float|to_hfp8|cast|arange|transpose",
-   C::kElementwise, M::kSimt, kFromName, "elementwise maps, fills, copies, activations, RNG, quantization"},
+  {"elementwise|vectorized|unrolled|fill|copy|dropout|rotary|act_and_mul|silu|gelu|relu|where|clamp|quantize|_to_float|to_hfp8|cast|arange|transpose|triu_tril|tril_indices|triu_indices",
+   C::kElementwise, M::kSimt, kFromName, "elementwise maps, fills, copies, activations, RNG, quantization, triangular masks/indices"},
 });
 // clang-format on
 
@@ -196,7 +200,7 @@ KernelDtype DtypeFromName(std::string_view name, std::string lower) {
       {"fp8|e4m3|e5m2|float8|hfp8", D::kFp8},
       {"int8|i8816|imma", D::kInt8},
       {"bf16|bfloat16|df16b|bhalf", D::kBf16},
-      {"fp16|f16|half|h884|h1688", D::kFp16},
+      {"fp16|f16|float16|half|h884|h1688", D::kFp16},
       {"tf32|tfloat32|xf32|s1688", D::kTf32},
       {"float|f32|fp32|sgemm|cgemm|scudnn", D::kFp32},
       {"double|f64|fp64|dgemm|zgemm", D::kFp64},

@@ -129,6 +129,100 @@ TEST(KernelTable, ModernNames) {
   }
 }
 
+// The families the data of issue 37's batch added (hipBLASLt, MIOpen, CK/ck_tile, aiter,
+// cuBLAS/cuDNN legacy fp16, at::native GroupNorm/top-k/triangular kernels, Inductor names listing
+// attention or norm ops), each in variants the data lacks: other types, shapes and directions.
+TEST(KernelTable, NewFamiliesByTheirNamingScheme) {
+  struct Case {
+    const char* name;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"Cijk_Alik_Bljk_H_HS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1_SN_LDSB1_AFC1",
+       "gemm/fp16/tensor"},
+      {"Cijk_Ailk_Bjlk_S_B_Bias_HA_S_SAV_UserArgs_MT64x64x16_MI32x32x2_SN_LDSB1",
+       "gemm/fp32/tensor"},
+      {"Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_SN_1LDSB0_APM1", "gemm/bf16/tensor"},
+      {"Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_GRVW4", "gemm/fp32/simt"},
+      {"MIOpenBatchNormFwdInferSpatialEst", "normalization/unknown/simt"},
+      {"MIOpenBatchNormBwdPerActivationSaved", "normalization/unknown/simt"},
+      {"Im3d2Col", "convolution/unknown/simt"},
+      {"Im2d2Col", "convolution/unknown/simt"},
+      {"_5x_cudnn_volta_fp16_scudnn_fp16_128x64_relu_interior_nn_v1", "convolution/fp16/simt"},
+      {"turing_fp16_s1688gemm_fp16_64x128_sliced1x2_ldg8_relu_f2f_tn", "gemm/fp16/tensor"},
+      {"volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn", "gemm/fp16/tensor"},
+      {"ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_stages_64x3_nt", "gemm/fp16/tensor"},
+      {"ampere_fp16_sgemm_fp16_128x64_nn", "gemm/fp16/simt"},
+      {"void "
+       "cutlass::Kernel2<cutlass_75_wmma_tensorop_f16_s161616gemm_f16_32x32_64x2_nn_align8>("
+       "cutlass_75_wmma_tensorop_f16_s161616gemm_f16_32x32_64x2_nn_align8::Params)",
+       "gemm/fp16/tensor"},
+      {"_ZN2ck16tensor_operation6device12_GLOBAL__N_137kernel_grouped_conv_bwd_weight_xdl_"
+       "cshuffleINS_35GridwiseGemm_bk0mk1_bk0nk1_mn_xdlopsIDF16_DF16_",
+       "convolution/fp16/tensor"},
+      {"_ZN7ck_tile6kentryILi2ENS_13FmhaFwdKernelINS_25BlockFmhaPipelineQRKSVSAsyncINS_"
+       "24BlockFmhaPipelineProblemIDF16_DF16_DF16_fffDF16_",
+       "attention/fp16/tensor"},
+      {"_ZN7ck_tile6kentryILi2ENS_38FmhaBatchPrefillWithPagedKVCacheKernelINS_"
+       "40BlockFmhaBatchPrefillPipelineQRKSVSAsyncIDF16bDF16bDF16bff",
+       "attention/bf16/tensor"},
+      {"aiter::fmha_bwd_hd128_bf16_a32_psskddv", "attention/bf16/tensor"},
+      {"aiter::fmha_fwd_hd64_fp16_rtne", "attention/fp16/tensor"},
+      {"void gemv2T_kernel_val<int, int, __half, __half, float, 128, 16, 4, 4, false, "
+       "false>(cublasGemvParams<cublasGemvTensorStridedBatched<__half const>>)",
+       "gemm/fp16/simt"},
+      {"void cudnn::bn_fw_inf_1C11_kernel_NHWC<__half, float, true, 1>(float, float, "
+       "cudnnTensorStruct, __half const*)",
+       "normalization/fp16/simt"},
+      {"void at::native::(anonymous "
+       "namespace)::Compute1dBackwardFusedParamsCUDAKernel<c10::BFloat16, float>(long, long, "
+       "c10::BFloat16 const*)",
+       "normalization/bf16/simt"},
+      {"void at::native::(anonymous namespace)::ComputeFusedParamsCUDAKernel<c10::Half>(long, "
+       "long, long, c10::Half const*)",
+       "normalization/fp16/simt"},
+      {"void (anonymous namespace)::groupnorm_kernel_dispatch_down<__half, 512u>(unsigned int, "
+       "unsigned int, long, float, bool)",
+       "normalization/fp16/simt"},
+      {"void at::native::elementwise_kernel_manual_unroll<128, 4, "
+       "at::native::gpu_kernel_impl_nocast<at::native::(anonymous "
+       "namespace)::GroupNormKernelImplInternal<c10::Half>(at::Tensor const&)::{lambda(c10::Half, "
+       "float, float)#1}>",
+       "normalization/fp16/simt"},
+      {"triton_red_fused_native_layer_norm_0", "reduction/unknown/simt"},
+      {"triton_per_fused_native_group_norm_relu_1", "reduction/unknown/simt"},
+      {"triton_poi_fused_flash_attn_rotary_emb_2", "elementwise/unknown/simt"},
+      {"triton_poi_fused_addmm_relu_5", "elementwise/unknown/simt"},
+      {"triton_tem_fused_addmm_gelu_0", "gemm/unknown/tensor"},
+      {"void at::native::sbtopk::gatherTopK<c10::Half, unsigned int, 1, "
+       "true>(at::cuda::detail::TensorInfo<c10::Half const, unsigned int>)",
+       "reduction/fp16/simt"},
+      {"void at::native::mbtopk::gatherTopK<float, unsigned int, "
+       "2>(at::cuda::detail::TensorInfo<float const, unsigned int>)",
+       "reduction/fp32/simt"},
+      {"void at::native::triu_tril_kernel<c10::BFloat16, long, true, 4, "
+       "false>(at::cuda::detail::TensorInfo<c10::BFloat16, long>)",
+       "elementwise/bf16/simt"},
+      {"void at::native::triu_indices_kernel<long>(long*, long, long, long, long, long)",
+       "elementwise/unknown/simt"},
+      {"at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, double, int)",
+       "other/fp32/simt"},
+      {"compute_position_striped_kernel", "other/unknown/simt"},
+      {"void at::native::vectorized_elementwise_kernel<4, "
+       "at::native::float16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda(float)#1}, "
+       "std::array<char*, 2ul> >",
+       "elementwise/fp16/simt"},
+      {"void at::native::vectorized_elementwise_kernel<4, "
+       "at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda(float)#1}, "
+       "std::array<char*, 2ul> >",
+       "elementwise/bf16/simt"},
+      {"fused__autocast_to__9912873465", "elementwise/unknown/simt"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(Got(DescribeKernel(GpuOpKind::kKernel, c.name)), c.want) << c.name;
+  }
+}
+
 TEST(KernelTable, UnknownLargeGemmIsNeverFp32Simt) {
   KernelInfo k = DescribeKernel(GpuOpKind::kKernel, "my_custom_gemm_kernel");
   EXPECT_EQ(k.kernel_class, KernelClass::kGemm);
