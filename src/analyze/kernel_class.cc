@@ -70,6 +70,8 @@ LowPrecisionSupport LowPrecisionOfDevice(std::string_view name) {
 }
 
 LowPrecisionSupport LowPrecisionOfKernel(std::string_view name) {
+  // The architecture prefix opens the name; a bounded read keeps per-launch calls constant-cost.
+  name = ClassifiedPart(name);
   static constexpr std::array<std::string_view, 8> kAmpereOrLater = {
       "sm80_", "sm86_", "sm89_", "sm90_", "sm100_", "ampere_", "hopper_", "nvjet"};
   if (ContainsAnyNoCase(name, kAmpereOrLater)) return LowPrecisionSupport::kBf16AndTf32;

@@ -39,7 +39,8 @@ enum class LowPrecisionSupport { kUnknown, kFp16Only, kBf16AndTf32 };
 LowPrecisionSupport LowPrecisionOfDevice(std::string_view device_name);
 // From a kernel name compiled for one architecture ("sm80_xmma_…", "ampere_sgemm_…": Ampere or
 // later; "volta_…", "turing_…": fp16 only, as both Volta and Turing are); kUnknown for others.
-// A trace with both kinds ran on the later GPU (older kernels can run on newer ones).
+// A trace with both kinds ran on the later GPU (older kernels can run on newer ones). Reads
+// ClassifiedPart(kernel_name) only (kernel_table.h), as it runs once per launch.
 LowPrecisionSupport LowPrecisionOfKernel(std::string_view kernel_name);
 // Of two kernels' answers, the later architecture's: kernels built for an older GPU run on a
 // newer one, never the reverse, so a trace with Volta and Ampere kernels ran on Ampere.

@@ -188,9 +188,12 @@ KernelDtype DtypeFromName(std::string_view name, std::string lower) {
   // Composable Kernel's bhalf_t is an unsigned short, mangled 't' in its type lists ("ttft").
   if (StartsWith(lower, "_zn2ck") && (Contains(lower, "ttft") || Contains(lower, "tttf")))
     return D::kBf16;
-  // vLLM's Fp8KVCacheDataType 0 (kAuto) names an fp8 cache that is not used.
-  for (size_t at; (at = lower.find("fp8kvcachedatatype)0")) != std::string::npos;)
-    lower.erase(at, 20);
+  // vLLM's Fp8KVCacheDataType 0 (kAuto) names an fp8 cache that is not used: blanked in place,
+  // one pass, and no token can form across the blank.
+  constexpr std::string_view kAutoKvCache = "fp8kvcachedatatype)0";
+  for (size_t at = 0; (at = lower.find(kAutoKvCache, at)) != std::string::npos;
+       at += kAutoKvCache.size())
+    lower.replace(at, kAutoKvCache.size(), kAutoKvCache.size(), ' ');
   struct Token {
     std::string_view alternatives;
     KernelDtype dtype;
@@ -217,11 +220,13 @@ KernelInfo DescribeKernel(GpuOpKind kind, std::string_view name) {
   if (kind != GpuOpKind::kKernel) {
     return {.kernel_class = C::kCopy, .math = M::kUnknown, .recognised = true};
   }
+  name = ClassifiedPart(name);
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   // FBGEMM is a library, not a GEMM: its embedding, sparse and quantize kernels carry
   // "fbgemm_gpu::" in their names. Its CUTLASS-based GEMMs still match on cutlass/tensorop.
+  // Same length, so each replacement is in place.
   std::string match = lower;
   for (size_t at = 0; (at = match.find("fbgemm", at)) != std::string::npos; at += 6)
     match.replace(at, 6, "fb_lib");

@@ -3,6 +3,7 @@
 // patterns decides (kernel_table.cc); ClassifyKernel, UsesTensorCores and ClassifyHtaType read it.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "analyze/kernel_class.h"
@@ -25,6 +26,20 @@ struct KernelInfo {
   bool recognised = false;
 };
 
+// Kernel names are read on their first kClassifiedNameBytes bytes only, so classifying a name
+// costs at most a constant (issue 37: three 60 MB names took 99 s when every one of the table's
+// terms scanned the whole name). The bound changes no real answer: the words the table reads
+// (library namespace, kernel name, the template's leading types, "sm80_"-style architecture
+// prefixes) open a demangled name, and what follows them is more template arguments and the
+// parameter list. The longest of the 992 kernel names of ../shared/data is 5,160 bytes, a third
+// of the bound; kernel_table_test fails if a labelled name ever reaches it.
+inline constexpr size_t kClassifiedNameBytes = 16 * 1024;
+// The part of a kernel name the kernel table and LowPrecisionOfKernel read.
+inline std::string_view ClassifiedPart(std::string_view kernel_name) {
+  return kernel_name.substr(0, kClassifiedNameBytes);
+}
+
+// Reads ClassifiedPart(name) only.
 KernelInfo DescribeKernel(GpuOpKind kind, std::string_view name);
 
 std::string_view KernelDtypeName(KernelDtype d);

@@ -223,6 +223,53 @@ TEST(KernelTable, NewFamiliesByTheirNamingScheme) {
   }
 }
 
+// Issue 37: classifying a name reads ClassifiedPart(name) only, so its cost is bounded by a
+// constant; the bound cannot change a real answer while every labelled name is read whole.
+TEST(KernelTable, EveryLabelledNameIsReadWhole) {
+  const std::string path = std::string(GPUWHY_SOURCE_DIR) + "/tests/data/kernel_classes.tsv";
+  std::vector<Expected> rows = ReadLabels(path);
+  ASSERT_GT(rows.size(), 500u) << path;
+  for (const Expected& e : rows) {
+    EXPECT_LT(e.name.size(), kClassifiedNameBytes)
+        << "raise kClassifiedNameBytes or show the longer name's class words open it: "
+        << e.name.substr(0, 160);
+  }
+}
+
+std::string Repeated(std::string head, std::string_view unit, size_t bytes) {
+  while (head.size() < bytes) head += unit;
+  return head;
+}
+
+TEST(KernelTable, MultiMegabyteNamesAreReadOnTheirHead) {
+  constexpr size_t kEightMb = size_t{8} << 20;
+  // Megabytes of template arguments after a recognisable head: the head decides.
+  const std::string fill =
+      Repeated("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>",
+               ", at::native::FillFunctor<float>", kEightMb);
+  EXPECT_EQ(Got(DescribeKernel(GpuOpKind::kKernel, fill)), "elementwise/fp32/simt");
+  EXPECT_EQ(ClassifyHtaType(GpuOpKind::kKernel, fill), HtaKernelType::kComputation);
+  EXPECT_EQ(LowPrecisionOfKernel(fill), LowPrecisionSupport::kUnknown);
+  const std::string nccl = Repeated("ncclDevKernel_AllReduce_Sum_f32_RING_LL(", "x", kEightMb);
+  EXPECT_EQ(Got(DescribeKernel(GpuOpKind::kKernel, nccl)), "communication/fp32/simt");
+  // The two rewrites the classifier makes (FBGEMM's library name, vLLM's unused fp8 cache type)
+  // once restarted at the name's start for every occurrence.
+  const std::string kv = Repeated("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, ",
+                                  "(vllm::Fp8KVCacheDataType)0, ", kEightMb);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, kv), KernelClass::kElementwise);
+  const std::string fb = Repeated("void fbgemm_gpu::", "fbgemm_gpu::", kEightMb);
+  EXPECT_FALSE(DescribeKernel(GpuOpKind::kKernel, fb).recognised);
+  // A class word past the bound is not read; the same word inside it is.
+  const std::string padding(kClassifiedNameBytes, 'a');
+  EXPECT_FALSE(DescribeKernel(GpuOpKind::kKernel, "my_kernel_" + padding + "_gemm").recognised);
+  EXPECT_EQ(ClassifyKernel(GpuOpKind::kKernel, "my_kernel_" + padding.substr(100) + "_gemm"),
+            KernelClass::kGemm);
+  EXPECT_EQ(LowPrecisionOfKernel(Repeated("sm80_xmma_gemm_bf16bf16_", "x", kEightMb)),
+            LowPrecisionSupport::kBf16AndTf32);
+  EXPECT_EQ(LowPrecisionOfKernel(Repeated("", "x", kEightMb) + "sm80_"),
+            LowPrecisionSupport::kUnknown);
+}
+
 TEST(KernelTable, UnknownLargeGemmIsNeverFp32Simt) {
   KernelInfo k = DescribeKernel(GpuOpKind::kKernel, "my_custom_gemm_kernel");
   EXPECT_EQ(k.kernel_class, KernelClass::kGemm);
