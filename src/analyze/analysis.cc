@@ -21,6 +21,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.hta_compat = options.hta_compat;
   a.timelines = BuildDeviceTimelines(trace);
   a.warmup = ComputeWarmup(trace);
+  a.job = ComputeJobFacts(trace);
   AnalysisInput input{trace, a.timelines, options, &a.warmup};
   // Built once here instead of once per analysis that reads them, and each freed after its
   // last reader: the GPU op view (48 bytes an op) is not kept through the step breakdown and

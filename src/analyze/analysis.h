@@ -11,6 +11,7 @@
 #include "analyze/gpu_metrics.h"
 #include "analyze/hta_idle_split.h"
 #include "analyze/idle_gaps.h"
+#include "analyze/job_facts.h"
 #include "analyze/kernel_stats.h"
 #include "analyze/launch_stats.h"
 #include "analyze/memory_usage.h"
@@ -28,6 +29,7 @@ namespace gpuwhy {
 
 struct TraceAnalysis {
   WarmupResult warmup;
+  JobFacts job;  // training or inference, precision, optimizer: what fixes can apply
   DeviceTimelines timelines;
   UtilizationResult utilization;
   TemporalBreakdownResult temporal;

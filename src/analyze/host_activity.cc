@@ -19,7 +19,8 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 uint8_t NameRoles(std::string_view name, CpuSliceKind kind) {
   uint8_t roles = 0;
   bool host_op = kind == CpuSliceKind::kOp || kind == CpuSliceKind::kUserAnnotation;
-  if (host_op && IsDataLoaderName(name)) roles |= kRoleDataLoader;
+  if ((host_op || kind == CpuSliceKind::kPython) && IsDataLoaderName(name))
+    roles |= kRoleDataLoader;
   if (host_op && IsPluginCollectiveName(name)) roles |= kRolePluginCollective;
   if (host_op && IsCollectiveScopeName(name)) roles |= kRoleCollectiveScope;
   if (host_op && StartsWith(name, "ProfilerStep#")) roles |= kRoleProfilerStep;
@@ -43,8 +44,15 @@ bool IsMemcpyCallName(std::string_view name) {
 }  // namespace
 
 bool IsDataLoaderName(std::string_view name) {
-  return (StartsWith(name, "enumerate(DataLoader)#") && EndsWith(name, ".__next__")) ||
-         StartsWith(name, "enumerate(DataPipe)#");
+  if ((StartsWith(name, "enumerate(DataLoader)#") && EndsWith(name, ".__next__")) ||
+      StartsWith(name, "enumerate(DataPipe)#"))
+    return true;
+  // with_stack frames of the DataLoader's iterator, in any form the main thread waits in it
+  // (a loop that calls next(it) itself gets no enumerate() annotation): "torch/utils/data/
+  // dataloader.py(1328): _next_data", "...: __next__", "...: _get_data", "...: _try_get_data".
+  if (name.find("torch/utils/data/dataloader.py(") == std::string_view::npos) return false;
+  return EndsWith(name, ": __next__") || EndsWith(name, ": _next_data") ||
+         EndsWith(name, ": _get_data") || EndsWith(name, ": _try_get_data");
 }
 
 bool IsPluginCollectiveName(std::string_view name) {

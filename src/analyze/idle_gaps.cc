@@ -1,5 +1,7 @@
 #include "analyze/idle_gaps.h"
 
+#include "analyze/warmup.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -118,7 +120,8 @@ DeviceWork AttributeDevice(const AnalysisInput& input, const DeviceTimeline& tim
   w.summary.window = extents.Window();
   IntervalSet gaps = timeline.all_ops.Complement(w.summary.window);
   // In precedence order; a cause may claim at two levels (comm_wait: GPU-side first).
-  const std::array<std::pair<IdleCause, IntervalSet>, 8> claims = {{
+  const std::array<std::pair<IdleCause, IntervalSet>, 9> claims = {{
+      {IdleCause::kOneOff, input.warmup != nullptr ? input.warmup->one_off : IntervalSet()},
       {IdleCause::kCommWait, DeviceWaits(input.trace, timeline.device)},
       {IdleCause::kQueuedWait, QueuedWork(input, timeline)},
       {IdleCause::kInputWait, sets.input},
@@ -227,6 +230,7 @@ std::string_view IdleCauseName(IdleCause c) {
     case IdleCause::kLaunchBound: return "launch_bound";
     case IdleCause::kHostBusy: return "host_busy";
     case IdleCause::kStepBoundary: return "step_boundary";
+    case IdleCause::kOneOff: return "one_off";
     case IdleCause::kUnknown: return "unknown";
   }
   return "unknown";

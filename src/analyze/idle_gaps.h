@@ -2,8 +2,9 @@
 // steps gets one cause from what the host was doing, so that the causes sum to the idle
 // time. A gap whose host activity changes is cut into pieces, each with one cause, chosen
 // by precedence (first that applies):
-//   comm_wait (a GPU-side stream wait) > queued_wait > input_wait > comm_wait (host in a
-//   collective) > sync_drain > launch_bound > host_busy > step_boundary > unknown.
+//   one_off (the host in warm-up or teardown work, warmup.h) > comm_wait (a GPU-side stream
+//   wait) > queued_wait > input_wait > comm_wait (host in a collective) > sync_drain >
+//   launch_bound > host_busy > step_boundary > unknown.
 // See docs/metrics/idle_gaps.md for the exact rules.
 #pragma once
 
@@ -30,8 +31,11 @@ enum class IdleCause {
   kHostBusy,
   kStepBoundary,
   kUnknown,
+  // The host was in one-off work (warm-up.h: context set-up, compilation, graph capture,
+  // teardown): not a cost of every step. First in precedence.
+  kOneOff,
 };
-inline constexpr size_t kIdleCauseCount = 8;
+inline constexpr size_t kIdleCauseCount = 9;
 // "input_wait", "comm_wait", ...: the metric id infix.
 std::string_view IdleCauseName(IdleCause c);
 

@@ -80,15 +80,19 @@ std::vector<uint8_t> LaunchesBelow(const Trace& trace, const HostActivity& host,
   return launches_below;
 }
 
-// Whether row i, or an ancestor of it that started after the sync returned, launches GPU work:
-// the host is then on its way to refilling the queue (framework dispatch), which stays the
-// drain's cost, not host work of its own.
-bool RefillsQueue(const CpuSliceTable& t, const std::vector<uint8_t>& launches_below, size_t begin,
-                  size_t i, TimeNs sync_end) {
+// Whether row i, or an ancestor of it that started after the sync returned, is framework
+// dispatch (an ATen op or autograd node) that launches GPU work: the host is then on its way to
+// refilling the queue, which stays the drain's cost. Python frames and annotations that launch
+// somewhere below are not dispatch: preprocessing inside a pipeline's __call__ is host work of
+// its own, however it ends (docs/metrics/idle_gaps.md).
+bool RefillsQueue(const CpuSliceTable& t, const HostActivity& host,
+                  const std::vector<uint8_t>& launches_below, size_t begin, size_t i,
+                  TimeNs sync_end) {
   for (CpuSliceId row(static_cast<uint32_t>(i)); row.valid() && row.value >= begin;
        row = t.parent[row.value]) {
     if (t.start[row.value] < sync_end) return false;
-    if (launches_below[row.value - begin]) return true;
+    bool dispatch = (host.roles[row.value] & (kRoleDispatchOp | kRoleLaunch)) != 0;
+    if (dispatch && launches_below[row.value - begin]) return true;
   }
   return false;
 }
@@ -169,7 +173,7 @@ IdleHostSets BuildIdleHostSets(const Trace& trace, const HostActivity& host) {
         sync_end = std::max(sync_end, iv.end);
         drain.push_back(iv);
       } else if (drain_start >= 0 && iv.start >= sync_end && CountsAsHostWork(t, host, i) &&
-                 !RefillsQueue(t, launches_below, begin, i, sync_end)) {
+                 !RefillsQueue(t, host, launches_below, begin, i, sync_end)) {
         // The sync has returned and the host runs CPU work (preprocessing, Python) that
         // issues nothing: that is host time, not a wait on the GPU (docs/metrics/idle_gaps.md).
         after_sync.push_back(iv);

@@ -154,6 +154,150 @@ void FindFirstCalls(const Trace& trace, const WarmupThresholds& t, std::vector<O
   }
 }
 
+// A launch through the driver API: the kernel's module was loaded at run time (JIT compiled by
+// TorchScript/nvFuser/NNC, Triton or NVRTC), where library kernels go through the runtime's
+// cudaLaunchKernel. hipModuleLaunchKernel and hipExtModuleLaunchKernel are HIP's equivalents.
+bool IsModuleLaunch(const CpuSliceTable& s, size_t i, std::string_view name) {
+  return s.kind[i] == CpuSliceKind::kDriver || name.find("ModuleLaunchKernel") != name.npos;
+}
+
+// The host time before launch |i| in which its thread recorded nothing: the last event start or
+// end before it, skipping the ancestors that began within kDispatchNs of it (the op that issues
+// the launch). The scan is bounded (kMaxScan rows back): only first launches are scanned.
+TimeNs LastHostEventBefore(const CpuSliceTable& s, size_t begin, size_t i, bool& inside_op) {
+  constexpr DurationNs kDispatchNs = kNsPerMs;
+  constexpr size_t kMaxScan = 4096;
+  const TimeNs at = s.start[i];
+  TimeNs last = std::numeric_limits<TimeNs>::min();
+  inside_op = false;
+  size_t scanned = 0;
+  for (size_t j = i; j > begin && scanned < kMaxScan; ++scanned) {
+    --j;
+    if (s.end[j] <= at) {
+      last = std::max(last, s.end[j]);
+    } else if (at - s.start[j] >= kDispatchNs) {  // an enclosing op that began earlier
+      last = std::max(last, s.start[j]);
+      inside_op = true;
+    }
+  }
+  return last;
+}
+
+// Compilation before a JIT kernel's first launch (WarmupCause::kCompile).
+void FindCompiles(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
+                  const WarmupThresholds& t, std::vector<OneOffEvent>& out) {
+  const CpuSliceTable& s = trace.cpu_slices;
+  std::unordered_set<uint32_t> launched;  // kernel names seen
+  for (size_t th = 0; th < trace.threads.size(); ++th) {
+    auto [begin, end] = trace.ThreadRows(ThreadId(static_cast<uint32_t>(th)));
+    for (size_t i = begin; i < end; ++i) {
+      if (kinds[i] != RuntimeCallKind::kLaunch) continue;
+      std::span<const CorrelatedGpuOp> ops = trace.FindGpuOps(s.correlation[i]);
+      if (ops.empty() || trace.gpu_ops.kind[ops.front().op.value] != GpuOpKind::kKernel) continue;
+      if (!launched.insert(trace.gpu_ops.name[ops.front().op.value].value).second) continue;
+      if (!IsModuleLaunch(s, i, trace.Str(s.name[i]))) continue;
+      bool inside_op = false;
+      TimeNs last = LastHostEventBefore(s, begin, i, inside_op);
+      if (!inside_op || last == std::numeric_limits<TimeNs>::min()) continue;
+      if (s.start[i] - last < t.min_compile_ns) continue;
+      out.push_back({WarmupCause::kCompile,
+                     std::string(trace.Str(trace.gpu_ops.name[ops.front().op.value])),
+                     {last, s.start[i]}});
+    }
+  }
+}
+
+bool NameHas(std::string_view name, std::string_view part) { return name.find(part) != name.npos; }
+
+// Graph capture (WarmupCause::kGraphCapture): each Begin..EndCapture on a thread, the device
+// synchronize torch.cuda.graph() makes before it (then gc.collect, empty_cache's frees and the
+// RNG state's tiny launches: a sync ending within kCaptureSetupNs of the capture), and
+// instantiation.
+void FindGraphCaptures(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
+                       std::vector<OneOffEvent>& out) {
+  constexpr DurationNs kCaptureSetupNs = 20 * kNsPerMs;
+  const CpuSliceTable& s = trace.cpu_slices;
+  for (size_t th = 0; th < trace.threads.size(); ++th) {
+    auto [begin, end] = trace.ThreadRows(ThreadId(static_cast<uint32_t>(th)));
+    TimeNs open = -1;
+    Interval last_sync{-1, -1};  // the latest blocking call outside a capture
+    for (size_t i = begin; i < end; ++i) {
+      if (s.kind[i] != CpuSliceKind::kRuntime && s.kind[i] != CpuSliceKind::kDriver) continue;
+      std::string_view name = trace.Str(s.name[i]);
+      if (IsBlockingCallKind(kinds[i]) && open < 0) last_sync = {s.start[i], s.end[i]};
+      if (NameHas(name, "StreamBeginCapture")) {
+        bool setup = last_sync.start >= 0 && s.start[i] - last_sync.end <= kCaptureSetupNs;
+        if (open < 0) open = setup ? last_sync.start : s.start[i];
+      } else if (NameHas(name, "StreamEndCapture") && open >= 0) {
+        out.push_back({WarmupCause::kGraphCapture, "graph capture", {open, s.end[i]}});
+        open = -1;
+        last_sync = {-1, -1};
+      } else if (NameHas(name, "GraphInstantiate") || NameHas(name, "GraphUpload")) {
+        out.push_back({WarmupCause::kGraphCapture, std::string(name), {s.start[i], s.end[i]}});
+      }
+    }
+  }
+}
+
+// The first replay of a graph uploads it: the capture's first graph launch whose first GPU op
+// starts kGraphUploadNs or more after the call returned, with its device running nothing in
+// between, waited on the upload (WarmupCause::kGraphCapture). Later replays start at once;
+// a capture of one replay cannot tell, and the finding built on it says so.
+void FindFirstGraphReplay(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
+                          std::vector<OneOffEvent>& out) {
+  constexpr DurationNs kGraphUploadNs = kNsPerMs;
+  const CpuSliceTable& s = trace.cpu_slices;
+  size_t first = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kinds[i] == RuntimeCallKind::kGraphLaunch &&
+        (first == s.size() || s.start[i] < s.start[first]))
+      first = i;
+  }
+  if (first == s.size()) return;
+  std::span<const CorrelatedGpuOp> ops = trace.FindGpuOps(s.correlation[first]);
+  if (ops.empty()) return;
+  const GpuOpTable& g = trace.gpu_ops;
+  size_t op0 = ops.front().op.value;
+  for (const CorrelatedGpuOp& op : ops) {
+    if (g.start[op.op.value] < g.start[op0]) op0 = op.op.value;
+  }
+  const TimeNs from = s.end[first], to = g.start[op0];
+  if (to - from < kGraphUploadNs) return;
+  for (size_t k = 0; k < g.size(); ++k) {  // the device ran nothing else meanwhile
+    if (g.device[k] == g.device[op0] && g.start[k] < to && g.end[k] > from) return;
+  }
+  out.push_back(
+      {WarmupCause::kGraphCapture, "first replay of a graph (upload)", {s.start[first], to}});
+}
+
+// Resource release after the capture's last launch (WarmupCause::kTeardown).
+void FindTeardown(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
+                  std::vector<OneOffEvent>& out) {
+  const CpuSliceTable& s = trace.cpu_slices;
+  TimeNs last_launch = std::numeric_limits<TimeNs>::min();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kinds[i] == RuntimeCallKind::kLaunch || kinds[i] == RuntimeCallKind::kGraphLaunch)
+      last_launch = std::max(last_launch, s.end[i]);
+  }
+  if (last_launch == std::numeric_limits<TimeNs>::min()) return;
+  std::vector<Interval> calls;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.kind[i] != CpuSliceKind::kRuntime && s.kind[i] != CpuSliceKind::kDriver) continue;
+    if (s.start[i] < last_launch) continue;
+    std::string_view name = trace.Str(s.name[i]);
+    bool release = kinds[i] == RuntimeCallKind::kFree || NameHas(name, "Unload") ||
+                   NameHas(name, "Destroy") || NameHas(name, "Unmap") ||
+                   NameHas(name, "MemRelease") || NameHas(name, "PrimaryCtxRelease");
+    if (release) calls.push_back({s.start[i], s.end[i]});
+  }
+  if (calls.empty()) return;
+  // One event for the whole tail: thousands of unload calls are one cause.
+  IntervalSet set = IntervalSet::FromUnsorted(std::move(calls));
+  out.push_back({WarmupCause::kTeardown,
+                 "teardown after the last launch",
+                 {set.intervals().front().start, set.intervals().back().end}});
+}
+
 // Leading steps that are warm-up: mostly one-off time, the job's first iteration, or an
 // outlier against the steps after them.
 size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
@@ -194,6 +338,9 @@ std::string_view WarmupCauseName(WarmupCause cause) {
     case WarmupCause::kModuleLoad: return "module_load";
     case WarmupCause::kFirstCall: return "first_call";
     case WarmupCause::kDataLoaderStart: return "dataloader_start";
+    case WarmupCause::kCompile: return "compile";
+    case WarmupCause::kGraphCapture: return "graph_capture";
+    case WarmupCause::kTeardown: return "teardown";
   }
   return "?";
 }
@@ -206,6 +353,11 @@ std::string_view WarmupCauseDescription(WarmupCause cause) {
     case WarmupCause::kFirstCall:
       return "first calls of ops (cuDNN autotuning, cuBLAS handles, compilation)";
     case WarmupCause::kDataLoaderStart: return "DataLoader worker start-up (first __next__)";
+    case WarmupCause::kCompile:
+      return "kernel compilation before a JIT kernel's first launch (TorchScript, nvFuser, "
+             "Triton)";
+    case WarmupCause::kGraphCapture: return "CUDA/HIP graph capture and instantiation";
+    case WarmupCause::kTeardown: return "teardown after the last launch (unload, unmap, destroy)";
   }
   return "?";
 }
@@ -228,6 +380,10 @@ WarmupResult ComputeWarmup(const Trace& trace, const WarmupThresholds& t) {
   }
   FindModuleLoads(trace, kinds, t, r.events);
   FindFirstCalls(trace, t, r.events);
+  FindCompiles(trace, kinds, t, r.events);
+  FindGraphCaptures(trace, kinds, r.events);
+  FindFirstGraphReplay(trace, kinds, r.events);
+  FindTeardown(trace, kinds, r.events);
   std::stable_sort(r.events.begin(), r.events.end(),
                    [](const OneOffEvent& a, const OneOffEvent& b) {
                      return a.range.length() > b.range.length();

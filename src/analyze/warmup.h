@@ -24,8 +24,18 @@ enum class WarmupCause : uint8_t {
   kModuleLoad,       // a kernel's first launch 100× slower than the median launch
   kFirstCall,        // an op's first call 10× its later calls: autotuning, handles, compiling
   kDataLoaderStart,  // a first DataLoader __next__ 10× the later ones: worker start-up
+  // Host time with nothing recorded inside an op, ending at the first launch of a kernel that
+  // is launched through the driver API (a module loaded at run time: TorchScript/nvFuser/NNC,
+  // Triton, NVRTC): the kernel was being compiled.
+  kCompile,
+  // CUDA/HIP graph capture: kernels issued between Begin/EndCapture are recorded, not run, and
+  // torch.cuda.graph() synchronizes the device before it captures; instantiation is one-off.
+  kGraphCapture,
+  // After the job's last launch: modules unloaded, memory unmapped, contexts and graphs
+  // destroyed. Nothing repeats after it.
+  kTeardown,
 };
-inline constexpr size_t kWarmupCauseCount = 5;
+inline constexpr size_t kWarmupCauseCount = 8;
 // "context_setup", "allocation", ...: the metric id infix.
 std::string_view WarmupCauseName(WarmupCause cause);
 // One line of what the cause is, for reports.
@@ -43,8 +53,9 @@ struct WarmupThresholds {
   DurationNs min_first_call_ns = 10 * kNsPerMs;        // first op call this long ...
   double first_call_ratio = 10;                        // ... and this many times the later ones
   DurationNs min_dataloader_start_ns = 50 * kNsPerMs;  // first __next__ this long ...
-  double step_one_off_share = 0.5;                     // a leading step this much one-off
-  double step_outlier_ratio = 3;                       // or this many times the later steps
+  DurationNs min_compile_ns = 10 * kNsPerMs;  // silent host time before a JIT kernel's launch
+  double step_one_off_share = 0.5;            // a leading step this much one-off
+  double step_outlier_ratio = 3;              // or this many times the later steps
 };
 
 struct WarmupResult {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "diagnose/checklist.h"
+#include "diagnose/finding_builder.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -65,6 +66,7 @@ void OrderOutcomes(const Catalog& catalog, Diagnosis& d) {
 }  // namespace
 
 void RankFindings(std::vector<Finding>& findings) {
+  for (Finding& f : findings) ApplyEvidencePolicy(f);
   std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     double ka = RankingKey(a), kb = RankingKey(b);
     if (ka != kb) return ka > kb;
@@ -125,6 +127,9 @@ Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
   // Order matters: idle-based rules claim their cause's idle time in the list's order (see
   // docs/findings.md "Recoverable time").
   EvaluateTraceRules(ctx);
+  d.job = analysis.job;
+  d.job_known = true;
+  for (Finding& f : d.findings) DropInapplicableFixes(f, d.job);
   NoteUnclaimedQueuedWait(ctx.IdleLeft(IdleCause::kQueuedWait), d);
   OrderOutcomes(options.catalog, d);
   RankFindings(d.findings);

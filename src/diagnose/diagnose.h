@@ -62,6 +62,10 @@ struct Diagnosis {
   std::vector<RuleOutcome> outcomes;     // one per catalog rule, in catalog order
   std::vector<ChecklistItem> checklist;  // in ChecklistSection order
   std::vector<std::string> notes;        // caveats (data quality, synthesized steps, ...)
+  // What the trace says of the job (training or inference, precision, optimizer, GPU), which
+  // decides the fixes offered; job_known is false for reports made without a trace.
+  JobFacts job;
+  bool job_known = false;
 
   const Finding* Find(std::string_view id) const;
   // Highest severity among findings (kInfo when none).

@@ -7,6 +7,7 @@
 
 #include "analyze/metric.h"
 #include "base/time.h"
+#include "diagnose/fix_needs.h"
 #include "model/source_quote.h"
 
 namespace gpuwhy {
@@ -37,8 +38,15 @@ struct FindingEvidence {
 };
 
 struct Fix {
-  std::string action;  // "Load batches in worker processes"
-  std::string code;    // "DataLoader(ds, num_workers=8, pin_memory=True, persistent_workers=True)"
+  std::string action;   // "Load batches in worker processes"
+  std::string code;     // "DataLoader(ds, num_workers=8, pin_memory=True, persistent_workers=True)"
+  FixNeeds needs = {};  // when it applies; the builder drops it where the job's facts say not
+};
+
+// A fix the job's facts ruled out, kept so the report can say why it is not offered.
+struct FixLeftOut {
+  std::string action;
+  std::string why;  // "the GPU has fp16 tensor cores only (Volta/Turing): no bf16 or TF32"
 };
 
 struct Finding {
@@ -59,7 +67,8 @@ struct Finding {
   DurationNs step_ns = 0;
   Confidence confidence = Confidence::kMedium;
   std::vector<Fix> fixes;  // ordered: try the first first
-  std::string verify;      // which number should move, and where
+  std::vector<FixLeftOut> fixes_left_out;
+  std::string verify;  // which number should move, and where
   int64_t rank = -1;
 
   double SpeedupUpperBound() const {

@@ -25,6 +25,15 @@ Finding StartFinding(const RuleSpec& spec, Confidence confidence);
 void AddEvidence(Finding& f, Metric metric, std::string comparison, double threshold,
                  const RuleParam* param);
 
+// Moves each fix whose needs |facts| contradict from f.fixes to f.fixes_left_out.
+void DropInapplicableFixes(Finding& f, const JobFacts& facts);
+
+// The evidence rules every finding keeps, whichever rule made it (docs/findings.md "Evidence"):
+// a line shown as a reason satisfies its comparison, and one that does not is shown as context
+// (no comparison); a context number carries no comparison; high or critical needs a confidence
+// of at least medium and, for a per-step class, a measured recoverable time, else it is medium.
+void ApplyEvidencePolicy(Finding& f);
+
 // The spec's title template filled with |args|; the template itself when an argument is
 // missing or malformed.
 std::string FormatTitle(const RuleSpec& spec, std::span<const TitleArg> args);

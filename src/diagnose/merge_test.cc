@@ -12,6 +12,8 @@ Finding MakeFinding(std::string id, Severity severity, DurationNs recoverable,
   f.severity = severity;
   f.recoverable_ns_per_step = recoverable;
   f.confidence = Confidence::kMedium;
+  if (f.id.starts_with("memory.")) f.bottleneck_class = BottleneckClass::kMemory;
+  if (f.id.starts_with("platform.")) f.bottleneck_class = BottleneckClass::kPlatform;
   FindingEvidence e;
   e.metric.id = std::move(evidence_id);
   f.evidence.push_back(e);

@@ -12,6 +12,45 @@ void WriteStrings(JsonWriter& w, std::string_view key, const std::vector<std::st
   w.EndArray();
 }
 
+// A fix's preconditions (docs/fix-preconditions.md): null / false where it applies anywhere.
+void WriteFixNeeds(JsonWriter& w, const FixNeeds& n) {
+  w.Key("needs");
+  w.BeginObject();
+  w.Key("vendor");
+  if (n.vendor != GpuVendor::kUnknown) {
+    w.String(GpuVendorName(n.vendor));
+  } else {
+    w.Null();
+  }
+  w.Field("bf16", n.bf16);
+  w.Key("job");
+  if (n.job != JobKind::kUnknown) {
+    w.String(JobKindName(n.job));
+  } else {
+    w.Null();
+  }
+  w.Field("fp32_math", n.fp32_math);
+  w.Field("adam_optimizer", n.adam_optimizer);
+  w.Field("text", DescribeNeeds(n));
+  w.EndObject();
+}
+
+void WriteJobFacts(JsonWriter& w, const Diagnosis& d) {
+  w.Key("job");
+  w.BeginObject();
+  const JobFacts& j = d.job;
+  w.Field("known", d.job_known);
+  w.Field("vendor", GpuVendorName(j.vendor));
+  w.Field("tensor_cores", LowPrecisionSupportName(j.tensor_cores));
+  w.Field("kind", JobKindName(j.kind));
+  w.Field("optimizer", OptimizerKindName(j.optimizer));
+  w.Field("matmul_precision", MatmulPrecisionName(j.matmul_precision));
+  w.FieldOrNull("low_precision_matmul_pct", j.low_precision_matmul_pct >= 0
+                                                ? std::optional<double>(j.low_precision_matmul_pct)
+                                                : std::nullopt);
+  w.EndObject();
+}
+
 void WriteFinding(JsonWriter& w, const Finding& f) {
   w.BeginObject();
   w.Field("id", f.id);
@@ -68,6 +107,16 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
     w.BeginObject();
     w.Field("action", fix.action);
     w.Field("code", fix.code);
+    WriteFixNeeds(w, fix.needs);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("fixes_left_out");
+  w.BeginArray();
+  for (const FixLeftOut& fix : f.fixes_left_out) {
+    w.BeginObject();
+    w.Field("action", fix.action);
+    w.Field("why", fix.why);
     w.EndObject();
   }
   w.EndArray();
@@ -99,6 +148,7 @@ void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d) {
   w.Field("finding_count", static_cast<int64_t>(d.findings.size()));
   w.Field("max_severity", SeverityName(d.MaxSeverity()));
   w.EndObject();
+  WriteJobFacts(w, d);
   w.Key("findings");
   w.BeginArray();
   for (const Finding& f : d.findings) WriteFinding(w, f);

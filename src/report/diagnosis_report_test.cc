@@ -137,7 +137,12 @@ TEST(DiagnosisReportTest, ColourOnlyWhenAsked) {
 
 TEST(DiagnosisReportTest, HealthyTraceSaysNothingAboveInfo) {
   RankReport rank = Synth("healthy");
-  EXPECT_LE(rank.diagnosis.MaxSeverity(), Severity::kInfo);
+  // GPU-bound (compute.gpu_bound, no saving claimed) and nothing else above info.
+  for (const Finding& f : rank.diagnosis.findings) {
+    if (f.id != "compute.gpu_bound") {
+      EXPECT_LE(f.severity, Severity::kInfo) << f.id;
+    }
+  }
   std::string text = Text(rank);
   EXPECT_NE(text.find("Checklist:"), std::string::npos);
   EXPECT_NE(text.find("[x] baseline"), std::string::npos) << text;

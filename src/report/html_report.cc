@@ -26,8 +26,9 @@ constexpr size_t kMaxGapRows = 20;
 // Tableau 10: distinct, colour-blind friendly.
 constexpr const char* kStepColours[kStepCategoryCount] = {
     "#4e79a7", "#f28e2b", "#edc948", "#b07aa1", "#76b7b2", "#e15759", "#59a14f", "#bab0ac"};
-constexpr const char* kIdleColours[kIdleCauseCount] = {"#e15759", "#b07aa1", "#ff9da7", "#f28e2b",
-                                                       "#edc948", "#76b7b2", "#9c755f", "#bab0ac"};
+constexpr const char* kIdleColours[kIdleCauseCount] = {"#e15759", "#b07aa1", "#ff9da7",
+                                                       "#f28e2b", "#edc948", "#76b7b2",
+                                                       "#9c755f", "#bab0ac", "#4e79a7"};
 constexpr const char* kBusyColour = "#4e79a7";
 constexpr const char* kKernelLineColour = "#1b1b1b";
 

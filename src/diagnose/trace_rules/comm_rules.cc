@@ -197,7 +197,12 @@ std::vector<RuleSpec> CommRuleSpecs() {
                  "with model.no_sync(): loss.backward()  # on all but the last micro-batch"},
                 {"Make sure NCCL uses the fast transport",
                  "NCCL_DEBUG=INFO python ...  # expect NET/IB, not NET/Socket; "
-                 "nvidia-smi topo -m"},
+                 "nvidia-smi topo -m",
+                 FixNeeds{.vendor = GpuVendor::kNvidia}},
+                {"Make sure RCCL uses the fast transport",
+                 "NCCL_DEBUG=INFO python ...  # expect NET/IB, not NET/Socket; rocm-smi "
+                 "--showtopo",
+                 FixNeeds{.vendor = GpuVendor::kAmd}},
                 {"Shard large models instead of replicating them", "FSDP(model) / DeepSpeed ZeRO"}},
       .verify = "comm.exposed_ms and comm.exposed_step_pct fall; comm.overlap_pct rises",
       .needs = "communication kernels (NCCL/RCCL) in the trace",
@@ -246,7 +251,10 @@ std::vector<RuleSpec> CommRuleSpecs() {
       .fixes = {{"Check the transport and interface NCCL picked",
                  "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET python ...  # NET/IB expected; "
                  "set NCCL_SOCKET_IFNAME, keep NCCL_IB_DISABLE unset"},
-                {"Check GPU/NIC topology", "nvidia-smi topo -m  # NVLink/PIX, not SYS/NODE"},
+                {"Check GPU/NIC topology", "nvidia-smi topo -m  # NVLink/PIX, not SYS/NODE",
+                 FixNeeds{.vendor = GpuVendor::kNvidia}},
+                {"Check GPU/NIC topology", "rocm-smi --showtopo  # XGMI between GPUs",
+                 FixNeeds{.vendor = GpuVendor::kAmd}},
                 {"Benchmark the fabric alone", "all_reduce_perf -b 8M -e 1G -f 2 -g <gpus>"},
                 {"Find a straggler rank (late arrivals look like slow collectives)",
                  "gpuwhy analyze on every rank's trace"}},

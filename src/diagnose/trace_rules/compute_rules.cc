@@ -40,23 +40,6 @@ double ShareOfKernels(const RuleContext& ctx, DurationNs ns) {
   return ctx.busy.kernel_ns > 0 ? 100.0 * static_cast<double>(ns) / ctx.busy.kernel_ns : 0;
 }
 
-// The GPU's low-precision math: its device name, else a kernel compiled for Ampere or later.
-LowPrecisionSupport TraceLowPrecision(const Trace& trace) {
-  for (const DeviceTable::Row& d : trace.devices.rows) {
-    LowPrecisionSupport s = LowPrecisionOfDevice(trace.Str(d.name));
-    if (s != LowPrecisionSupport::kUnknown) return s;
-  }
-  // Without a device name, the kernels' architecture: the newest any of them names.
-  const GpuOpTable& ops = trace.gpu_ops;
-  LowPrecisionSupport seen = LowPrecisionSupport::kUnknown;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops.kind[i] != GpuOpKind::kKernel) continue;
-    seen = LaterLowPrecision(seen, LowPrecisionOfKernel(trace.Str(ops.name[i])));
-    if (seen == LowPrecisionSupport::kBf16AndTf32) break;
-  }
-  return seen;
-}
-
 void NoTensorCores(RuleContext& ctx) {
   const KernelStatsResult& k = ctx.analysis.kernels;
   if (!k.tensor_core_applicable) {
@@ -82,7 +65,7 @@ void NoTensorCores(RuleContext& ctx) {
       ctx.PerStep(Saving(static_cast<double>(ctx.busy.fp32_gemm_conv_ns), speedup.value)));
   // The doubt is whether the GPU has tensor cores at all: a device name settles it, and so does
   // a kernel built for a named architecture (volta_sgemm runs on Volta or later, which do).
-  const LowPrecisionSupport precision = TraceLowPrecision(ctx.trace);
+  const LowPrecisionSupport precision = ctx.analysis.job.tensor_cores;
   f.confidence = ctx.trace.devices.size() > 0 || precision != LowPrecisionSupport::kUnknown
                      ? Confidence::kMedium
                      : Confidence::kLow;
@@ -257,10 +240,12 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
                   "(A100 TF32 peak is 8x FP32)",
                   "speed-up assumed for the recoverable estimate"}},
       .fixes = {{"Train in bf16 mixed precision",
-                 "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)"},
+                 "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)",
+                 FixNeeds{.bf16 = true, .fp32_math = true}},
                 {"Allow TF32 on Ampere and later",
                  "torch.backends.cuda.matmul.allow_tf32 = True; "
-                 "torch.backends.cudnn.allow_tf32 = True"},
+                 "torch.backends.cudnn.allow_tf32 = True",
+                 FixNeeds{.vendor = GpuVendor::kNvidia, .bf16 = true, .fp32_math = true}},
                 {"Let cuDNN pick the fastest convolution for fixed shapes",
                  "torch.backends.cudnn.benchmark = True"}},
       .verify = "kernels.tensor_core_time_pct rises; kernels.tc_eligible_without_tc_pct falls",
@@ -288,9 +273,12 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
                   "sampled DRAM read + write bandwidth (nsys GPU_METRICS) at least this marks "
                   "the kernels measured memory-bound (medium confidence)"}},
       .fixes = {kCompileFix,
-                {"Use fused layers", "apex/TE fused LayerNorm, torch.optim.AdamW(fused=True)"},
-                {"Train in bf16 to halve the bytes moved",
-                 "with torch.autocast('cuda', dtype=torch.bfloat16): ..."}},
+                {"Use fused layers", "fused LayerNorm/RMSNorm (apex, Transformer Engine, Liger)"},
+                {"Use a fused optimizer", "torch.optim.AdamW(params, fused=True)",
+                 FixNeeds{.job = JobKind::kTraining, .adam_optimizer = true}},
+                {"Run in bf16 to halve the bytes moved",
+                 "with torch.autocast('cuda', dtype=torch.bfloat16): ...",
+                 FixNeeds{.bf16 = true, .fp32_math = true}}},
       .verify = "kernels.class.elementwise_pct falls",
       .needs = "kernel names (default torch.profiler)",
       .capture_command = kCaptureProfilerSchedule,
@@ -311,7 +299,8 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
                  {"expected_speedup", 2, "ratio", "gpuwhy assumption",
                   "speed-up assumed for the recoverable estimate"}},
       .fixes = {{"Use fused attention",
-                 "torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)"},
+                 "torch.nn.functional.scaled_dot_product_attention(q, k, v)  # is_causal=True "
+                 "for a causal decoder only"},
                 {"Or FlashAttention directly", "from flash_attn import flash_attn_func"}},
       .verify = "softmax kernels disappear from the top kernels; kernels.class.attention_pct > 0",
       .needs = "kernel names (default torch.profiler)",
@@ -340,13 +329,13 @@ std::vector<RuleSpec> ComputeRuleSpecs() {
                   "GEMM + attention share of kernel time at least this"}},
       .fixes = {{"Give the GEMMs larger, aligned shapes",
                  "raise the (micro-)batch while memory allows; pad hidden, head and vocabulary "
-                 "sizes to multiples of 64 (8 at least for fp16/bf16, 16 for fp8); pack "
+                 "sizes to multiples of 64 (8 at least for 16-bit types, 16 for fp8); pack "
                  "sequences instead of padding them"},
                 {"Let the compiler tune the GEMM tilings",
                  "model = torch.compile(model, mode=\"max-autotune\")"},
                 {"Use fused attention",
-                 "torch.nn.functional.scaled_dot_product_attention(q, k, "
-                 "v, is_causal=True)"}},
+                 "torch.nn.functional.scaled_dot_product_attention(q, k, v)  # is_causal=True "
+                 "for a causal decoder only"}},
       .verify = "flops.matmul_mfu_pct rises; flops.mfu_pct rises",
       .needs = "FLOPs (profile(with_flops=True) or record_shapes=True) and a device in "
                "deviceProperties whose peak gpuwhy knows",

@@ -146,9 +146,10 @@ std::vector<RuleSpec> EfficiencyRuleSpecs() {
                  "multiples of 64"},
                 {"Where many tiny kernels launch back to back, replay them as a CUDA graph",
                  "torch.compile(model, mode=\"reduce-overhead\")  # or torch.cuda.CUDAGraph"},
-                {"Use fused kernels: FlashAttention/SDPA, fused optimizers",
-                 "torch.nn.functional.scaled_dot_product_attention(q, k, v); "
-                 "torch.optim.AdamW(params, fused=True)"}},
+                {"Use fused kernels: FlashAttention/SDPA",
+                 "torch.nn.functional.scaled_dot_product_attention(q, k, v)"},
+                {"Use a fused optimizer", "torch.optim.AdamW(params, fused=True)",
+                 FixNeeds{.job = JobKind::kTraining, .adam_optimizer = true}}},
       .verify = "gpu_metrics.sm_active_pct rises at the same util.kernel_pct; step time falls",
       .needs = "sampled SM activity: an Nsight Systems export with GPU_METRICS, or a DCGM log "
                "with wall-clock timestamps (dcgm-exporter, gpuwhy record) beside the trace",

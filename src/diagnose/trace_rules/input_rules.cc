@@ -104,6 +104,18 @@ void DataLoaderWait(RuleContext& ctx) {
         "DataLoader(ds, batch_size=..., num_workers=<more>, pin_memory=True, "
         "persistent_workers=True, prefetch_factor=4)";
   }
+  if (f.recoverable_ns_per_step == 0) {
+    // The loader's time overlaps GPU work (workers, prefetch): step.dataloader_pct and the
+    // input-wait idle disagree because nothing waits on it. Say so; claim nothing.
+    ctx.Emit(std::move(f), {});
+    Finding& out = ctx.out.findings.back();
+    out.severity = Severity::kLow;
+    out.title = fmt::format(
+        "The DataLoader takes {:.0f}% of the host's step, but the GPU keeps working meanwhile: "
+        "no GPU idle waits on it (idle.input_wait_pct {:.1f}%)",
+        dataloader_pct, idle_pct);
+    return;
+  }
   Severity floor =
       std::max(dataloader_pct, ctx.PctOfStep(f.recoverable_ns_per_step)) >= high_pct.value
           ? Severity::kHigh

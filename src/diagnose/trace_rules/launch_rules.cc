@@ -182,8 +182,9 @@ std::vector<RuleSpec> LaunchRuleSpecs() {
             "launch-bound idle above this share of "
             "step fires"}},
       .fixes = {kCompileFix,
-                {"Use fused optimizers and layers",
-                 "torch.optim.AdamW(params, fused=True)  # foreach=True at least"},
+                {"Use fused optimizers",
+                 "torch.optim.AdamW(params, fused=True)  # foreach=True at least",
+                 FixNeeds{.job = JobKind::kTraining, .adam_optimizer = true}},
                 kCudaGraphFix,
                 {"Do more work per kernel: larger batches", ""}},
       .verify = "kernels.per_step and idle.launch_bound_pct fall",

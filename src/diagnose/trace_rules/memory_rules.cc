@@ -58,11 +58,23 @@ void NearCapacity(RuleContext& ctx) {
   f.ranges.push_back({"memory_peak", worst->device, -1, worst->peak_allocated_ts,
                       worst->peak_allocated_ts, "peak allocated"});
   double pct = std::max(worst->peak_allocated_pct, worst->peak_reserved_pct);
+  // An inference engine reserves its pool up front (vLLM's gpu_memory_utilization, SGLang's
+  // mem_fraction_static: the KV cache): a full device is its design, not pressure, which shows
+  // as preempted or recomputed requests instead. Said at low severity, as what it cannot tell.
+  const bool inference = ctx.analysis.job.kind == JobKind::kInference;
+  if (inference) f.confidence = Confidence::kLow;
   ctx.Emit(std::move(f),
            {{"peak_pct", pct},
             {"capacity_gb", static_cast<double>(worst->capacity) / 1e9},
             {"device", static_cast<double>(worst->device)}},
-           pct > 97 ? Severity::kHigh : Severity::kInfo);
+           pct > 97 && !inference ? Severity::kHigh : Severity::kInfo);
+  if (inference) {
+    Finding& out = ctx.out.findings.back();
+    out.severity = Severity::kLow;
+    out.title +=
+        ": an inference job (a serving engine reserves its KV-cache pool up front, "
+        "so a full device is its design; pressure would show as preempted requests)";
+  }
 }
 
 void AllocatorChurn(RuleContext& ctx) {
@@ -168,8 +180,10 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
       .params = {{"peak_pct", 90, "%", "field rule: peak memory > 90% of capacity",
                   "peak allocated (or reserved) above this share of capacity fires"}},
       .fixes = {{"Halve activation memory with bf16 autocast",
-                 "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)"},
-                {"Shard optimizer state and gradients", "FSDP(model) or DeepSpeed ZeRO stage 2/3"},
+                 "with torch.autocast('cuda', dtype=torch.bfloat16): loss = model(x)",
+                 FixNeeds{.bf16 = true, .fp32_math = true}},
+                {"Shard optimizer state and gradients", "FSDP(model) or DeepSpeed ZeRO stage 2/3",
+                 FixNeeds{.job = JobKind::kTraining}},
                 {"Recompute only cheap layers (selective activation checkpointing)",
                  "torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)"},
                 {"Avoid fragmentation", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
@@ -218,7 +232,7 @@ std::vector<RuleSpec> MemoryRuleSpecs() {
                   "under-filled share of GEMM/conv time above this fires"},
                  {"min_step_pct", 2, "%", "gpuwhy", "recoverable above this share of step"}},
       .fixes = {{"Use a larger per-GPU batch (memory permitting) or pack sequences",
-                 "bf16 autocast / activation checkpointing frees memory for a bigger batch"},
+                 "mixed precision / activation checkpointing frees memory for a bigger batch"},
                 {"Pad matrix dimensions to multiples of 8 (16 for fp8)", ""},
                 {"Batch many small matmuls into one",
                  "torch.bmm / torch.baddbmm instead of a "

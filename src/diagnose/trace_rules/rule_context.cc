@@ -16,6 +16,20 @@ Confidence Lower(Confidence c) {
   return c == Confidence::kHigh ? Confidence::kMedium : Confidence::kLow;
 }
 
+// Whether a data-quality warning or error could change this finding. GPU ops without a launch
+// call only blur launch statistics and which host activity a gap belongs to: a finding priced
+// on kernel time alone (a compute estimate with no idle part) does not rest on either.
+bool QualityLowers(const DataQualityResult& quality, const Finding& f) {
+  const bool kernel_time_only =
+      f.bottleneck_class == BottleneckClass::kCompute && f.idle_recoverable_ns_per_step == 0;
+  for (const DataQualityIssue& issue : quality.issues) {
+    if (issue.severity == QualitySeverity::kInfo) continue;
+    if (kernel_time_only && issue.id == "gpu_op_without_launch") continue;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 RuleContext::RuleContext(const Trace& t, const TraceAnalysis& a, const DiagnoseOptions& o,
@@ -76,7 +90,8 @@ void RuleContext::Emit(Finding f, std::initializer_list<TitleArg> args, Severity
   f.title = FormatTitle(catalog.Spec(f.id), all);
   if (f.recoverable_ns_per_step > 0) f.severity = SeverityForShare(pct, options.bands);
   f.severity = Raise(f.severity, floor);
-  if (!analysis.data_quality.reliable || out.steps_synthesized) f.confidence = Lower(f.confidence);
+  if (QualityLowers(analysis.data_quality, f) || out.steps_synthesized)
+    f.confidence = Lower(f.confidence);
   if (f.ranges.size() > options.max_ranges) f.ranges.resize(options.max_ranges);
   if (f.top_events.size() > options.max_events) f.top_events.resize(options.max_events);
   Outcome(f.id, AssessStatus::kAssessed, true);

@@ -16,7 +16,7 @@ void EvaluatePlatformRules(RuleContext& ctx) {
 
 namespace {
 
-constexpr std::array<RuleFamily<RuleContext>, 10> kTraceRules = {{
+constexpr std::array<RuleFamily<RuleContext>, 11> kTraceRules = {{
     {QualityRuleSpecs, EvaluateQualityRules, QualityRuleParams, true},
     {InputRuleSpecs, EvaluateInputRules, InputRuleParams},
     {CommRuleSpecs, EvaluateCommRules, CommRuleParams},
@@ -26,6 +26,7 @@ constexpr std::array<RuleFamily<RuleContext>, 10> kTraceRules = {{
     {LaunchRuleSpecs, EvaluateLaunchRules, LaunchRuleParams},
     {ComputeRuleSpecs, EvaluateComputeRules, ComputeRuleParams},
     {EfficiencyRuleSpecs, EvaluateEfficiencyRules, EfficiencyRuleParams},
+    {GpuBoundRuleSpecs, EvaluateGpuBoundRules, GpuBoundRuleParams},
     {nullptr, EvaluatePlatformRules, nullptr, true},
 }};
 

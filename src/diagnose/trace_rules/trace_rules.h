@@ -49,6 +49,11 @@ std::span<const ParamRef* const> ComputeRuleParams();
 std::vector<RuleSpec> EfficiencyRuleSpecs();
 void EvaluateEfficiencyRules(RuleContext& ctx);
 std::span<const ParamRef* const> EfficiencyRuleParams();
+// gpu_bound_rules.cc: the GPU busy nearly all of the steady step (after the compute rules,
+// which price what their kernels could save).
+std::vector<RuleSpec> GpuBoundRuleSpecs();
+void EvaluateGpuBoundRules(RuleContext& ctx);
+std::span<const ParamRef* const> GpuBoundRuleParams();
 // quality_rules.cc: a capture that holds warm-up instead of the steady state, or too little
 // GPU work to judge.
 std::vector<RuleSpec> QualityRuleSpecs();
