@@ -298,6 +298,20 @@ void FindTeardown(const Trace& trace, const std::vector<RuntimeCallKind>& kinds,
                  {set.intervals().front().start, set.intervals().back().end}});
 }
 
+// GPU op time inside a step's host range over its length (overlaps counted twice, capped at 1):
+// enough to tell a busy step from one whose GPU idles through it.
+double GpuBusyShare(const Trace& trace, const StepTable::Row& r) {
+  const DurationNs length = r.host_end - r.host_start;
+  if (length <= 0) return 0;
+  const GpuOpTable& g = trace.gpu_ops;
+  DurationNs busy = 0;
+  for (size_t k = 0; k < g.size(); ++k) {
+    TimeNs a = std::max(g.start[k], r.host_start), b = std::min(g.end[k], r.host_end);
+    if (b > a) busy += b - a;
+  }
+  return std::min(1.0, static_cast<double>(busy) / static_cast<double>(length));
+}
+
 // Leading steps that are warm-up: mostly one-off time, the job's first iteration, or an
 // outlier against the steps after them.
 size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
@@ -305,6 +319,7 @@ size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
   const auto& rows = trace.steps.rows;
   if (trace.steps.synthesized || rows.empty()) return 0;
   size_t n = 0;
+  size_t by_number_only = 0;  // trailing warm steps whose only reason is their number
   while (n < rows.size()) {
     const StepTable::Row& r = rows[n];
     Interval host{r.host_start, r.host_end};
@@ -313,7 +328,9 @@ size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
                                      : 0;
     bool warm = share >= t.step_one_off_share;
     // ProfilerStep#0 and #1 are the first iterations the profiler saw: they hold its own
-    // start-up and, without a schedule, the job's.
+    // start-up and, without a schedule, the job's. Left out while a later step remains; a
+    // number alone never makes the capture's last steps warm-up (below).
+    bool number_only = !warm && r.number <= 1;
     if (r.number <= 1) warm = true;
     if (!warm && rows.size() - n >= 3) {
       std::vector<DurationNs> later;
@@ -324,7 +341,18 @@ size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
              t.step_outlier_ratio * static_cast<double>(std::max<DurationNs>(Median(later), 1));
     }
     if (!warm) break;
+    by_number_only = number_only ? by_number_only + 1 : 0;
     ++n;
+  }
+  // Every step warm-up: the trailing ones warm by their number alone (no one-off time found,
+  // no outlier) are the steady state after all when their GPU is busy most of the step. No
+  // verdict rests on a step's number: a single ProfilerStep#1 that is 99% busy is a steady
+  // step; one whose GPU idles through it (a 13 s first call of a compiled function before one
+  // tiny kernel) shows initialisation the one-off events did not name.
+  while (n == rows.size() && by_number_only > 0 &&
+         GpuBusyShare(trace, rows[n - 1]) >= t.steady_busy_share) {
+    --n;
+    --by_number_only;
   }
   return n;
 }

@@ -56,6 +56,7 @@ struct WarmupThresholds {
   DurationNs min_compile_ns = 10 * kNsPerMs;  // silent host time before a JIT kernel's launch
   double step_one_off_share = 0.5;            // a leading step this much one-off
   double step_outlier_ratio = 3;              // or this many times the later steps
+  double steady_busy_share = 0.5;  // a first step this busy is steady when nothing follows it
 };
 
 struct WarmupResult {

@@ -112,11 +112,13 @@ const RuleOutcome* OutcomeOf(const Diagnosis& d, std::string_view id) {
 
 // The input-bound steps of DataLoaderWaitIsTheIdleItCauses, but only the job's first iteration
 // was captured: the verdict is that the capture shows no steady state, not a DataLoader cost.
+// The profiler's first step alone, its GPU idle through most of it: initialisation the
+// one-off events did not name; no steady state to judge.
 TEST(DiagnoseTest, AWarmUpOnlyCaptureGetsTheQualityVerdictAndNoPerStepClaim) {
   TinyTrace t(kNsPerUs);
   t.Step(1, 0, 10000);
   t.Op(kNext, 0, 3000);
-  t.Launch(t.main(), "cudaLaunchKernel", 3010, 3040, GpuOpKind::kKernel, kBf16Gemm, 3050, 9550);
+  t.Launch(t.main(), "cudaLaunchKernel", 3010, 3040, GpuOpKind::kKernel, kBf16Gemm, 3050, 3550);
   const Trace& trace = t.Finish();
   TraceAnalysis analysis = AnalyzeTrace(trace);
   Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
@@ -133,6 +135,23 @@ TEST(DiagnoseTest, AWarmUpOnlyCaptureGetsTheQualityVerdictAndNoPerStepClaim) {
   ASSERT_NE(input, nullptr);
   EXPECT_EQ(input->status, AssessStatus::kNotAssessed);
   EXPECT_NE(input->note.find("no steady state"), std::string::npos) << input->note;
+}
+
+// No verdict rests on a step's number: a capture of ProfilerStep#1 alone whose GPU is busy
+// through it, with no one-off work, is a steady step (the DeepSeek-style capture).
+TEST(DiagnoseTest, ABusyFirstStepAloneIsASteadyStep) {
+  TinyTrace t(kNsPerUs);
+  t.Step(1, 0, 10000);
+  for (int k = 0; k < 40; ++k) {
+    TimeNs at = 100 + 245 * k;
+    t.Launch(t.main(), "cudaLaunchKernel", at, at + 5, GpuOpKind::kKernel, kBf16Gemm, at + 10,
+             at + 245);
+  }
+  const Trace& trace = t.Finish();
+  TraceAnalysis analysis = AnalyzeTrace(trace);
+  EXPECT_TRUE(analysis.steps.extents.steady_state);
+  Diagnosis d = Diagnose(trace, analysis, MiniatureOptions());
+  EXPECT_EQ(d.Find("quality.warmup_dominated"), nullptr);
 }
 
 // HTA's trace_file_list fixture in miniature: 4 kernels in 1.6 ms, the first launch 1.4 ms
