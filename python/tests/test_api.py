@@ -27,6 +27,25 @@ class ApiTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
+    def test_paths_that_look_like_flags_stay_paths(self):
+        # A file named "-onotes.txt" is analysed (and refused), not taken for `-o notes.txt`.
+        cwd = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            notes = os.path.join(tmp, "notes.txt")
+            with open(notes, "w") as f:
+                f.write("mine\n")
+            os.chdir(tmp)
+            try:
+                with self.assertRaises(gpuwhy.GpuwhyError) as caught:
+                    gpuwhy.analyze(["-onotes.txt", self.trace])
+                with self.assertRaises(gpuwhy.GpuwhyError):
+                    gpuwhy.report_html(["-onotes.txt"])
+            finally:
+                os.chdir(cwd)
+            with open(notes) as f:
+                self.assertEqual(f.read(), "mine\n")
+        self.assertIn("-onotes.txt", caught.exception.message)
+
     def test_analyze_returns_the_json_report(self):
         report = gpuwhy.analyze(self.trace, top=3)
         self.assertIsInstance(report, dict)

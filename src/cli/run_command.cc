@@ -48,28 +48,6 @@ constexpr const char* kProfileHelp =
     "writes one trace per rank (RANK, torchrun) and detaches; the traces are analysed with "
     "the recording. Opt out: leave --profile off (nothing is injected without it)";
 
-// The run's own folder under $TMPDIR: the hook, and the traces unless --profile-dir keeps
-// them elsewhere. Removed when the run is reported.
-class RunFolder {
- public:
-  Status Create() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && tmp[0] ? tmp : "/tmp") + "/gpuwhy-run-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr)
-      return IoError("{}: cannot create the run's folder: {}", pattern, std::strerror(errno));
-    path_ = pattern;
-    return Status::Ok();
-  }
-  const std::string& path() const { return path_; }
-  ~RunFolder() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 void AddRunCommand(CLI::App& app, RunOptions& options) {
@@ -122,16 +100,15 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     }
     recording = std::move(*file);
   }
-  RunFolder folder;
+  ProfileRunFolder folder;
   std::vector<std::string> environment;
   std::string profile_dir;
   if (options.profile_steps > 0) {
     Status created = folder.Create();
     profile_dir = options.profile_dir.empty() ? folder.path() + "/traces" : options.profile_dir;
     StatusOr<std::vector<std::string>> env =
-        created.ok()
-            ? InstallProfileHook(folder.path() + "/hook", profile_dir, options.profile_steps)
-            : StatusOr<std::vector<std::string>>(created);
+        created.ok() ? InstallProfileHook(folder, profile_dir, options.profile_steps)
+                     : StatusOr<std::vector<std::string>>(created);
     if (!env.ok()) {
       if (recording) recording->Discard();
       PrintError(context, env.status());
@@ -170,24 +147,31 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   const Status kept = recording ? recording->Finish(set) : Status::Ok();
   const DurationNs ran = WallClockNs() - started;
   std::vector<std::string> profiled;
-  if (!profile_dir.empty()) profiled = TracesWrittenSince(profile_dir, started);
+  std::string profile_outcome;  // why no trace came (or why some process wrote none)
+  if (!profile_dir.empty()) {
+    profiled = TracesWrittenSince(profile_dir, started);
+    profile_outcome =
+        ExplainProfileOutcome(folder.status_dir(), options.profile_steps, profiled.size());
+  }
   if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty() &&
       profiled.empty()) {
-    WriteOutput(fmt::format("gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
-                            "({})\n",
-                            CommandLine(options.command), runner.exit_code(), NsToSec(ran),
-                            DescribeRecording(set)),
-                options.report, context.err, context);
+    WriteOutput(
+        fmt::format(
+            "gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
+            "({})\n{}",
+            CommandLine(options.command), runner.exit_code(), NsToSec(ran), DescribeRecording(set),
+            profile_outcome.empty() ? "" : "gpuwhy run: --profile: " + profile_outcome + "\n"),
+        options.report, context.err, context);
   } else {
     Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context, profiled);
     if (!profile_dir.empty() && !report.ranks.empty()) {
-      report.ranks.front().diagnosis.notes.push_back(
-          profiled.empty()
-              ? "--profile: no trace was written (the job never imported torch, or stepped no "
-                "optimizer)"
-              : fmt::format(
-                    "--profile: {} trace(s) in {}{}", profiled.size(), profile_dir,
-                    options.profile_dir.empty() ? " (removed; --profile-dir keeps them)" : ""));
+      std::vector<std::string>& notes = report.ranks.front().diagnosis.notes;
+      if (!profiled.empty()) {
+        notes.push_back(
+            fmt::format("--profile: {} trace(s) in {}{}", profiled.size(), profile_dir,
+                        options.profile_dir.empty() ? " (removed; --profile-dir keeps them)" : ""));
+      }
+      if (!profile_outcome.empty()) notes.push_back("--profile: " + profile_outcome);
     }
     std::string rendered =
         RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
