@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 import support
@@ -215,6 +216,78 @@ class ExplanationTest(Base):
         self.assertTrue(stat.S_ISDIR(st.st_mode))
         self.assertEqual(st.st_uid, os.geteuid())
         self.assertEqual(st.st_mode & 0o077, 0, oct(st.st_mode))
+
+
+def gone(pid):
+    """No such process, or a zombie about to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+class ProcessTreeTest(Base):
+    """`run` owns its job's whole process tree: kill -9 of gpuwhy leaves nothing behind."""
+
+    def start(self, job, *flags):
+        pid_file = os.path.join(self.tmp, "pids")
+        cmd = [support.binary(), "run", "--interval", "50", *flags, "--", *job(pid_file)]
+        proc = subprocess.Popen(cmd, env=self.env, cwd=self.tmp, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        self.addCleanup(proc.stderr.close)
+        for _ in range(2000):
+            if os.path.exists(pid_file + ".done"):
+                break
+            time.sleep(0.01)
+        with open(pid_file) as f:
+            pids = [int(p) for p in f.read().split()]
+        self.assertTrue(pids)
+        return proc, pids
+
+    def assert_all_gone(self, pids, within):
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline and not all(map(gone, pids)):
+            time.sleep(0.02)
+        left = [p for p in pids if not gone(p)]
+        for p in left:
+            os.kill(p, 9)
+        self.assertEqual(left, [], "processes left behind")
+
+    def test_kill_nine_takes_a_shells_background_job_along(self):
+        def job(pids):
+            return ["bash", "-c", f"sleep 600 & echo $$ $! > {pids}; touch {pids}.done; wait"]
+
+        proc, pids = self.start(job)
+        proc.kill()
+        proc.wait()
+        self.assert_all_gone(pids, within=5)
+
+    def test_kill_nine_escalates_past_a_job_that_ignores_sigterm(self):
+        def job(pids):
+            code = ("import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                    f"open({pids!r}, 'w').write(str(os.getpid())); "
+                    f"open({pids!r} + '.done', 'w'); time.sleep(600)")
+            return [sys.executable, "-c", code]
+
+        proc, pids = self.start(job, "--kill-after", "1")
+        start = time.monotonic()
+        proc.kill()
+        proc.wait()
+        self.assert_all_gone(pids, within=6)
+        self.assertGreaterEqual(time.monotonic() - start, 0.9, "SIGTERM came first")
+
+    def test_sigterm_to_gpuwhy_is_escalated_and_reported(self):
+        def job(pids):
+            return ["bash", "-c", f"trap '' TERM; echo $$ > {pids}; touch {pids}.done; "
+                    "while :; do sleep 0.05; done"]
+
+        proc, pids = self.start(job, "--kill-after", "1")
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 128 + 9, err[-2000:])
+        self.assert_all_gone(pids, within=2)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,13 @@ void AddRunCommand(CLI::App& app, RunOptions& options) {
   command->add_option("--profile-dir", options.profile_dir,
                       "With --profile: write the traces to DIR and keep them (default: the "
                       "run's temporary folder, removed afterwards)");
+  command
+      ->add_option("--kill-after", options.kill_after_s,
+                   "Seconds between the SIGTERM that ends the job's process tree (gpuwhy "
+                   "interrupted or killed, even by SIGKILL; what the job left running when it "
+                   "exits) and the SIGKILL for what ignored it")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   AddPipelineFlags(*command, options.pipeline);
 }
 
@@ -121,7 +128,7 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     return kExitUnusable;
   }
   const TimeNs started = WallClockNs();
-  ProcessRunner runner;
+  ProcessRunner runner(static_cast<int64_t>(options.kill_after_s * 1000));
   if (Status status = runner.Start(options.command, environment); !status.ok()) {
     if (recording) recording->Discard();
     PrintError(context, status);
