@@ -23,6 +23,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/profile_hook.h"
 #include "cli/report_output.h"
+#include "cli/run_outputs.h"
 #include "collect/process_runner.h"
 #include "collect/recording_file.h"
 
@@ -89,13 +90,9 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     PrintError(context, status);
     return kExitUnusable;
   }
-  for (const std::string& output : {options.recording, options.report}) {
-    if (Status status =
-            CheckOutputIsNotAnInput(output, {options.trace_dir, options.pipeline.config});
-        !status.ok()) {
-      PrintError(context, status);
-      return kExitUnusable;
-    }
+  if (Status status = CheckRunOutputs(options); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
   }
   // Opened before the command starts: an -o that cannot be written must not cost a run.
   std::unique_ptr<RecordingFile> recording;
@@ -160,9 +157,10 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     profile_outcome =
         ExplainProfileOutcome(folder.status_dir(), options.profile_steps, profiled.size());
   }
+  bool reported = true;
   if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty() &&
       profiled.empty()) {
-    WriteOutput(
+    reported = WriteOutput(
         fmt::format(
             "gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
             "({})\n{}",
@@ -182,13 +180,19 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     }
     std::string rendered =
         RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
-    WriteOutput(rendered, options.report, context.err, context);
+    reported = WriteOutput(rendered, options.report, context.err, context);
   }
   if (!kept.ok()) {
     // The job's status still reaches whoever reads the message; the exit code says the
     // recording, which was asked for, is not where it should be.
     PrintError(context, fmt::format("{}{}; the command exited {}", kept.message(),
                                     recording->Leftover(), runner.exit_code()));
+    return kExitUnusable;
+  }
+  if (!reported) {
+    // --report was checked before the job started; the disk can still fill up since.
+    PrintError(context, fmt::format("the report asked for was not written; the command exited {}",
+                                    runner.exit_code()));
     return kExitUnusable;
   }
   return runner.exit_code();
