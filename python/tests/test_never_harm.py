@@ -153,6 +153,26 @@ class TraceFolderTest(Base):
 
 
 @unittest.skipIf(REASON, REASON or "")
+class InScriptCaptureTest(Base):
+    """gpuwhy.profile() and trace_handler in the script itself, with a trace folder that
+    cannot be made (a file is in its way: refused to root as well)."""
+
+    def test_profile_and_trace_handler_cost_the_trace_not_the_job(self):
+        blocker = os.path.join(self.tmp, "file")
+        open(blocker, "w").close()
+        for capture in ("profile", "handler"):
+            with self.subTest(capture=capture):
+                done = support.run_loop("--capture", capture, "--dir",
+                                        os.path.join(blocker, "traces"), "--iterations", "12",
+                                        cwd=self.tmp, timeout=240)
+                self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+                self.assertIn("traces:", done.stdout)
+                self.assertNotIn("Traceback", done.stderr)
+                self.assertEqual(done.stderr.count("gpuwhy: "), 1, done.stderr[-3000:])
+                self.assertIn("Not a directory", done.stderr)
+
+
+@unittest.skipIf(REASON, REASON or "")
 class DoubleDashTest(Base):
     def test_python_dash_c_and_dash_u_start(self):
         folder = os.path.join(self.tmp, "c")
