@@ -33,7 +33,7 @@ fi
 
 # The packages only the tests need (PyTorch, Chromium, Prometheus, ...): the quick start's
 # first command leaves them out so that the binary is built in minutes.
-scripts/setup.sh --test-packages
+if command -v dpkg-query >/dev/null; then scripts/setup.sh --test-packages; fi
 cmake --preset "$preset"
 cmake --build "$build_dir" -j "$jobs" "${target[@]}"
 

@@ -6,7 +6,9 @@
 // when the recording asked for could not be kept.
 // --set and --config shape the diagnosis; --step-range applies to the traces of --trace-dir.
 // --profile injects the Python start-up hook of cli/profile_hook.h: one trace per rank, all
-// analysed with the recording.
+// analysed with the recording. The command's whole process tree is owned by a guardian
+// (collect/process_runner.h); --kill-after is its SIGTERM-to-SIGKILL grace. Outputs are
+// checked before the command starts (cli/run_outputs.h).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
