@@ -65,10 +65,12 @@ if [[ "$mode" == install ]]; then exit 0; fi
 
 jobs="${JOBS:-$(nproc)}"
 start=$SECONDS
-# The number below is measured, not promised: scripts/setup.sh times itself (the line it
-# prints last), and README's quick start says how it was measured.
-echo "setup.sh: building the gpuwhy binary only (Release, $jobs jobs) into build/release;" \
-  "about 10 minutes on 2 cores from scratch, seconds when only a few files changed" >&2
+# The usual time is measured (README's quick start says how): 291 build steps, 828 CPU
+# seconds of compiling from scratch without ccache, about 7 minutes on 2 idle cores. This
+# script times itself too (the line it prints last).
+echo "setup.sh: building the gpuwhy binary only (Release, 291 steps, $jobs jobs) into" \
+  "build/release; usually about 7 minutes on 2 idle cores from scratch, seconds when only" \
+  "a few files changed" >&2
 cmake --preset release -DGPUWHY_BUILD_TESTS=OFF -DGPUWHY_BUILD_BENCH=OFF >/dev/null
 cmake --build build/release -j "$jobs" --target gpuwhy
 echo "setup.sh: built build/release/src/cli/gpuwhy in $((SECONDS - start)) s;" \
