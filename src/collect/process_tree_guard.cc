@@ -172,6 +172,8 @@ Ending ReadLifeline(int fd, int timeout_ms) {
 // child is left (or a process that SIGKILL cannot end, stuck in the kernel, has been given
 // ten seconds).
 void EndTree(Ending ending, int64_t grace_ms, pid_t job, bool& job_reported, int status_fd) {
+  // The job by its pid as well: where /proc cannot be read, the walk finds nothing.
+  if (!job_reported) kill(job, ending == Ending::kKillNow ? SIGKILL : SIGTERM);
   if (ending != Ending::kKillNow) {
     SignalTree(SIGTERM);
     const int64_t deadline = NowMs() + grace_ms;
@@ -182,6 +184,7 @@ void EndTree(Ending ending, int64_t grace_ms, pid_t job, bool& job_reported, int
   }
   const int64_t give_up = NowMs() + 10000;
   while (NowMs() < give_up) {
+    if (!job_reported) kill(job, SIGKILL);
     SignalTree(SIGKILL);
     if (!ReapChildren(job, job_reported, status_fd)) return;
     SleepMs(10);
