@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the tests.
+# Builds and runs the tests (installing the Debian packages only they need first).
 #
 #   scripts/test.sh               every test, preset dev (warnings are errors) in build/dev
 #   scripts/test.sh --asan        AddressSanitizer + UBSan (preset asan, build/asan) over the
@@ -31,6 +31,9 @@ if [[ "$preset" == asan && "$all" == 0 ]]; then
   label=(-L untrusted_input)
 fi
 
+# The packages only the tests need (PyTorch, Chromium, Prometheus, ...): the quick start's
+# first command leaves them out so that the binary is built in minutes.
+if command -v dpkg-query >/dev/null; then scripts/setup.sh --test-packages; fi
 cmake --preset "$preset"
 cmake --build "$build_dir" -j "$jobs" "${target[@]}"
 

@@ -4,28 +4,71 @@ step where it does not (1.13: Debian's python3-torch).
 
 Used two ways, so it imports only the standard library until torch is there:
 - gpuwhy.profile() imports it as gpuwhy._autoprofile;
-- `gpuwhy run --profile` writes this file as sitecustomize.py into a folder prepended to
-  PYTHONPATH. Python imports it at start-up; it then waits for `import torch` (a finder on
-  sys.meta_path, nothing else), imports the sitecustomize it shadows (if any), and does
-  nothing at all in a program that never imports torch. Environment (set by gpuwhy run):
-  GPUWHY_PROFILE_DIR (required), GPUWHY_PROFILE_STEPS, GPUWHY_PROFILE_WAIT,
-  GPUWHY_PROFILE_WARMUP; GPUWHY_PROFILE_NO_STEP_HOOKS=1 forces the wrapper.
+- `gpuwhy run --profile` writes it as _gpuwhy_autoprofile.py beside a sitecustomize.py
+  (_sitecustomize.py) in a folder prepended to PYTHONPATH. At start-up that loads this file
+  and calls install_from_environment(), which waits for `import torch` (a finder on
+  sys.meta_path, nothing else): nothing at all happens in a program that never imports torch.
+  Environment (set by gpuwhy run): GPUWHY_PROFILE_DIR (required), GPUWHY_PROFILE_STEPS,
+  GPUWHY_PROFILE_WAIT, GPUWHY_PROFILE_WARMUP, GPUWHY_PROFILE_STATUS (a folder where each
+  process notes how far it got, so that gpuwhy can say why no trace came);
+  GPUWHY_PROFILE_NO_STEP_HOOKS=1 forces the wrapper.
+
+Profiling may cost the job its trace, never its run: every path from the job into this file
+(the optimizer's step, the profiler's on_trace_ready, start-up) catches what goes wrong, says
+so once on stderr and stops profiling; the job goes on.
 """
 
 import atexit
 import os
 import socket
 import sys
+import uuid
 
 ENV_DIR = "GPUWHY_PROFILE_DIR"
 ENV_STEPS = "GPUWHY_PROFILE_STEPS"
 ENV_WAIT = "GPUWHY_PROFILE_WAIT"
 ENV_WARMUP = "GPUWHY_PROFILE_WARMUP"
 ENV_NO_HOOKS = "GPUWHY_PROFILE_NO_STEP_HOOKS"
+ENV_STATUS = "GPUWHY_PROFILE_STATUS"
 
 DEFAULT_STEPS = 3
 DEFAULT_WAIT = 5
 DEFAULT_WARMUP = 2
+
+
+_reported = set()
+
+
+def report_once(what, error, stream=None):
+    """One line on stderr per kind of failure and process: a job that steps a thousand times
+    into a full disk reads about it once."""
+    if what in _reported:
+        return
+    _reported.add(what)
+    try:
+        print(f"gpuwhy: {what}: {type(error).__name__}: {error} (the job goes on, without "
+              "this trace)", file=stream or sys.stderr, flush=True)
+    except Exception:  # noqa: BLE001  (stderr closed: nothing left to tell)
+        pass
+
+
+def note_status(stage, detail=""):
+    """Appends "STAGE DETAIL" to $GPUWHY_PROFILE_STATUS/PID (gpuwhy run reads the stages to
+    explain a missing trace: loaded, torch, stepped, trace, failed). Never raises."""
+    directory = os.environ.get(ENV_STATUS)
+    if not directory:
+        return
+    try:
+        line = f"{stage} {detail}".strip().replace("\n", " ") + "\n"
+        fd = os.open(os.path.join(directory, str(os.getpid())),
+                     os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
+                     0o600)
+        try:
+            os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def rank_of_process():
@@ -49,15 +92,36 @@ def trace_path(directory, suffix=".pt.trace.json"):
 
 
 def export_trace(prof, path):
-    """prof.export_chrome_trace(path), except on PyTorch without Kineto: its legacy export
-    drops the shapes record_shapes=True recorded ("args" is always {}) and writes names
-    unescaped (a quote in a scope name breaks the JSON). There the same form (a bare array,
-    pid "CPU functions") is written from the profiler's events with each op's "Input Dims"."""
+    """Writes the trace to |path| whole or not at all: to a unique temporary beside it (its
+    folder made again if it vanished), checked to end as JSON does (a full disk can cut the
+    profiler's own export short without an error), then renamed. Raises OSError on failure,
+    the temporary removed.
+
+    PyTorch without Kineto: its legacy export drops the shapes record_shapes=True recorded
+    ("args" is always {}) and writes names unescaped (a quote in a scope name breaks the
+    JSON), so the same form (a bare array, pid "CPU functions") is written from the
+    profiler's events with each op's "Input Dims"."""
     import torch.autograd.profiler as autograd_profiler
 
-    if autograd_profiler.kineto_available():
-        prof.export_chrome_trace(path)
-        return
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{uuid.uuid4().hex[:12]}.partial")
+    try:
+        if autograd_profiler.kineto_available():
+            prof.export_chrome_trace(tmp)
+        else:
+            _export_legacy(prof, tmp)
+        _check_complete(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _export_legacy(prof, tmp):
     import json
 
     events = []
@@ -71,15 +135,32 @@ def export_trace(prof, path):
         events.append({"name": evt.trace_name, "ph": "X", "ts": evt.time_range.start,
                        "dur": evt.time_range.elapsed_us(), "tid": evt.thread,
                        "pid": "CPU functions", "args": args})
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
+    # O_EXCL | O_NOFOLLOW: the unique name is ours alone, a planted link is not followed.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(tmp, flags, 0o644), "w") as f:
         json.dump(events, f)
-    os.replace(tmp, path)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _check_complete(path):
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - 64))
+        tail = f.read().rstrip()
+    if not tail.endswith((b"}", b"]")):
+        raise OSError(f"{path}: the trace was cut short ({size} bytes written; is the disk "
+                      "full?)")
 
 
 class OptimizerStepper:
-    """Calls on_step() after each step of the first optimizer that steps (a second optimizer,
-    as in a GAN, steps in the same iteration and must not count twice)."""
+    """Calls on_step() once per training iteration, counted from the optimizers' steps.
+
+    The leading optimizer's steps count. Another optimizer that steps in the same iteration
+    (a GAN's second one) does not count twice; one that steps twice while the leader is
+    silent has replaced it (warm-up with SGD then Adam, an optimizer rebuilt at a restart)
+    and leads from then on. Nothing here may raise into the job's optimizer.step()."""
 
     def __init__(self, on_step, use_hooks=True):
         self._on_step = on_step
@@ -88,6 +169,9 @@ class OptimizerStepper:
         self._wrapped = {}  # class -> its original step
         self._original_init = None
         self._leader = None
+        self._others = {}  # id of another optimizer -> its steps since the leader's last
+        self._active = True
+        self._in_step = False
         self.mode = None  # "hook" or "wrapper"
 
     def install(self):
@@ -144,14 +228,36 @@ class OptimizerStepper:
         cls.step = step
 
     def _stepped(self, optimizer):
+        if not self._active or self._in_step:
+            return
+        key = id(optimizer)
         if self._leader is None:
-            self._leader = id(optimizer)
-        if id(optimizer) == self._leader:
+            self._leader = key
+        if key != self._leader:
+            self._others[key] = self._others.get(key, 0) + 1
+            if self._others[key] < 2:
+                return
+            self._leader = key  # the leader fell silent: this one leads now
+        self._others.clear()
+        self._in_step = True
+        try:
             self._on_step()
+        except Exception as e:  # noqa: BLE001  (the job's step must not fail)
+            report_once("profiling stopped", e)
+            self.uninstall()
+        finally:
+            self._in_step = False
 
     def uninstall(self):
-        if self._handle is not None:
-            self._handle.remove()
+        """Stops counting and puts every optimizer back. A step hook removed from inside a
+        step (the window just ended) would raise in the job's step, since PyTorch iterates
+        over its hooks while calling them: that one stays registered, inert."""
+        self._active = False
+        if self._handle is not None and not self._in_step:
+            try:
+                self._handle.remove()
+            except Exception:  # noqa: BLE001
+                pass
             self._handle = None
         for cls, original in self._wrapped.items():
             cls.step = original
@@ -194,10 +300,17 @@ class AutoProfiler:
         return "manual" if self.manual else self._stepper.mode
 
     def attach(self):
-        os.makedirs(self.directory, exist_ok=True)
-        self._stepper.install()
-        if self.start_now:
-            self._start_profiler()
+        """Starts profiling (at the first optimizer step when start_now is False). A folder
+        that cannot be made, a profiler that cannot start: said once on stderr, and the job
+        runs on unprofiled."""
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            self._stepper.install()
+            if self.start_now:
+                self._start_profiler()
+        except Exception as e:  # noqa: BLE001
+            self._fail("profiling not started", e)
+            return self
         atexit.register(self.detach)  # a job that crashes keeps the window so far
         return self
 
@@ -220,19 +333,30 @@ class AutoProfiler:
         self.prof.start()
 
     def _ready(self, prof):
-        if self.on_trace_ready is not None:
-            path = self.on_trace_ready(prof)
-        else:
-            path = trace_path(self.directory)
-            export_trace(prof, path)
+        # Called by torch.profiler from inside prof.step() or prof.stop(): must not raise.
+        try:
+            if self.on_trace_ready is not None:
+                path = self.on_trace_ready(prof)
+            else:
+                path = trace_path(self.directory)
+                export_trace(prof, path)
+        except Exception as e:  # noqa: BLE001
+            report_once("trace not written", e)
+            note_status("failed", f"trace not written: {type(e).__name__}: {e}")
+            return
         if path:
             self.written.append(path)
+            note_status("trace", path)
 
     def _on_optimizer_step(self):
         if self.done or self.manual:
             return
         if self.prof is None:
-            self._start_profiler()
+            note_status("stepped")
+            try:
+                self._start_profiler()
+            except Exception as e:  # noqa: BLE001
+                self._fail("profiling not started", e)
             return
         self._advance()
 
@@ -244,10 +368,19 @@ class AutoProfiler:
     def _advance(self):
         if self.done or self.prof is None:
             return
-        self.prof.step()
+        try:
+            self.prof.step()
+        except Exception as e:  # noqa: BLE001
+            self._fail("profiling stopped", e)
+            return
         self.stepped += 1
         if self.stepped >= self.wait + self.warmup + self.steps:
             self.detach()
+
+    def _fail(self, what, error):
+        report_once(what, error)
+        note_status("failed", f"{what}: {type(error).__name__}: {error}")
+        self.detach()
 
     def detach(self):
         if self.done:
@@ -257,21 +390,22 @@ class AutoProfiler:
         if self.prof is not None:
             try:
                 self.prof.stop()
-            except Exception as e:  # never let profiling break the job's exit
-                print(f"gpuwhy: profiler stop failed: {e}", file=sys.stderr)
+            except Exception as e:  # noqa: BLE001  (never let profiling break the job's exit)
+                report_once("profiler stop failed", e)
         try:
             atexit.unregister(self.detach)
-        except Exception:
+        except Exception:  # noqa: BLE001
             pass
 
 
-# ---- sitecustomize side (gpuwhy run --profile) ----------------------------------------
+# ---- start-up side (gpuwhy run --profile; _sitecustomize.py calls it) ------------------
 
 _profiler = None
 
 
 def _on_torch_imported():
     global _profiler
+    note_status("torch")
     try:
         _profiler = AutoProfiler(
             os.environ[ENV_DIR],
@@ -279,8 +413,9 @@ def _on_torch_imported():
             wait=int(os.environ.get(ENV_WAIT, DEFAULT_WAIT)),
             warmup=int(os.environ.get(ENV_WARMUP, DEFAULT_WARMUP)),
             start_now=False).attach()
-    except Exception as e:  # the job runs on, unprofiled
-        print(f"gpuwhy: profiling not started: {type(e).__name__}: {e}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001  (the job runs on, unprofiled)
+        report_once("profiling not started", e)
+        note_status("failed", f"profiling not started: {type(e).__name__}: {e}")
 
 
 class _TorchImportFinder:
@@ -290,48 +425,42 @@ class _TorchImportFinder:
     def find_spec(self, name, path=None, target=None):
         if name != "torch":
             return None
-        sys.meta_path.remove(self)
-        import importlib.util
+        try:
+            sys.meta_path.remove(self)
+        except ValueError:
+            pass
+        try:
+            import importlib.util
 
-        spec = importlib.util.find_spec("torch")
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        loader = spec.loader
-        exec_module = loader.exec_module
+            spec = importlib.util.find_spec("torch")
+            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return spec
+            loader = spec.loader
+            exec_module = loader.exec_module
+        except Exception as e:  # noqa: BLE001  (the other finders import torch as usual)
+            report_once("profiling not started", e)
+            return None
 
         def exec_then_hook(module):
-            exec_module(module)
-            _on_torch_imported()
+            exec_module(module)  # torch's own errors are the job's
+            try:
+                _on_torch_imported()
+            except Exception as e:  # noqa: BLE001
+                report_once("profiling not started", e)
 
         loader.exec_module = exec_then_hook
         return spec
 
 
-def _chain_shadowed_sitecustomize():
-    """Imports the sitecustomize this file shadows, as Python would have without gpuwhy."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    ours = sys.modules.pop("sitecustomize", None)
-    saved = list(sys.path)
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+def install_from_environment():
+    """Waits for `import torch` when GPUWHY_PROFILE_DIR is set. Never raises."""
     try:
-        import sitecustomize  # noqa: F401  (the next one on the path, if any)
-    except ImportError as e:
-        if getattr(e, "name", None) != "sitecustomize":
-            raise
-        if ours is not None:
-            sys.modules["sitecustomize"] = ours
-    finally:
-        sys.path[:] = saved
-
-
-def _install_from_environment():
-    if os.environ.get(ENV_DIR):
+        if not os.environ.get(ENV_DIR):
+            return
+        note_status("loaded", sys.executable)
         if "torch" in sys.modules:
             _on_torch_imported()
         else:
             sys.meta_path.insert(0, _TorchImportFinder())
-    _chain_shadowed_sitecustomize()
-
-
-if __name__ == "sitecustomize":
-    _install_from_environment()
+    except Exception as e:  # noqa: BLE001
+        report_once("profiling not started", e)

@@ -58,6 +58,21 @@ def find_binary():
     raise GpuwhyError(f"gpuwhy binary not found: {HOW_TO_GET_IT}", EXIT_NOT_FOUND)
 
 
+def main():
+    """The `gpuwhy` command of a wheel that bundles the binary: runs gpuwhy/bin/gpuwhy (or
+    $GPUWHY_BIN) with this command's arguments. Never PATH: that would find this command."""
+    import sys
+
+    explicit = os.environ.get(ENV_BIN)
+    binary = Path(explicit) if explicit else _bundled()
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        sys.stderr.write(f"gpuwhy: {binary}: no gpuwhy binary in this install: "
+                         f"{HOW_TO_GET_IT}\n")
+        return EXIT_NOT_FOUND
+    os.execv(str(binary), [str(binary), *sys.argv[1:]])
+    return EXIT_NOT_FOUND  # not reached
+
+
 def _one_line(stderr, exit_code):
     # gpuwhy's errors are "gpuwhy: PATH: byte N: message" lines; the first is the cause.
     for line in stderr.splitlines():

@@ -15,6 +15,8 @@ import socket
 SUMMARY_SUFFIX = ".summary.json"
 FAILED_SUFFIX = ".failed.json"
 DONE_SUFFIX = ".done.json"
+# Missing ranks listed by name (merge.json, the epilogue's line); the rest are counted.
+MISSING_LISTED = 1024
 
 # Names gpuwhy's own directory walk takes for traces (src/ingest/importer.cc), less the
 # files this module and gpuwhy write beside them.
@@ -185,8 +187,25 @@ class Inventory:
     def accounted(self):
         return self.summary_ranks | self.failed_ranks
 
-    def missing(self, world_size):
-        return sorted(set(range(world_size)) - self.accounted()) if world_size else []
+    def missing(self, world_size, limit=MISSING_LISTED):
+        """The first LIMIT ranks below WORLD_SIZE with neither a summary nor a failure record.
+        World size comes from a file (a summary's distributedInfo): the work is bounded by
+        LIMIT and the ranks present, never by the number it states (issue 37)."""
+        if not world_size:
+            return []
+        accounted, out = self.accounted(), []
+        for rank in range(world_size):  # a lazy range: stops after LIMIT + len(accounted)
+            if len(out) >= limit:
+                break
+            if rank not in accounted:
+                out.append(rank)
+        return out
+
+    def missing_count(self, world_size):
+        """How many ranks below WORLD_SIZE are unaccounted for, in O(ranks present)."""
+        if not world_size:
+            return 0
+        return world_size - sum(1 for r in self.accounted() if 0 <= r < world_size)
 
 
 def _read_json(path):

@@ -118,9 +118,10 @@ def _fallback_html(report, error):
             f"<table><tr><th>severity</th><th>finding</th><th>title</th></tr>{rows}</table>")
 
 
-def _json_run(command, args, options):
-    # Exit 1 (a gate fired) still comes with the full report; the caller raises with it.
-    code, out, err = run([command, "--format", "json", *args, *flags(options)],
+def _json_run(command, paths, options):
+    # Exit 1 (a gate fired) still comes with the full report; the caller raises with it. The
+    # paths come after "--": a file named "-onotes.txt" is a path, not `-o notes.txt`.
+    code, out, err = run([command, "--format", "json", *flags(options), "--", *paths],
                          (EXIT_OK, EXIT_FINDING))
     try:
         data = json.loads(out)
@@ -164,7 +165,7 @@ def report_html(paths, output=None, **options):
     paths = paths_of(paths)
     with tempfile.TemporaryDirectory(prefix="gpuwhy-html-") as tmp:
         target = output or os.path.join(tmp, "report.html")
-        run(["analyze", "--format", "html", "-o", target, *paths, *flags(options)],
+        run(["analyze", "--format", "html", "-o", target, *flags(options), "--", *paths],
             (EXIT_OK, EXIT_FINDING))
         with open(target, encoding="utf-8") as f:
             return f.read()

@@ -51,14 +51,22 @@ class TraceHandler:
         self.reports = []
 
     def __call__(self, prof):
-        os.makedirs(self.directory, exist_ok=True)
-        path = _autoprofile.trace_path(self.directory)
-        if self.traces:  # a repeating schedule: one file per window
-            root = path[: -len(".pt.trace.json")]
-            path = f"{root}.{len(self.traces)}.pt.trace.json"
-        _autoprofile.export_trace(prof, path)
+        # torch.profiler calls it from inside prof.step() and the job's training loop: a
+        # folder that is read-only, full or gone costs the trace, never the job.
+        try:
+            path = _autoprofile.trace_path(self.directory)
+            if self.traces:  # a repeating schedule: one file per window
+                root = path[: -len(".pt.trace.json")]
+                path = f"{root}.{len(self.traces)}.pt.trace.json"
+            _autoprofile.export_trace(prof, path)
+        except Exception as e:  # noqa: BLE001
+            _autoprofile.report_once("trace not written", e, self.stream)
+            return None
         self.traces.append(path)
-        self._analyse(path)
+        try:
+            self._analyse(path)
+        except Exception as e:  # noqa: BLE001
+            _autoprofile.report_once("trace not analysed", e, self.stream)
         return path
 
     def _analyse(self, path):
@@ -66,7 +74,7 @@ class TraceHandler:
         try:
             if self.summary:
                 target = _summary_path(path)
-                run(["analyze", "--summary", "-o", target, path])
+                run(["analyze", "--summary", "-o", target, "--", path])
                 self.summaries.append(target)
             rank = _autoprofile.rank_of_process()
             if self.analyze and (rank is None or rank == 0):

@@ -53,7 +53,7 @@ def reduce_one(trace, out_dir, timeout=None, strict=False):
     summary, failed = files.summary_path(out_dir, trace), files.failed_path(out_dir, trace)
     os.makedirs(out_dir, exist_ok=True)
     start = time.monotonic()
-    command = [find_binary(), "analyze", "--summary", "--jobs", "1", "-o", summary, trace]
+    command = [find_binary(), "analyze", "--summary", "--jobs", "1", "-o", summary, "--", trace]
     if strict:
         command.insert(2, "--strict")
     try:
@@ -125,6 +125,7 @@ def merge(out_dir, report=None, report_format="json", expect_ranks=None, expect_
     status = {
         "out": out_dir, "summaries": len(inventory.summaries), "world_size": world,
         "complete": complete, "waited_s": waited, "missing": inventory.missing(world),
+        "missing_count": inventory.missing_count(world),
         "failed": {k: v.get("message", "") for k, v in sorted(inventory.failed.items())},
         "nodes_done": len(inventory.done), "report": report, "unreadable": {},
     }
@@ -141,7 +142,7 @@ def merge(out_dir, report=None, report_format="json", expect_ranks=None, expect_
 
 def _run_merge(summaries, report, report_format, extra_args):
     command = [find_binary(), "analyze", "--format", report_format, "-o", report,
-               *extra_args, *summaries]
+               *extra_args, "--", *summaries]
     done = subprocess.run(command, capture_output=True, text=True)
     # A summary gpuwhy cannot read is one line "gpuwhy: PATH: why"; the others are merged.
     unreadable = {}
@@ -166,7 +167,9 @@ def _describe(status, shown=5):
     if not status["complete"]:
         parts.append(f"stopped waiting after {status['waited_s']} s")
     if status["missing"]:
-        parts.append("missing ranks " + _ranges(status["missing"]))
+        more = status["missing_count"] - len(status["missing"])
+        parts.append("missing ranks " + _ranges(status["missing"]) +
+                     (f" and {more} more" if more > 0 else ""))
     # A thousand failures stay a readable line; merge.json has them all.
     problems = [f"{name} failed: {why}" for name, why in status["failed"].items()]
     problems += [f"unreadable summary {p}: {why}" for p, why in status["unreadable"].items()]

@@ -27,6 +27,25 @@ class ApiTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
+    def test_paths_that_look_like_flags_stay_paths(self):
+        # A file named "-onotes.txt" is analysed (and refused), not taken for `-o notes.txt`.
+        cwd = os.getcwd()
+        with tempfile.TemporaryDirectory() as tmp:
+            notes = os.path.join(tmp, "notes.txt")
+            with open(notes, "w") as f:
+                f.write("mine\n")
+            os.chdir(tmp)
+            try:
+                with self.assertRaises(gpuwhy.GpuwhyError) as caught:
+                    gpuwhy.analyze(["-onotes.txt", self.trace])
+                with self.assertRaises(gpuwhy.GpuwhyError):
+                    gpuwhy.report_html(["-onotes.txt"])
+            finally:
+                os.chdir(cwd)
+            with open(notes) as f:
+                self.assertEqual(f.read(), "mine\n")
+        self.assertIn("-onotes.txt", caught.exception.message)
+
     def test_analyze_returns_the_json_report(self):
         report = gpuwhy.analyze(self.trace, top=3)
         self.assertIsInstance(report, dict)
@@ -107,31 +126,6 @@ class ApiTest(unittest.TestCase):
         finally:
             os.environ.clear()
             os.environ.update(saved)
-
-    def test_pip_installs_the_package(self):
-        try:
-            import setuptools  # noqa: F401
-            import wheel  # noqa: F401
-        except ImportError as e:
-            self.skipTest(f"offline pip install needs setuptools and wheel in {sys.executable}: "
-                          f"{e}")
-        target = os.path.join(self.tmp.name, "site")
-        # setuptools builds in the source folder (build/, *.egg-info): build from a copy.
-        source = os.path.join(self.tmp.name, "source")
-        shutil.copytree(support.PYTHON_DIR, source,
-                        ignore=shutil.ignore_patterns("tests", "__pycache__", "build"))
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-             "--no-build-isolation", "--target", target, source],
-            capture_output=True, text=True, timeout=300)
-        if done.returncode != 0 and "No module named pip" in done.stderr:
-            self.skipTest(f"no pip for {sys.executable}")
-        self.assertEqual(done.returncode, 0, done.stderr)
-        check = subprocess.run(
-            [sys.executable, "-c", "import gpuwhy; print(gpuwhy.__file__)"],
-            env={**os.environ, "PYTHONPATH": target}, capture_output=True, text=True, cwd="/")
-        self.assertEqual(check.returncode, 0, check.stderr)
-        self.assertTrue(check.stdout.strip().startswith(target), check.stdout)
 
 
 if __name__ == "__main__":

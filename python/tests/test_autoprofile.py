@@ -30,7 +30,8 @@ def fake_torch(with_hooks):
             self.params = params
 
         def _run_hooks(self):
-            for hook in list(hooks.values()):
+            # As PyTorch does: over the live dict, so a hook removed while hooks run raises.
+            for hook in hooks.values():
                 hook(self, (), {})
 
     if with_hooks:
@@ -82,6 +83,8 @@ def fake_profiler(modules, log):
 
         def export_chrome_trace(self, path):
             log.append(("export", self.step_num))
+            with open(path, "w") as f:
+                f.write("{}")
 
     profiler.profile, profiler.schedule = profile, schedule
     profiler.ProfilerActivity = ProfilerActivity
@@ -113,8 +116,8 @@ class StepperTest(unittest.TestCase):
         self.modules = modules
         return base, SGD
 
-    def profiled(self, **options):
-        base, SGD = self.install(with_hooks=False)
+    def profiled(self, with_hooks=False):
+        base, SGD = self.install(with_hooks=with_hooks)
         log = []
         fake_profiler(self.modules, log)
         added = {k: v for k, v in self.modules.items() if k not in sys.modules}
@@ -220,6 +223,115 @@ class StepperTest(unittest.TestCase):
         self.assertEqual(base.__init__.__qualname__, "fake_torch.<locals>.Optimizer.__init__")
         early.step()
         self.assertEqual(len(calls), 2)
+
+    def test_an_optimizer_that_replaces_the_first_leads(self):
+        for with_hooks in (True, False):
+            with self.subTest(with_hooks=with_hooks):
+                base, SGD = self.install(with_hooks=with_hooks)
+
+                class Adam(base):
+                    def step(self):
+                        if with_hooks:
+                            self._run_hooks()
+
+                calls = []
+                stepper = _autoprofile.OptimizerStepper(lambda: calls.append(1))
+                stepper.install()
+                warmup = SGD()
+                for _ in range(3):
+                    warmup.step()
+                self.assertEqual(len(calls), 3)
+                adam = Adam()  # the warm-up is over: SGD never steps again
+                for _ in range(5):
+                    adam.step()
+                # Its first step could be a GAN's second optimizer; from its second it leads.
+                self.assertEqual(len(calls), 3 + 4)
+                rebuilt = Adam()  # rebuilt at a restart
+                for _ in range(3):
+                    rebuilt.step()
+                self.assertEqual(len(calls), 7 + 2)
+                stepper.uninstall()
+
+    def test_a_gan_counts_one_step_per_iteration(self):
+        base, SGD = self.install(with_hooks=True)
+        calls = []
+        stepper = _autoprofile.OptimizerStepper(lambda: calls.append(1))
+        stepper.install()
+        d, g = SGD(), SGD()
+        for _ in range(10):
+            d.step()
+            g.step()
+        self.assertEqual(len(calls), 10)
+        stepper.uninstall()
+
+    def test_the_window_ends_inside_a_step_hook_without_raising(self):
+        SGD, log, tmp = self.profiled(with_hooks=True)
+        auto = _autoprofile.AutoProfiler(tmp, steps=1, wait=0, warmup=0).attach()
+        opt = SGD()
+        for _ in range(4):
+            opt.step()  # detached inside the hook: PyTorch's hook loop must not see a removal
+        self.assertTrue(auto.done)
+        self.assertEqual(auto.step_mode, "hook")
+        self.assertEqual(len(auto.written), 1)
+
+    def test_no_failure_of_profiling_reaches_the_job(self):
+        import io
+        import os
+
+        SGD, log, tmp = self.profiled()
+        stream = io.StringIO()
+        saved = sys.stderr
+        sys.stderr = stream
+        _autoprofile._reported.clear()
+        try:
+            # A folder that cannot be made (a file is in the way; root can't make it either).
+            blocker = os.path.join(tmp, "file")
+            open(blocker, "w").close()
+            auto = _autoprofile.AutoProfiler(os.path.join(blocker, "traces"), steps=1, wait=0,
+                                             warmup=0).attach()
+            opt = SGD()
+            for _ in range(3):
+                self.assertEqual(opt.step(), "sgd result")
+            self.assertTrue(auto.done)
+            self.assertEqual(auto.written, [])
+
+            # The profiler itself failing at a step, and a handler that raises.
+            def broken_handler(prof):
+                raise OSError(28, "No space left on device")
+
+            auto = _autoprofile.AutoProfiler(tmp, steps=1, wait=0, warmup=0,
+                                             on_trace_ready=broken_handler).attach()
+            for _ in range(3):
+                self.assertEqual(opt.step(), "sgd result")
+            self.assertEqual(auto.written, [])
+            auto = _autoprofile.AutoProfiler(tmp, steps=2, wait=0, warmup=0).attach()
+            auto.prof.step = lambda: (_ for _ in ()).throw(RuntimeError("profiler broke"))
+            for _ in range(3):
+                self.assertEqual(opt.step(), "sgd result")
+            self.assertTrue(auto.done)
+        finally:
+            sys.stderr = saved
+        text = stream.getvalue()
+        # Each kind of failure said once, with the job told it goes on.
+        self.assertEqual(text.count("profiling not started"), 1, text)
+        self.assertEqual(text.count("trace not written"), 1, text)
+        self.assertEqual(text.count("profiling stopped"), 1, text)
+        self.assertIn("the job goes on", text)
+
+    def test_a_cut_short_export_leaves_no_trace_behind(self):
+        import os
+
+        SGD, log, tmp = self.profiled()
+
+        class Cut:
+            def export_chrome_trace(self, path):
+                with open(path, "w") as f:
+                    f.write('{"traceEvents": [{"name": "a"')  # the disk filled up here
+
+        path = os.path.join(tmp, "gone", "rank0.t.pt.trace.json")  # the folder vanished
+        with self.assertRaises(OSError):
+            _autoprofile.export_trace(Cut(), path)
+        self.assertEqual(os.listdir(os.path.dirname(path)), [])
 
     def test_no_hooks_forced_by_the_environment(self):
         self.install(with_hooks=True)

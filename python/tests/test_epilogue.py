@@ -86,6 +86,26 @@ class JobFilesTest(unittest.TestCase):
         self.assertEqual(inventory.missing(4), [0, 1, 2, 3])
         self.assertEqual(now[0], 30)
 
+    def test_a_stated_world_size_never_sizes_the_work(self):
+        # A summary may state any world size (issue 37): listing what is missing is bounded
+        # by the listed ranks and those present, not by the number.
+        import time
+
+        from gpuwhy import _jobfiles
+
+        with tempfile.TemporaryDirectory() as tmp:
+            _jobfiles.write_json_atomically(os.path.join(tmp, "rank1.summary.json"), {})
+            inventory = _jobfiles.Inventory(tmp)
+            start = time.monotonic()
+            missing = inventory.missing(10 ** 12)
+            count = inventory.missing_count(10 ** 12)
+            self.assertLess(time.monotonic() - start, 1.0)
+        self.assertEqual(len(missing), _jobfiles.MISSING_LISTED)
+        self.assertEqual(missing[:3], [0, 2, 3])
+        self.assertEqual(count, 10 ** 12 - 1)
+        self.assertEqual(inventory.missing(3), [0, 2])
+        self.assertEqual(inventory.missing_count(3), 2)
+
     def test_ranges(self):
         self.assertEqual(epilogue._ranges([0, 1, 2, 5, 7, 8]), "0-2, 5, 7-8")
 

@@ -138,7 +138,11 @@ std::string EscapeControl(std::string_view s, LineBreaks line_breaks,
   return out;
 }
 
-std::string CsvField(std::string_view s) {
+std::string CsvField(std::string_view raw) {
+  // Control bytes and line breaks shown escaped first: a process name with ESC sequences must
+  // not drive the terminal a CSV is printed on, and one record stays one line.
+  const std::string escaped = EscapeControl(raw);
+  const std::string_view s = escaped;
   const bool formula = !s.empty() && std::string_view("=+-@\t\r").find(s.front()) != s.npos;
   const bool quote = formula || s.find_first_of(",\"\r\n") != s.npos ||
                      (!s.empty() && (s.front() == ' ' || s.back() == ' '));

@@ -30,9 +30,10 @@ enum class LineBreaks { kEscape, kKeep };
 std::string EscapeControl(std::string_view s, LineBreaks line_breaks = LineBreaks::kEscape,
                           std::span<const std::string_view> keep = {});
 
-// |s| as one CSV field (RFC 4180): quoted when it holds a comma, a quote, a line break or
-// leading or trailing spaces, quotes doubled. A text that a spreadsheet would read as a
-// formula (a leading '=', '+', '-', '@', tab or carriage return) is prefixed with "'" and
+// |s| as one CSV field (RFC 4180), its control bytes and line breaks escaped as EscapeControl
+// shows them (one record, one line; nothing for a terminal to act on): quoted when it holds a
+// comma, a quote or leading or trailing spaces, quotes doubled. A text that a spreadsheet would
+// read as a formula (a leading '=', '+', '-', '@', tab or carriage return) is prefixed with "'" and
 // quoted, as OWASP's CSV-injection guidance recommends. For text columns only: a number
 // written through it would lose its sign.
 std::string CsvField(std::string_view s);

@@ -55,7 +55,8 @@ TEST(CsvFieldTest, FieldsAreQuotedPerRfc4180) {
   EXPECT_EQ(CsvField(""), "");
   EXPECT_EQ(CsvField("python,worker"), "\"python,worker\"");
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(CsvField("two\nlines"), "two\\nlines");                 // one record, one line
+  EXPECT_EQ(CsvField("\x1b[31mpython\a"), "\\x1b[31mpython\\x07");  // no raw ESC or BEL
   EXPECT_EQ(CsvField(" padded"), "\" padded\"");
 }
 

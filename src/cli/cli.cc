@@ -13,6 +13,7 @@
 #include "base/text_escape.h"
 #include "cli/cli_help.h"
 #include "cli/commands.h"
+#include "cli/end_of_options.h"
 
 #ifndef GPUWHY_VERSION
 #define GPUWHY_VERSION "unknown"
@@ -70,16 +71,19 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
       ->required();
   app.add_subcommand("version", "Print gpuwhy's version");
   app.add_subcommand("man", "Print the man page gpuwhy.1 (roff)")->group("");
+  UnescapeOptionValues(app);
   try {
     // CLI11 consumes a vector from the back.
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    std::vector<std::string> escaped = EscapeArgumentsAfterDoubleDash(args);
+    std::vector<std::string> reversed(escaped.rbegin(), escaped.rend());
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
       app.exit(e, context.out, context.err);  // --help, --version
       return kExitOk;
     }
-    PrintError(context, fmt::format("{}{} (see gpuwhy --help)", e.what(), DidYouMean(app, args)));
+    PrintError(context, fmt::format("{}{} (see gpuwhy --help)", UnescapeMessage(e.what()),
+                                    DidYouMean(app, args)));
     return kExitUnusable;
   }
   if (app.got_subcommand("version")) {

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
-#include "cli/profile_hook.h"
 
 namespace gpuwhy {
 namespace cli_help_test {
@@ -80,31 +79,6 @@ TEST(CliHelpTest, CompletionsAndManPageComeFromTheCommandTable) {
   EXPECT_NE(man.out.find("\\-\\-profile"), std::string::npos) << "run's help, roff-escaped";
   // The hidden man command is not offered as a subcommand.
   EXPECT_EQ(RunGpuwhy({"completion", "bash"}).out.find(" man "), std::string::npos);
-}
-
-TEST(ProfileHookTest, WritesTheHookAndPutsItFirstOnPythonPath) {
-  std::string dir = MakeScratchDir("gpuwhy_hook");
-  ::setenv("PYTHONPATH", "/theirs", 1);
-  auto env = InstallProfileHook(dir + "/hook", dir + "/traces", 7);
-  ::unsetenv("PYTHONPATH");
-  ASSERT_TRUE(env.ok()) << env.status().message();
-  std::ifstream hook(dir + "/hook/sitecustomize.py");
-  std::stringstream text;
-  text << hook.rdbuf();
-  EXPECT_NE(text.str().find("def _install_from_environment"), std::string::npos);
-  EXPECT_NE(text.str().find("if __name__ == \"sitecustomize\":"), std::string::npos);
-  ASSERT_EQ(env->size(), 5u);
-  EXPECT_EQ((*env)[0], "PYTHONPATH=" + fs::absolute(dir + "/hook").string() + ":/theirs");
-  EXPECT_EQ((*env)[1], "GPUWHY_PROFILE_DIR=" + fs::absolute(dir + "/traces").string());
-  EXPECT_EQ((*env)[2], "GPUWHY_PROFILE_STEPS=7");
-  EXPECT_TRUE(fs::is_directory(dir + "/traces"));
-  std::ofstream(dir + "/traces/rank1.h_2.pt.trace.json") << "[]";
-  std::ofstream(dir + "/traces/rank0.h_1.pt.trace.json") << "[]";
-  std::ofstream(dir + "/traces/rank0.h_1.summary.json") << "{}";
-  auto traces = TracesWrittenSince(dir + "/traces", 0);
-  ASSERT_EQ(traces.size(), 2u);
-  EXPECT_EQ(fs::path(traces[0]).filename(), "rank0.h_1.pt.trace.json");
-  fs::remove_all(dir);
 }
 
 }  // namespace cli_help_test

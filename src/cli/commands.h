@@ -100,6 +100,7 @@ struct RunOptions {
   PipelineFlags pipeline;            // --set, --config, --step-range
   int profile_steps = 0;             // --profile[=STEPS]: 0 off (cli/profile_hook.h)
   std::string profile_dir;           // --profile-dir: keep the traces here
+  double kill_after_s = 10;          // --kill-after: SIGTERM to SIGKILL (collect/process_runner.h)
 };
 void AddRunCommand(CLI::App& app, RunOptions& options);
 int RunRunCommand(const RunOptions& options, const CliContext& context);

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/partial_file.h"
 #include "cli/cli_test_util.h"
 #include "collect/recording_file.h"
 #include "ingest/metrics/metric_log.h"
@@ -115,14 +116,19 @@ TEST(RunCommandTest, KillNineLeavesAReadableRecordingAndTakesTheJobAlong) {
   EXPECT_TRUE(gone);
   // The final name was never half written; the partial file reads, cut where it was.
   EXPECT_FALSE(fs::exists(rec));
-  StatusOr<MetricSeriesSet> set = ImportMetricLog(rec + ".partial");
+  const std::vector<std::string> partials = FindPartialFilesOf(rec);
+  ASSERT_EQ(partials.size(), 1u);
+  // analyze of the missing name points at it.
+  Result missing = RunGpuwhy({"analyze", rec});
+  EXPECT_NE(missing.err.find(partials[0]), std::string::npos) << missing.err;
+  StatusOr<MetricSeriesSet> set = ImportMetricLog(partials[0]);
   ASSERT_TRUE(set.ok()) << set.status().message();
   EXPECT_EQ(set->problems.Get(DataProblem::kTruncated), 1);
   ASSERT_TRUE(set->Span().has_value());
   // At most the flush interval is lost, plus slack for a loaded test machine's scheduling.
   EXPECT_LE(killed_at - set->Span()->second, kRecordingFlushInterval + kNsPerSec);
   EXPECT_NE(set->Find("host.cpu_busy_pct"), nullptr);
-  Result analyzed = RunGpuwhy({"analyze", rec + ".partial"});
+  Result analyzed = RunGpuwhy({"analyze", partials[0]});
   EXPECT_EQ(analyzed.code, 0) << analyzed.err;
   fs::remove_all(dir);
 }

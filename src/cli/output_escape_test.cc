@@ -187,6 +187,38 @@ TEST_F(OutputEscapeTest, ExportCsvQuotesTextFieldsAndNeutralisesFormulas) {
   EXPECT_NE(r.out.find(",0,\"gi 1,\"\"x\"\"\","), std::string::npos) << r.out;
 }
 
+// Issue 38: a line break in a file name started a line of its own ("FAKE LINE") in analyze,
+// info and doctor; HTML kept raw ESC and BEL; export-csv wrote raw escapes of process names.
+TEST_F(OutputEscapeTest, AHostileFileNameForgesNoLineInAnyFormat) {
+  const std::string hostile = Path("a\nFAKE LINE\x1b[31m\x07.json");
+  fs::copy_file(Synth("input-bound"), hostile);
+  auto forged = [](const std::string& text) {
+    return text.starts_with("FAKE") || text.find("\nFAKE") != std::string::npos;
+  };
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"analyze", "--", hostile},
+                                               {"analyze", "--format", "md", "--", hostile},
+                                               {"info", "--", hostile},
+                                               {"doctor", "--from", hostile}}) {
+    Result r = RunGpuwhy(args);
+    EXPECT_FALSE(forged(r.out) || forged(r.err)) << args[0] << "\n" << r.out << r.err;
+    ExpectTerminalSafe(r.out, false);
+    EXPECT_NE((r.out + r.err).find("a\\nFAKE LINE\\x1b[31m\\x07.json"), std::string::npos)
+        << args[0] << ": the name is shown, escaped\n"
+        << r.out << r.err;
+  }
+  Result html = RunGpuwhy({"analyze", "--format", "html", "-o", Path("r.html"), "--", hostile});
+  ASSERT_EQ(html.code, kExitOk) << html.err;
+  const std::string page = ReadWholeFile(Path("r.html")).value();
+  EXPECT_EQ(page.find('\x1b'), std::string::npos);
+  EXPECT_EQ(page.find('\x07'), std::string::npos);
+  // A process name from a recording, as export-csv writes it.
+  MetricSeriesSet set;
+  set.GetOrCreate({"process.cpu_pct", 0, "\x1b]52;c;AAAA\x07py\nFAKE"}, "%").Add(0, 1);
+  const std::string csv = RenderSeriesCsv(set);
+  EXPECT_EQ(csv.find('\x1b'), std::string::npos) << csv;
+  EXPECT_FALSE(forged(csv)) << csv;
+}
+
 TEST_F(OutputEscapeTest, AnnotateReplacesInvalidUtf8AsTheJsonReportDoes) {
   std::string trace = CraftedTrace("\xff\xc0\xaf");
   Result r = RunGpuwhy({"annotate", trace, "-o", Path("annotated.json")});

@@ -6,7 +6,9 @@
 // when the recording asked for could not be kept.
 // --set and --config shape the diagnosis; --step-range applies to the traces of --trace-dir.
 // --profile injects the Python start-up hook of cli/profile_hook.h: one trace per rank, all
-// analysed with the recording.
+// analysed with the recording. The command's whole process tree is owned by a guardian
+// (collect/process_runner.h); --kill-after is its SIGTERM-to-SIGKILL grace. Outputs are
+// checked before the command starts (cli/run_outputs.h).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -23,6 +25,7 @@
 #include "cli/pipeline_flags.h"
 #include "cli/profile_hook.h"
 #include "cli/report_output.h"
+#include "cli/run_outputs.h"
 #include "collect/process_runner.h"
 #include "collect/recording_file.h"
 
@@ -48,28 +51,6 @@ constexpr const char* kProfileHelp =
     "writes one trace per rank (RANK, torchrun) and detaches; the traces are analysed with "
     "the recording. Opt out: leave --profile off (nothing is injected without it)";
 
-// The run's own folder under $TMPDIR: the hook, and the traces unless --profile-dir keeps
-// them elsewhere. Removed when the run is reported.
-class RunFolder {
- public:
-  Status Create() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && tmp[0] ? tmp : "/tmp") + "/gpuwhy-run-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr)
-      return IoError("{}: cannot create the run's folder: {}", pattern, std::strerror(errno));
-    path_ = pattern;
-    return Status::Ok();
-  }
-  const std::string& path() const { return path_; }
-  ~RunFolder() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 void AddRunCommand(CLI::App& app, RunOptions& options) {
@@ -94,6 +75,13 @@ void AddRunCommand(CLI::App& app, RunOptions& options) {
   command->add_option("--profile-dir", options.profile_dir,
                       "With --profile: write the traces to DIR and keep them (default: the "
                       "run's temporary folder, removed afterwards)");
+  command
+      ->add_option("--kill-after", options.kill_after_s,
+                   "Seconds between the SIGTERM that ends the job's process tree (gpuwhy "
+                   "interrupted or killed, even by SIGKILL; what the job left running when it "
+                   "exits) and the SIGKILL for what ignored it")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   AddPipelineFlags(*command, options.pipeline);
 }
 
@@ -104,13 +92,9 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     PrintError(context, status);
     return kExitUnusable;
   }
-  for (const std::string& output : {options.recording, options.report}) {
-    if (Status status =
-            CheckOutputIsNotAnInput(output, {options.trace_dir, options.pipeline.config});
-        !status.ok()) {
-      PrintError(context, status);
-      return kExitUnusable;
-    }
+  if (Status status = CheckRunOutputs(options); !status.ok()) {
+    PrintError(context, status);
+    return kExitUnusable;
   }
   // Opened before the command starts: an -o that cannot be written must not cost a run.
   std::unique_ptr<RecordingFile> recording;
@@ -122,16 +106,15 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     }
     recording = std::move(*file);
   }
-  RunFolder folder;
+  ProfileRunFolder folder;
   std::vector<std::string> environment;
   std::string profile_dir;
   if (options.profile_steps > 0) {
     Status created = folder.Create();
     profile_dir = options.profile_dir.empty() ? folder.path() + "/traces" : options.profile_dir;
     StatusOr<std::vector<std::string>> env =
-        created.ok()
-            ? InstallProfileHook(folder.path() + "/hook", profile_dir, options.profile_steps)
-            : StatusOr<std::vector<std::string>>(created);
+        created.ok() ? InstallProfileHook(folder, profile_dir, options.profile_steps)
+                     : StatusOr<std::vector<std::string>>(created);
     if (!env.ok()) {
       if (recording) recording->Discard();
       PrintError(context, env.status());
@@ -144,7 +127,7 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
     return kExitUnusable;
   }
   const TimeNs started = WallClockNs();
-  ProcessRunner runner;
+  ProcessRunner runner(static_cast<int64_t>(options.kill_after_s * 1000));
   if (Status status = runner.Start(options.command, environment); !status.ok()) {
     if (recording) recording->Discard();
     PrintError(context, status);
@@ -170,34 +153,48 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   const Status kept = recording ? recording->Finish(set) : Status::Ok();
   const DurationNs ran = WallClockNs() - started;
   std::vector<std::string> profiled;
-  if (!profile_dir.empty()) profiled = TracesWrittenSince(profile_dir, started);
+  std::string profile_outcome;  // why no trace came (or why some process wrote none)
+  if (!profile_dir.empty()) {
+    profiled = TracesWrittenSince(profile_dir, started);
+    profile_outcome =
+        ExplainProfileOutcome(folder.status_dir(), options.profile_steps, profiled.size());
+  }
+  bool reported = true;
   if (options.format == "text" && ran < kMinDiagnosedRun && options.trace_dir.empty() &&
       profiled.empty()) {
-    WriteOutput(fmt::format("gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
-                            "({})\n",
-                            CommandLine(options.command), runner.exit_code(), NsToSec(ran),
-                            DescribeRecording(set)),
-                options.report, context.err, context);
+    reported = WriteOutput(
+        fmt::format(
+            "gpuwhy run: '{}' exited {} after {:.1f} s, too short to diagnose "
+            "({})\n{}",
+            CommandLine(options.command), runner.exit_code(), NsToSec(ran), DescribeRecording(set),
+            profile_outcome.empty() ? "" : "gpuwhy run: --profile: " + profile_outcome + "\n"),
+        options.report, context.err, context);
   } else {
     Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context, profiled);
     if (!profile_dir.empty() && !report.ranks.empty()) {
-      report.ranks.front().diagnosis.notes.push_back(
-          profiled.empty()
-              ? "--profile: no trace was written (the job never imported torch, or stepped no "
-                "optimizer)"
-              : fmt::format(
-                    "--profile: {} trace(s) in {}{}", profiled.size(), profile_dir,
-                    options.profile_dir.empty() ? " (removed; --profile-dir keeps them)" : ""));
+      std::vector<std::string>& notes = report.ranks.front().diagnosis.notes;
+      if (!profiled.empty()) {
+        notes.push_back(
+            fmt::format("--profile: {} trace(s) in {}{}", profiled.size(), profile_dir,
+                        options.profile_dir.empty() ? " (removed; --profile-dir keeps them)" : ""));
+      }
+      if (!profile_outcome.empty()) notes.push_back("--profile: " + profile_outcome);
     }
     std::string rendered =
         RenderReport(report, ParseReportFormat(options.format), TextReportOptions{});
-    WriteOutput(rendered, options.report, context.err, context);
+    reported = WriteOutput(rendered, options.report, context.err, context);
   }
   if (!kept.ok()) {
     // The job's status still reaches whoever reads the message; the exit code says the
     // recording, which was asked for, is not where it should be.
     PrintError(context, fmt::format("{}{}; the command exited {}", kept.message(),
                                     recording->Leftover(), runner.exit_code()));
+    return kExitUnusable;
+  }
+  if (!reported) {
+    // --report was checked before the job started; the disk can still fill up since.
+    PrintError(context, fmt::format("the report asked for was not written; the command exited {}",
+                                    runner.exit_code()));
     return kExitUnusable;
   }
   return runner.exit_code();

@@ -101,3 +101,77 @@ TEST(ProcessRunnerTerminalTest, OneCtrlCReachesTheCommandOnce) {
 
 }  // namespace process_runner_test
 }  // namespace gpuwhy
+
+namespace gpuwhy {
+namespace process_runner_test {
+
+// Gone: no such process, or a zombie about to be reaped.
+bool Gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) == "Z";
+}
+
+pid_t ReadPid(const std::string& path) {
+  if (!WaitForFile(path + ".done", std::chrono::seconds(20))) return 0;
+  pid_t pid = 0;
+  std::ifstream(path) >> pid;
+  return pid;
+}
+
+// `sh -c CMD` where CMD writes a pid to FILE then FILE.done.
+std::string WritePid(const std::string& what, const std::string& file) {
+  return "echo " + what + " > " + file + " && touch " + file + ".done";
+}
+
+TEST(ProcessRunnerTreeTest, WhatTheJobLeftRunningEndsWithIt) {
+  std::string dir = (fs::temp_directory_path() / "gpuwhy_tree_XXXXXX").string();
+  dir = ::mkdtemp(dir.data());
+  const std::string file = dir + "/pid";
+  ProcessRunner runner(500);
+  // The job starts a daemon-like grandchild in a session of its own, then exits.
+  ASSERT_TRUE(runner.Start({"sh", "-c", "setsid sleep 600 & " + WritePid("$!", file)}).ok());
+  pid_t orphan = ReadPid(file);
+  ASSERT_GT(orphan, 0);
+  while (!runner.Poll()) ::usleep(10000);
+  EXPECT_EQ(runner.exit_code(), 0);
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i, ::usleep(10000)) gone = Gone(orphan);
+  if (!gone) ::kill(orphan, SIGKILL);
+  EXPECT_TRUE(gone) << "the job's setsid grandchild outlived it";
+  fs::remove_all(dir);
+}
+
+TEST(ProcessRunnerTreeTest, AJobIgnoringSigtermIsKilledAfterTheGracePeriod) {
+  std::string dir = (fs::temp_directory_path() / "gpuwhy_tree_XXXXXX").string();
+  dir = ::mkdtemp(dir.data());
+  const std::string file = dir + "/pid";
+  const auto start = std::chrono::steady_clock::now();
+  pid_t job = 0;
+  {
+    ProcessRunner runner(300);
+    ASSERT_TRUE(
+        runner
+            .Start({"sh", "-c",
+                    "trap '' TERM; " + WritePid("$$", file) + "; while :; do sleep 0.05; done"})
+            .ok());
+    job = ReadPid(file);
+    ASSERT_GT(job, 0);
+    EXPECT_FALSE(runner.Poll());
+  }  // gpuwhy is done with it (an error path): the tree is ended
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(Gone(job));
+  EXPECT_LT(took, std::chrono::seconds(8));
+  fs::remove_all(dir);
+}
+
+TEST(ProcessRunnerTreeTest, ACommandThatCannotRunSaysWhy) {
+  ProcessRunner runner;
+  Status status = runner.Start({"/nonexistent/gpuwhy-cmd"});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("No such file"), std::string::npos) << status.message();
+}
+
+}  // namespace process_runner_test
+}  // namespace gpuwhy

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "base/atomic_file.h"
+#include "base/partial_file.h"
 
 namespace gpuwhy {
 namespace {
@@ -43,9 +44,11 @@ StatusOr<std::unique_ptr<RecordingFile>> RecordingFile::Create(const std::string
   std::string target = path;
   char resolved[PATH_MAX];
   if (exists && ::realpath(path.c_str(), resolved) != nullptr) target = resolved;
-  const std::string partial = target + ".partial";
-  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return IoError("{}: cannot write: {}", partial, std::strerror(errno));
+  // Unique while written: a second recorder of the same PATH, or a symlink planted where the
+  // partial file goes, never shares or redirects its bytes.
+  std::string partial;
+  int fd = CreatePartialFile(target, 0666, partial);
+  if (fd < 0) return IoError("{}: cannot write: {}", path, std::strerror(errno));
   if (exists) ::fchmod(fd, st.st_mode & 07777);  // the new file keeps the old one's permissions
   auto file = std::unique_ptr<RecordingFile>(new RecordingFile(path, target, partial, fd));
   if (Status failed = file->failed_; !failed.ok()) {
@@ -120,6 +123,16 @@ Status RecordingFile::Finish(const MetricSeriesSet& set) {
   }
   SyncDirectoryOf(target_);
   return Status::Ok();
+}
+
+std::string RecordingFile::Leftover() {
+  if (partial_ == target_) return "";
+  struct stat st {};
+  if (::stat(partial_.c_str(), &st) == 0 && st.st_size > 0)
+    return "; what was recorded is in " + partial_;
+  // Nothing reached the disk (full from the start): no empty file to point at.
+  ::unlink(partial_.c_str());
+  return "; nothing was recorded";
 }
 
 void RecordingFile::Discard() {

@@ -1,9 +1,11 @@
 // The recording of `gpuwhy run -o` and `gpuwhy record -o`, written as the run goes so that a
 // gpuwhy killed at any moment (SIGKILL, the OOM killer) leaves a readable recording: the bytes
-// go to PATH.partial, one gzip stream that every flush sync-flushes (all bytes up to it can be
-// inflated), and Finish() ends the stream and renames PATH.partial to PATH. PATH is therefore
-// either absent, the old file or the whole new recording; PATH.partial is the recording so far,
-// which the reader reads up to any cut (docs/recording-format.md).
+// go to PATH.partial-XXXXXXXX (base/partial_file.h: unique, so two recorders of one PATH never
+// share it), one gzip stream that every flush sync-flushes (all bytes up to it can be
+// inflated), and Finish() ends the stream and renames the partial file to PATH. PATH is
+// therefore either absent, the old file or the whole new recording; the partial file is the
+// recording so far, which the reader reads up to any cut (docs/recording-format.md), and which
+// `analyze PATH` names when PATH is missing.
 #pragma once
 
 #include <zlib.h>
@@ -22,8 +24,8 @@ inline constexpr DurationNs kRecordingFlushInterval = kNsPerSec;
 
 class RecordingFile {
  public:
-  // Creates PATH.partial beside PATH (or, when PATH exists and is not a regular file, such as
-  // /dev/null, writes PATH itself). Fails when it cannot be written: run and record call it
+  // Creates PATH.partial-XXXXXXXX beside PATH (or, when PATH exists and is not a regular file, such
+  // as /dev/null, writes PATH itself). Fails when it cannot be written: run and record call it
   // before the job or the sampling starts.
   static StatusOr<std::unique_ptr<RecordingFile>> Create(const std::string& path);
   ~RecordingFile();
@@ -39,10 +41,9 @@ class RecordingFile {
   // Removes PATH.partial: nothing was recorded (the job could not start).
   void Discard();
   const std::string& path() const { return path_; }
-  // "; what was recorded is in PATH.partial" for a failure message, "" for a device.
-  std::string Leftover() const {
-    return partial_ == target_ ? "" : "; what was recorded is in " + partial_;
-  }
+  // "; what was recorded is in PATH.partial-…" for a failure message, "" for a device; an
+  // empty partial file (a disk full from the start) is removed and said so.
+  std::string Leftover();
   // Where the bytes are until Finish() (PATH itself for a device).
   const std::string& partial_path() const { return partial_; }
 

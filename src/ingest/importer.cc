@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "base/guarded_read.h"
+#include "base/partial_file.h"
 #include "ingest/input_kind.h"
 #include "ingest/kineto/kineto_importer.h"
 #include "ingest/nsys/nsys_importer.h"
@@ -114,7 +115,7 @@ StatusOr<std::vector<std::string>> ExpandInputPaths(const std::vector<std::strin
   for (const std::string& path : paths) {
     std::error_code ec;
     fs::file_status status = fs::status(path, ec);
-    if (!fs::exists(status)) return NotFound("{}: no such file or directory", path);
+    if (!fs::exists(status)) return NotFound("{}", MissingFileMessage(path));
     if (fs::is_directory(status)) {
       RETURN_IF_ERROR(ExpandDirectory(path, out));
       continue;

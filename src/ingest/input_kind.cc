@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/file_input.h"
+#include "base/partial_file.h"
 #include "ingest/memory/memory_stats_parser.h"
 #include "ingest/memory/memory_timeline_importer.h"
 #include "ingest/memory/oom_message_parser.h"
@@ -272,7 +273,7 @@ InputClass ClassifyInput(const std::string& path) {
   fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) {
     out.kind = InputKind::kMissing;
-    out.error = path + ": no such file or directory";
+    out.error = MissingFileMessage(path);  // names what a killed `run -o PATH` left
     return out;
   }
   if (fs::is_directory(status)) {

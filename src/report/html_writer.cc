@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
+
 namespace gpuwhy::report::html {
 namespace {
 
@@ -59,7 +61,10 @@ void YAxis(std::string& out, double top, double bottom, double max, std::string_
 
 }  // namespace
 
-std::string Escape(std::string_view text) {
+std::string Escape(std::string_view raw) {
+  // Control bytes first (ESC, BEL, C1, bytes that are not UTF-8): shown as "\x1b" and the
+  // like, as every text sink shows them (base/text_escape.h); line breaks and tabs stay.
+  const std::string text = text::EscapeControl(raw, text::LineBreaks::kKeep);
   std::string out;
   out.reserve(text.size() + 16);
   for (char c : text) {

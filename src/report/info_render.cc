@@ -119,7 +119,8 @@ namespace {
 
 void RenderOne(std::string& out, const InfoSummary& s, ColourMode colour) {
   const TraceMetadata& m = s.metadata;
-  out += Styled(colour, Style::kBold, FitWidthKeepEnd(m.path, kReportWidth)) + "\n";
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(text::EscapeControl(m.path), kReportWidth)) +
+         "\n";
   std::string format = fmt::format("{}, {}", m.format.empty() ? "unknown" : m.format,
                                    SchemaGenerationName(m.schema));
   if (m.schema_version != kNoValue) format += fmt::format(", schema version {}", m.schema_version);
@@ -249,7 +250,8 @@ std::string LaunchShape(const ProfiledKernelInfo& k) {
 
 // One Nsight Compute export: its kernels with the class, the numbers and the deciding rule.
 void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode colour) {
-  out += Styled(colour, Style::kBold, FitWidthKeepEnd(p.path, kReportWidth)) + "\n";
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(text::EscapeControl(p.path), kReportWidth)) +
+         "\n";
   Field(out, "format", fmt::format("Nsight Compute CSV, {} page", NcuLayoutName(p.layout)));
   Field(out, "kernels",
         fmt::format("{} profiled launches, {} metric values", p.kernels.size(),

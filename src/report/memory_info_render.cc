@@ -1,6 +1,7 @@
 // `gpuwhy info` of an allocator snapshot: what the file holds, before any analysis.
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
 #include "base/text_width.h"
 #include "report/info_render.h"
 #include "report/info_sections.h"
@@ -46,7 +47,8 @@ void RenderMemoryInfo(std::string& out, const MemoryInfoSummary& s, ColourMode c
     RenderMemoryTimelineInfo(out, s, colour);
     return;
   }
-  out += Styled(colour, Style::kBold, FitWidthKeepEnd(s.path, kReportWidth)) + "\n";
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(text::EscapeControl(s.path), kReportWidth)) +
+         "\n";
   InfoField(
       out, "format",
       fmt::format("PyTorch allocator snapshot, pickle protocol {}", s.layout.pickle_protocol));

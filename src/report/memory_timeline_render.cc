@@ -2,6 +2,7 @@
 // made of, by the profiler's categories.
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
 #include "base/text_width.h"
 #include "report/info_render.h"
 #include "report/info_sections.h"
@@ -17,7 +18,8 @@ std::string MiB(int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / kMiB);
 
 void RenderMemoryTimelineInfo(std::string& out, const MemoryInfoSummary& m, ColourMode colour) {
   const MemoryTimelineStats& s = *m.timeline;
-  out += Styled(colour, Style::kBold, FitWidthKeepEnd(m.path, kReportWidth)) + "\n";
+  out += Styled(colour, Style::kBold, FitWidthKeepEnd(text::EscapeControl(m.path), kReportWidth)) +
+         "\n";
   InfoField(out, "format", "PyTorch profiler memory timeline (export_memory_timeline raw JSON)");
   InfoField(out, "size", FormatBytes(m.file_bytes));
   InfoField(out, "devices", "one (the exporter's device; capacity not recorded)");

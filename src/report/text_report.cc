@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
 #include "report/diagnosis_sections.h"
 #include "report/report.h"
 #include "report/terminal_style.h"
@@ -14,8 +15,12 @@ namespace gpuwhy {
 namespace report {
 namespace {
 
-// Like FitWidth but keeps the end: for paths, where the file name matters most.
-std::string FitKeepEnd(std::string_view text, size_t width) {
+// Like FitWidth but keeps the end: for paths, where the file name matters most. A path is one
+// line: a line break or a control byte in a file name is shown escaped, never acted on (a
+// newline in a name would print a line of its own, a forged one).
+std::string FitKeepEnd(std::string_view raw, size_t width) {
+  const std::string escaped = text::EscapeControl(raw);
+  std::string_view text = escaped;
   if (DisplayWidth(text) <= width) return std::string(text);
   size_t cut = text.size();
   size_t columns = 0;

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,11 +47,12 @@ int ConnectFrom(const std::string& source, int port) {
 
 // Slow clients on their own thread: each sends a request line, then one header line every
 // |interval|, never the blank line that ends the header; a client the server drops connects
-// again at its next turn.
+// again at its next turn. Idle ones (|idle|) send nothing at all.
 class SlowClients {
  public:
-  SlowClients(int port, std::vector<std::string> sources, std::chrono::milliseconds interval)
-      : port_(port), sources_(std::move(sources)), interval_(interval) {
+  SlowClients(int port, std::vector<std::string> sources, std::chrono::milliseconds interval,
+              bool idle = false)
+      : port_(port), sources_(std::move(sources)), interval_(interval), idle_(idle) {
     fds_.assign(sources_.size(), -1);
     thread_ = std::thread([this] { Run(); });
   }
@@ -62,25 +64,39 @@ class SlowClients {
     }
   }
   int reconnects() const { return reconnects_.load(); }
+  int open() const { return open_.load(); }
 
  private:
   bool Send(int fd, const std::string& text) {
     return ::send(fd, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
   }
+  // Still open: nothing to read (an idle client is answered only by a 503 or a close).
+  static bool Open(int fd) {
+    char byte;
+    return ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 &&
+           (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+  bool Tend(int fd) { return idle_ ? Open(fd) : Send(fd, "X-Slow: 1\r\n"); }
   void Run() {
     while (!stop_) {
-      for (size_t i = 0; i < fds_.size(); ++i) {
-        if (fds_[i] >= 0 && Send(fds_[i], "X-Slow: 1\r\n")) continue;
+      int open = 0;
+      for (size_t i = 0; i < fds_.size() && !stop_; ++i) {
+        if (fds_[i] >= 0 && Tend(fds_[i])) {
+          ++open;
+          continue;
+        }
         if (fds_[i] >= 0) {
           ::close(fds_[i]);
           ++reconnects_;
         }
         fds_[i] = ConnectFrom(sources_[i], port_);
-        if (fds_[i] >= 0 && !Send(fds_[i], "GET /metrics HTTP/1.1\r\nHost: x\r\n")) {
+        if (fds_[i] >= 0 && !idle_ && !Send(fds_[i], "GET /metrics HTTP/1.1\r\nHost: x\r\n")) {
           ::close(fds_[i]);
           fds_[i] = -1;
         }
+        open += fds_[i] >= 0;
       }
+      open_ = open;
       for (auto slept = std::chrono::milliseconds(0); slept < interval_ && !stop_;
            slept += std::chrono::milliseconds(50)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -91,9 +107,11 @@ class SlowClients {
   int port_;
   std::vector<std::string> sources_;
   std::chrono::milliseconds interval_;
+  bool idle_;
   std::vector<int> fds_;
   std::atomic<bool> stop_{false};
   std::atomic<int> reconnects_{0};
+  std::atomic<int> open_{0};
   std::thread thread_;
 };
 
@@ -125,9 +143,12 @@ class SlowClientsTest : public ::testing::Test {
   int port_ = 0;
 };
 
-std::vector<std::string> Sources(int count, bool one_host) {
+std::vector<std::string> Sources(int count, bool one_host, int per_source = 1) {
   std::vector<std::string> out;
-  for (int i = 0; i < count; ++i) out.push_back("127.0.0." + std::to_string(one_host ? 2 : 2 + i));
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < per_source; ++j)
+      out.push_back("127.0.0." + std::to_string(one_host ? 2 : 2 + i));
+  }
   return out;
 }
 
@@ -154,6 +175,30 @@ TEST_F(SlowClientsTest, TwentySlowClientsFromManyHostsDoNotBlockHealthOrMetrics)
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ExpectAnsweredWithin(std::chrono::milliseconds(1500), 4);
   EXPECT_GT(slow.reconnects(), 0) << "no slow client was ever dropped";
+}
+
+// Issue 38: 2,000 connections that send nothing, from 20 addresses, held and reopened
+// whenever the server drops them. The per-client cap counts connections waiting for a thread,
+// the wait is bounded overall, and idle connections hold no thread: /healthz (Kubernetes'
+// probe gives it 1 s) and a scrape answer in time. Before, /healthz took 1.2-1.5 s.
+TEST_F(SlowClientsTest, TwoThousandIdleConnectionsFromTwentyAddressesDoNotDelayTheProbe) {
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_max < 4500) GTEST_SKIP() << "needs 4,500 open files (ulimit -Hn)";
+  rlimit raised = files;
+  raised.rlim_cur = std::max<rlim_t>(files.rlim_cur, 4500);
+  ::setrlimit(RLIMIT_NOFILE, &raised);
+  StartServer(EndpointOptions{});
+  {
+    SlowClients idle(port_, Sources(20, /*one_host=*/false, 100), std::chrono::milliseconds(100),
+                     /*idle=*/true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // all opened, queued
+    EXPECT_GE(idle.open(), 1900);
+    ExpectAnsweredWithin(std::chrono::milliseconds(1000), 5);
+    EXPECT_GT(idle.reconnects(), 0) << "no idle connection was refused or dropped";
+  }
+  server_.reset();
+  ::setrlimit(RLIMIT_NOFILE, &files);
 }
 
 // One address holds at most its share: the connection past it gets 503 at once, without the

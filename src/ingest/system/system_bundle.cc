@@ -24,9 +24,25 @@ bool SkippedName(const fs::path& path) {
   return name.starts_with(".");
 }
 
-std::vector<fs::path> BundleFiles(const std::string& dir) {
+// A symlink whose target lies outside |root| (canonical): a bundle is read as what it holds,
+// never as the machine it is read on (a link to /proc/self/environ would quote the reader's
+// environment as the node's).
+bool LeavesTheBundle(const fs::directory_entry& e, const fs::path& root) {
+  std::error_code ec;
+  if (!e.is_symlink(ec)) return false;
+  const fs::path target = fs::canonical(e.path(), ec);
+  if (ec) return true;
+  auto [r, t] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
+  return r != root.end();
+}
+
+// The bundle's files, in name order; the symlinks out of it go to |refused| (when given).
+std::vector<fs::path> BundleFiles(const std::string& dir,
+                                  std::vector<BundleFailure>* refused = nullptr) {
   std::vector<fs::path> files;
   std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);
+  if (ec) return files;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::directory_entry& e = *it;
@@ -38,10 +54,20 @@ std::vector<fs::path> BundleFiles(const std::string& dir) {
       continue;
     }
     if (!e.is_regular_file(entry_ec) || SkippedName(e.path())) continue;
+    if (LeavesTheBundle(e, root)) {
+      if (refused != nullptr)
+        refused->push_back(
+            {e.path().string(), e.path().string() + ": a symlink out of the bundle: not read"});
+      continue;
+    }
     if (e.file_size(entry_ec) > kMaxFileBytes) continue;
     files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());  // deterministic order
+  if (refused != nullptr) {
+    std::sort(refused->begin(), refused->end(),
+              [](const BundleFailure& a, const BundleFailure& b) { return a.path < b.path; });
+  }
   return files;
 }
 
@@ -69,7 +95,7 @@ BundleReadResult ReadSupportBundle(const std::string& dir, SystemFacts& facts) {
     result.failures.push_back({dir, dir + ": not a directory"});
     return result;
   }
-  for (const fs::path& file : BundleFiles(dir)) {
+  for (const fs::path& file : BundleFiles(dir, &result.failures)) {
     Status status = ReadSystemFile(file.string(), facts);
     if (status.ok()) continue;
     if (status.code() == StatusCode::kNotFound) {

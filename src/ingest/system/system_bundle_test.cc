@@ -41,5 +41,29 @@ TEST(SystemBundleTest, AGzipBombInABundleIsSkippedAloneNamingTheLimit) {
   fs::remove_all(dir);
 }
 
+TEST(SystemBundleTest, ASymlinkOutOfTheBundleIsNotRead) {
+  const fs::path dir = fs::temp_directory_path() / "gpuwhy_bundle_link";
+  const fs::path outside = fs::temp_directory_path() / "gpuwhy_bundle_link_outside.txt";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "logs");
+  const std::string xid =
+      "[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 79, pid=1, name=a, GPU has "
+      "fallen off the bus.\n";
+  testing::WriteRawFile(outside.string(), xid);
+  testing::WriteRawFile((dir / "dmesg.txt").string(), xid);
+  fs::create_symlink(outside, dir / "kern.log");                   // out: refused
+  fs::create_symlink("/proc/self/environ", dir / "env.txt");       // out: refused
+  fs::create_symlink("../dmesg.txt", dir / "logs" / "again.txt");  // in: read
+  SystemFacts facts;
+  BundleReadResult read = ReadSupportBundle(dir.string(), facts);
+  ASSERT_EQ(read.failures.size(), 2u);
+  EXPECT_EQ(read.failures[0].path, (dir / "env.txt").string());
+  EXPECT_EQ(read.failures[1].message,
+            (dir / "kern.log").string() + ": a symlink out of the bundle: not read");
+  EXPECT_EQ(facts.xids.size(), 2u);  // dmesg.txt and the link inside, never the outside file
+  fs::remove_all(dir);
+  fs::remove(outside);
+}
+
 }  // namespace system_bundle_test
 }  // namespace gpuwhy
