@@ -8,7 +8,8 @@
 # Each run starts from a scratch corpus in build/fuzz/corpus/TARGET seeded with copies of the
 # real files of ../shared/data (cut to 64 KiB) or, for gpuwhy's own formats, with files the dev
 # build writes; libFuzzer writes new inputs and crash-* files there, never into ../shared/data.
-# Prints one line per target: runs, seconds, crashes. Exits 1 when any target crashed.
+# Prints one line per target: runs, seconds, crashes, sanitizer reports. Exits 1 when any target
+# crashed or logged a sanitizer report (UBSan halts on error: a report is a crash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data="${GPUWHY_SHARED_DATA:-../shared/data}"
@@ -78,6 +79,11 @@ own_seeds() {
   rm -rf "$tmp"
 }
 
+# UBSan halts on the first report (the build also compiles -fno-sanitize-recover=undefined),
+# so undefined behaviour is a crash with a crash-* file, never a log line in a clean run.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export ASAN_OPTIONS="abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
 failed=0
 for target in "${targets[@]}"; do
   binary="$(find build/fuzz -type f -name "$target" -perm -u+x | head -1)"
@@ -99,9 +105,12 @@ for target in "${targets[@]}"; do
   runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)"
   [[ -n "$runs" ]] || runs="$(grep -o '#[0-9]*' "$log" | tail -1 | tr -d '#')"
   crashes="$(find "$corpus" -maxdepth 1 -name 'crash-*' | wc -l)"
-  echo "$target: ${runs:-?} runs in $((SECONDS - start)) s, $crashes crash(es), exit $rc (log $log)"
+  # Sanitizer reports in the log, whether or not they ended the run.
+  reports="$(grep -c -E 'runtime error:|ERROR: (Address|Leak|UndefinedBehavior)Sanitizer' "$log" || true)"
+  echo "$target: ${runs:-?} runs in $((SECONDS - start)) s, $crashes crash(es)," \
+    "${reports:-0} sanitizer report(s), exit $rc (log $log)"
   # Any exit but 0 is a finding: a crash (77 or a signal), a hang past -timeout (70), memory past
   # -rss_limit_mb; slow-unit-* files are only slow and do not change it.
-  if ((crashes > 0 || rc != 0)); then failed=1; fi
+  if ((crashes > 0 || reports > 0 || rc != 0)); then failed=1; fi
 done
 exit "$failed"

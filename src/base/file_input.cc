@@ -334,6 +334,24 @@ StatusOr<std::string> ReadFileHead(const std::string& path, size_t bytes) {
   return head;
 }
 
+namespace {
+
+constexpr size_t kReadChunk = 1 << 20;
+
+// The size of |source|'s content, counting no further than |limit| + 1 bytes; memory: one chunk.
+StatusOr<uint64_t> CountContent(ByteSource& source, uint64_t limit) {
+  std::string scratch(kReadChunk, '\0');
+  uint64_t total = 0;
+  while (total <= limit) {
+    ASSIGN_OR_RETURN(size_t n, source.Read(scratch.data(), scratch.size()));
+    if (n == 0) break;
+    total += n;
+  }
+  return total;
+}
+
+}  // namespace
+
 StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind) {
   StatusOr<uint64_t> limit = MaxInputBytes(kind);
   if (!limit.ok()) return limit.status().WithContext(path);
@@ -343,25 +361,52 @@ StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind) {
     return InvalidArgument("{}: {}content {}", path, gzip ? "decompressed " : "",
                            DescribeInputLimit(kind, *limit));
   };
-  // A plain file says its size up front; a gzip stream only once inflated.
-  if (*limit > 0 && !gzip && source->file_size() > *limit) return refuse();
+  // A plain file says its size up front; a gzip stream only once inflated. So a limited gzip
+  // is inflated twice: once counting (a bomb is refused holding one chunk), then into one
+  // string of that size. A string grown by doubling held the old and the new buffer at its
+  // last growth: twice the limit before the refusal.
+  uint64_t expected = gzip ? 0 : source->file_size();
+  if (*limit > 0 && expected > *limit) return refuse();
+  if (gzip && *limit > 0) {
+    StatusOr<uint64_t> size = CountContent(*source, *limit);
+    if (!size.ok()) return size.status().WithContext(path);
+    if (*size > *limit) return refuse();
+    expected = *size;
+    ASSIGN_OR_RETURN(source, OpenByteSource(path));
+  }
   std::string content;
-  constexpr size_t kChunk = 1 << 20;
+  // One byte more than expected: the read that finds the end needs room to find it.
+  if (expected > 0) content.reserve(static_cast<size_t>(expected) + 1);
   while (true) {
-    size_t old = content.size();
-    // Memory stays within the limit plus a chunk whatever the compression ratio: the string
-    // grows by doubling, but never past that.
+    const size_t old = content.size();
+    // The file grew since it was sized, or a stream's size is unknown (a character device):
+    // the string never grows past the limit and a byte.
     if (*limit > 0 && old > *limit) return refuse();
-    if (content.capacity() < old + kChunk) {
-      size_t grown = std::max(2 * content.capacity(), old + kChunk);
-      content.reserve(*limit > 0 ? std::min<uint64_t>(grown, *limit + kChunk) : grown);
+    if (content.capacity() == old) {
+      size_t grown = std::max(2 * content.capacity(), old + kReadChunk);
+      content.reserve(*limit > 0 ? std::min<uint64_t>(grown, *limit + 1) : grown);
     }
-    content.resize(old + kChunk);
-    auto n = source->Read(content.data() + old, kChunk);
+    const size_t room = std::min(content.capacity() - old, kReadChunk);
+    content.resize(old + room);
+    auto n = source->Read(content.data() + old, room);
     if (!n.ok()) return n.status().WithContext(path);
     content.resize(old + *n);
     if (*n == 0) return content;
   }
+}
+
+StatusOr<std::string> ReadSettingsFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return IoError("{}: cannot open: {}", path, std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    return InvalidArgument("{}: not a regular file ({}): name a file of settings", path,
+                           S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                                                  : "a special file");
+  }
+  return ReadWholeFile(path, InputLimit::kConfig);
 }
 
 Status WriteWholeFile(const std::string& path, std::string_view content) {

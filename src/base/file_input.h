@@ -41,6 +41,10 @@ StatusOr<std::string> ReadFileHead(const std::string& path, size_t bytes);
 // limit for a KIND (...)", having read no more than the limit and a chunk.
 StatusOr<std::string> ReadWholeFile(const std::string& path, InputLimit kind = InputLimit::kOther);
 
+// Reads a small settings file a user names (--config): a regular file only, since a FIFO,
+// /dev/zero or /dev/urandom never ends or never arrives; at most the `config` input limit.
+StatusOr<std::string> ReadSettingsFile(const std::string& path);
+
 // Writes |content| to |path|, gzip-compressed when the name ends in ".gz", all or nothing
 // (base/atomic_file.h).
 Status WriteWholeFile(const std::string& path, std::string_view content);

@@ -25,6 +25,7 @@ namespace gpuwhy {
   X(kTraceEvent, "trace_event", "trace event or top-level value", uint64_t{64} << 20)  \
   X(kTokenFile, "token_file", "token file", uint64_t{64} << 10)                        \
   X(kProfileSummary, "profile_summary", "profiler summary report", uint64_t{64} << 20) \
+  X(kConfig, "config", "rule config file (--config)", uint64_t{1} << 20)               \
   X(kOther, "other", "file", uint64_t{1} << 30)
 
 enum class InputLimit : uint8_t {

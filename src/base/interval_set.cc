@@ -83,7 +83,10 @@ void IntervalSet::Seal() {
   covered_before_.reserve(intervals_.size() + 1);
   DurationNs total = 0;
   covered_before_.push_back(0);
-  for (const Interval& i : intervals_) covered_before_.push_back(total += i.length());
+  for (const Interval& i : intervals_) {
+    total = SaturatingAdd(total, i.length());
+    covered_before_.push_back(total);
+  }
 }
 
 IntervalSet IntervalSet::Union(const IntervalSet& other) const {
@@ -171,9 +174,9 @@ DurationNs IntervalSet::CoveredLength(Interval window) const {
   auto hi = static_cast<size_t>(last - intervals_.begin());
   DurationNs total = covered_before_[hi] - covered_before_[lo];
   // Only the first and the last member can stick out of the window.
-  total -= std::max<DurationNs>(0, window.start - first->start);
-  total -= std::max<DurationNs>(0, (last - 1)->end - window.end);
-  return total;
+  total = SaturatingSub(total, std::max<DurationNs>(0, SaturatingSub(window.start, first->start)));
+  total = SaturatingSub(total, std::max<DurationNs>(0, SaturatingSub((last - 1)->end, window.end)));
+  return std::max<DurationNs>(0, total);
 }
 
 }  // namespace gpuwhy

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "base/checked_math.h"
 #include "base/time.h"
 
 namespace gpuwhy {
@@ -12,7 +13,8 @@ namespace gpuwhy {
 struct Interval {
   TimeNs start = 0;
   TimeNs end = 0;
-  DurationNs length() const { return end - start; }
+  // Saturating: an interval from an input may span more than int64 holds.
+  DurationNs length() const { return SaturatingSub(end, start); }
   bool operator==(const Interval&) const = default;
 };
 

@@ -4,6 +4,8 @@
 
 #include <regex>
 
+#include "base/file_input.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -82,7 +84,11 @@ void AddFailOnFlag(CLI::App& command, std::string& fail_on) {
 
 Status ApplyPipelineFlags(const PipelineFlags& flags, PipelineOptions& options) {
   Catalog& catalog = options.diagnose.catalog;
-  if (!flags.config.empty()) RETURN_IF_ERROR(catalog.ApplyConfigFile(flags.config));
+  if (!flags.config.empty()) {
+    // Bounded and regular: --config /dev/zero, /dev/urandom or a FIFO once read without end.
+    ASSIGN_OR_RETURN(std::string text, ReadSettingsFile(flags.config));
+    RETURN_IF_ERROR(catalog.ApplyConfigText(text, flags.config));
+  }
   for (const std::string& assignment : flags.overrides)
     RETURN_IF_ERROR(catalog.ApplyOverride(assignment));
   options.import.step_range = flags.step_range;

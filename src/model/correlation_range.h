@@ -19,8 +19,15 @@ struct CorrelationRange {
   bool sorted = true;
   int64_t lo = std::numeric_limits<int64_t>::max();
   int64_t hi = std::numeric_limits<int64_t>::min();
-  // Ids from lo to hi; only meaningful when kept > 0.
-  uint64_t span() const { return static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1; }
+  // How many ids lie from lo to hi, saturating: lo = -2^63 and hi = 2^63 - 1 hold 2^64 ids,
+  // which wrapped to 0 and sized a table of no rows that the ids were then written into. Only
+  // meaningful when kept > 0.
+  uint64_t span() const {
+    const uint64_t gap = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    return gap == std::numeric_limits<uint64_t>::max() ? gap : gap + 1;
+  }
+  // The slot of id |c| (lo <= c <= hi) in a table indexed from lo: no signed overflow.
+  uint64_t Offset(int64_t c) const { return static_cast<uint64_t>(c) - static_cast<uint64_t>(lo); }
 };
 
 template <typename Keep>

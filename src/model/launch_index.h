@@ -55,20 +55,19 @@ void LaunchIndex::Build(const IntColumn& correlation, Keep keep) {
   const CorrelationRange ids = ScanCorrelations(correlation, keep);
   const size_t kept = ids.kept;
   const bool sorted = ids.sorted;
-  const int64_t lo = ids.lo;
   if (kept == 0) return;
+  // A direct table while it costs at most twice the sorted rows: its size is bounded by the
+  // rows, never by the ids (span() saturates, so ids across the whole int64 range are sparse).
   const uint64_t range = ids.span();
-  // A direct table while it costs at most twice the sorted rows.
   dense_ = range <= 2 * uint64_t{kept} + 1024;
   if (dense_) {
-    lo_ = lo;
+    lo_ = ids.lo;
     ReserveWithHugePages(rows_, static_cast<size_t>(range));
     rows_.assign(static_cast<size_t>(range), kNone);
     for (size_t i = 0; i < correlation.size(); ++i) {
       int64_t c = correlation[i];
       if (c == kNoValue || !keep(i)) continue;
-      uint32_t& slot =
-          rows_[static_cast<size_t>(static_cast<uint64_t>(c) - static_cast<uint64_t>(lo))];
+      uint32_t& slot = rows_[static_cast<size_t>(ids.Offset(c))];
       if (slot == kNone) {
         slot = static_cast<uint32_t>(i);
         ++size_;

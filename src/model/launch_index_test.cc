@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <utility>
@@ -115,6 +117,36 @@ TEST(LaunchIndexTest, AgreesWithBruteForceOnRandomIds) {
     index.Build(c, [&](size_t i) { return keep[i]; });
     ExpectMatches(c, keep, index);
   }
+}
+
+// Issue 37: ids at both ends of int64 span 2^64 ids; the span once wrapped to 0 and the dense
+// table of 0 rows was written past. The index stays bounded by the rows (sparse here).
+TEST(LaunchIndexTest, IdsAcrossTheWholeInt64RangeAreSparseAndFound) {
+  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kHigh = std::numeric_limits<int64_t>::max();
+  for (const std::vector<int64_t>& ids :
+       {std::vector<int64_t>{kLow, kHigh}, std::vector<int64_t>{kHigh, kLow},
+        std::vector<int64_t>{kHigh, 3, kLow, kHigh}, std::vector<int64_t>{kLow + 1, kHigh - 1}}) {
+    IntColumn c = Column(ids);
+    LaunchIndex index;
+    index.Build(c, [](size_t) { return true; });
+    EXPECT_FALSE(index.dense());
+    EXPECT_LE(index.bytes(), ids.size() * sizeof(uint32_t));
+    for (size_t i = 0; i < ids.size(); ++i) EXPECT_TRUE(index.Find(c, ids[i]).valid()) << ids[i];
+    EXPECT_FALSE(index.Find(c, 0).valid());
+    std::vector<int64_t> walked;
+    index.ForEach(c, [&](int64_t id, CpuSliceId) { walked.push_back(id); });
+    EXPECT_TRUE(std::is_sorted(walked.begin(), walked.end()));
+  }
+}
+
+// A huge gap between two small groups of ids is sparse too: the table never follows the ids.
+TEST(LaunchIndexTest, AWideSpanOfFewIdsIsNotADenseTable) {
+  IntColumn c = Column({1, 2, int64_t{1} << 40});
+  LaunchIndex index;
+  index.Build(c, [](size_t) { return true; });
+  EXPECT_FALSE(index.dense());
+  EXPECT_EQ(index.Find(c, int64_t{1} << 40).value, 2u);
 }
 
 }  // namespace

@@ -144,11 +144,12 @@ std::vector<Pair> IndexByCorrelation(const IntColumn& correlation, Keep keep) {
   const CorrelationRange ids = ScanCorrelations(correlation, keep);
   const size_t kept = ids.kept;
   const bool sorted = ids.sorted;
-  const int64_t lo = ids.lo;
   std::vector<Pair> pairs;
   if (kept == 0) return pairs;
-  uint64_t range = ids.span();
-  if (sorted || range > 4 * kept + 1024) {
+  // The counting sort's table is bounded by the rows: ids spread wider than that (up to the
+  // whole int64 range) are sorted instead.
+  const uint64_t range = ids.span();
+  if (sorted || range > 4 * uint64_t{kept} + 1024) {
     ReserveWithHugePages(pairs, kept);
     for (size_t i = 0; i < correlation.size(); ++i) {
       if (correlation[i] != kNoValue && keep(i))
@@ -165,15 +166,16 @@ std::vector<Pair> IndexByCorrelation(const IntColumn& correlation, Keep keep) {
   ReserveWithHugePages(next, range + 1);
   next.assign(range + 1, 0);
   for (size_t i = 0; i < correlation.size(); ++i) {
-    if (correlation[i] != kNoValue && keep(i)) ++next[static_cast<size_t>(correlation[i] - lo) + 1];
+    if (correlation[i] != kNoValue && keep(i))
+      ++next[static_cast<size_t>(ids.Offset(correlation[i])) + 1];
   }
   for (size_t i = 1; i < next.size(); ++i) next[i] += next[i - 1];
   ReserveWithHugePages(pairs, kept);
   pairs.resize(kept);
   for (size_t i = 0; i < correlation.size(); ++i) {  // in row order: stable
     if (correlation[i] != kNoValue && keep(i)) {
-      pairs[next[static_cast<size_t>(correlation[i] - lo)]++] = {correlation[i],
-                                                                 Id(static_cast<uint32_t>(i))};
+      pairs[next[static_cast<size_t>(ids.Offset(correlation[i]))]++] = {
+          correlation[i], Id(static_cast<uint32_t>(i))};
     }
   }
   return pairs;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace gpuwhy {
 namespace trace_test {
 
@@ -65,6 +67,33 @@ TEST(TraceTest, NestingCorrelationAndSteps) {
   EXPECT_EQ(t.steps.rows[0].gpu_op_count, 1);
   EXPECT_EQ(t.span(), (Interval{0, 250}));
   EXPECT_EQ(t.active_devices(), std::vector<int32_t>{0});
+}
+
+// Issue 37: correlation ids at both ends of int64 (an Nsight export's +-2^63) span 2^64 ids,
+// which once wrapped to a table of 0 rows that both indexes then wrote into.
+TEST(TraceTest, CorrelationIdsAcrossTheWholeInt64RangeAreIndexed) {
+  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kHigh = std::numeric_limits<int64_t>::max();
+  Trace t;
+  ThreadId main = t.GetOrCreateThread(1, 1);
+  t.cpu_slices.Append(Slice(t, main, 10, 20, "cudaLaunchKernel", CpuSliceKind::kRuntime, kHigh));
+  t.cpu_slices.Append(Slice(t, main, 30, 40, "cudaLaunchKernel", CpuSliceKind::kRuntime, kLow));
+  t.gpu_ops.Append(Kernel(t, 50, 60, kHigh));  // ids descend in start order: not sorted
+  t.gpu_ops.Append(Kernel(t, 70, 80, kLow));
+  t.gpu_ops.Append(Kernel(t, 90, 95, 0));
+  t.Finalize();
+
+  ASSERT_TRUE(t.FindLaunch(kHigh).valid());
+  EXPECT_EQ(t.cpu_slices.start[t.FindLaunch(kHigh).value], 10);
+  ASSERT_TRUE(t.FindLaunch(kLow).valid());
+  EXPECT_EQ(t.cpu_slices.start[t.FindLaunch(kLow).value], 30);
+  EXPECT_FALSE(t.FindLaunch(0).valid());
+  ASSERT_EQ(t.FindGpuOps(kHigh).size(), 1u);
+  EXPECT_EQ(t.gpu_ops.start[t.FindGpuOps(kHigh)[0].op.value], 50);
+  ASSERT_EQ(t.FindGpuOps(kLow).size(), 1u);
+  EXPECT_EQ(t.gpu_ops.start[t.FindGpuOps(kLow)[0].op.value], 70);
+  EXPECT_EQ(t.FindGpuOps(0).size(), 1u);
+  EXPECT_TRUE(t.FindGpuOps(1).empty());
 }
 
 TEST(TraceTest, NoStepsSynthesizesOneAndCountsOverlaps) {

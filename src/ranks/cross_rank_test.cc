@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace gpuwhy {
 namespace cross_rank_test {
 
@@ -99,6 +101,22 @@ TEST(CrossRankTest, MixedInputsAreReportedNotFatal) {
   EXPECT_NE(all.find("rank unknown"), std::string::npos) << all;
   EXPECT_NE(all.find("missing: 3-7"), std::string::npos) << all;
   EXPECT_NE(all.find("different step counts"), std::string::npos) << all;
+}
+
+// Issue 37: two 0.5 KB summaries claiming world_size 2^62 sized a vector of every rank
+// (bad_alloc). The missing ranks are the gaps between those present: bounded by the files.
+TEST(CrossRankTest, AHugeWorldSizeCostsNoMoreThanTheRanksGiven) {
+  std::vector<RankSummary> job = Job(2, 2, 0, 0, {0, 0});
+  job[0].world_size = int64_t{1} << 62;
+  job[1].rank = 5;
+  job[1].world_size = std::numeric_limits<int64_t>::max();
+  CrossRankResult r = AnalyzeCrossRank(job, {});
+  EXPECT_EQ(r.world_size, std::numeric_limits<int64_t>::max());
+  std::string all;
+  for (const std::string& w : r.warnings) all += w + "\n";
+  EXPECT_NE(all.find("2 of 9223372036854775807 ranks present; missing: 1-4, 6-9223372036854775806"),
+            std::string::npos)
+      << all;
 }
 
 TEST(CrossRankTest, ScalingEfficiencyFromABaseline) {

@@ -17,9 +17,9 @@ namespace {
 // "blocks per SM" (CUPTI's same ratio) where the trace lacks device properties; -1 unknown.
 double GridFill(const DeviceTable::Row* device, const LaunchConfig& launch) {
   if (device != nullptr && device->sm_count > 0 && launch.grid[0] > 0) {
-    int64_t blocks =
-        int64_t{launch.grid[0]} * std::max(1, launch.grid[1]) * std::max(1, launch.grid[2]);
-    return static_cast<double>(blocks) / device->sm_count;
+    double blocks =
+        double{1} * launch.grid[0] * std::max(1, launch.grid[1]) * std::max(1, launch.grid[2]);
+    return blocks / device->sm_count;
   }
   if (!std::isnan(launch.blocks_per_sm) && launch.blocks_per_sm > 0) return launch.blocks_per_sm;
   return -1;

@@ -123,5 +123,25 @@ TEST(KinetoInputChecksTest, TheSplitterReadsNoMoreThanTheLimitOfOneEvent) {
   EXPECT_LT(source.given(), uint64_t{66} << 20);
 }
 
+// Issue 37: ts + dur past int64 was signed overflow (UB; Release wrapped it to an end before
+// the start and "span 0.000 ms"). The event's time is unknown: counted, not kept.
+TEST(KinetoInputChecksTest, AnEndPastInt64IsABadTimestampNotAWrappedEnd) {
+  constexpr std::string_view kWild = R"json({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 3,
+   "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "wild", "pid": 0, "tid": 7, "ts": 9223372036854775,
+   "dur": 9223372036854775, "args": {"device": 0, "stream": 7, "correlation": 2}}
+]})json";
+  StatusOr<Trace> trace = ImportKinetoBytes(kWild, "wild.json");
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->gpu_ops.size(), 1u);
+  EXPECT_EQ(trace->problems.Get(DataProblem::kBadTimestamp), 1);
+  EXPECT_GE(trace->span().length(), 0);
+  for (size_t i = 0; i < trace->gpu_ops.size(); ++i) {
+    EXPECT_LE(trace->gpu_ops.start[i], trace->gpu_ops.end[i]);
+  }
+}
+
 }  // namespace kineto_input_checks_test
 }  // namespace gpuwhy

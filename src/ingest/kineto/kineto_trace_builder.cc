@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/checked_math.h"
 #include "base/time.h"
 #include "ingest/kineto/legacy_profiler_form.h"
 
@@ -93,8 +94,15 @@ bool KinetoTraceBuilder::ReadTimes(const KinetoEvent& event, bool need_duration,
     trace_.problems.Increment(DataProblem::kNegativeDuration);
     return false;
   }
+  // ts + dur past int64 (a wild dur) wrapped to an end before the start: the event's time
+  // cannot be known, like an unparsable one.
+  const std::optional<TimeNs> last = CheckedAdd(*ts, *dur);
+  if (!last) {
+    trace_.problems.Increment(DataProblem::kBadTimestamp);
+    return false;
+  }
   start = *ts;
-  end = *ts + *dur;
+  end = *last;
   return true;
 }
 

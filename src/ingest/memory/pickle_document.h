@@ -60,6 +60,9 @@ class PickleRef {
   void ForEach(Fn&& fn) const;
   // The value of the last item with string key |key| of a dict; invalid when absent.
   PickleRef Find(std::string_view key) const;
+  // The last item of a container in O(1) (a walk to it, for each of 10^4 references to one
+  // long list, was quadratic work); invalid when empty or not a container.
+  PickleRef Last() const;
 
  private:
   const PickleDocument* doc_ = nullptr;
@@ -145,6 +148,15 @@ void PickleRef::ForEach(Fn&& fn) const {
       if (!fn(PickleRef(doc_, doc_->item(chunk.begin + i)))) return;
     }
   }
+}
+
+inline PickleRef PickleRef::Last() const {
+  if (!is_container()) return {};
+  const PickleDocument::Container& c = doc_->container(doc_->value(id_).a);
+  if (c.last_chunk == kNoChunk) return {};
+  const PickleDocument::Chunk& chunk = doc_->chunk(c.last_chunk);
+  if (chunk.count == 0) return {};
+  return PickleRef(doc_, doc_->item(chunk.begin + chunk.count - 1));
 }
 
 }  // namespace gpuwhy::pickle

@@ -5,6 +5,7 @@
 // or read as partial data; none crashes (CI runs this under ASan and UBSan: untrusted_input).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "ingest/memory/pickle_decoder.h"
@@ -206,6 +207,60 @@ TEST(PickleHostileTest, SelfReferencingSnapshotsAreReadWithoutRecursion) {
   EXPECT_EQ(s->problems.Get(DataProblem::kMalformedEvent), 2);  // L, and seg as a block
   EXPECT_EQ(s->blocks.size(), 1u);
   EXPECT_EQ(s->trace.size(), 2u);  // one entry, once per device
+}
+
+// {'segments': [seg] * n, 'device_traces': [[entry] * n]} with seg = {'total_size': 16,
+// 'blocks': [block] * n}: every repeat is a 2-byte memo GET of the one dict. Protocol 4.
+std::string SharedReferences(int n) {
+  auto gets = [n](char memo) {
+    std::string out;
+    for (int i = 1; i < n; ++i) out += "h"s + memo;
+    return out;
+  };
+  std::string b = "\x80\x04}\x94(\x8c\x08segments\x94]\x94(";  // memo 0 root, 1, 2 list
+  b += "}\x94(\x8c\x0atotal_size\x94K\x10\x8c\x06"
+       "blocks\x94]\x94(";                        // 3 seg, 4, 5, 6 list
+  b += "}\x94\x8c\x04size\x94K\x10s";             // 7 block, 8
+  b += gets('\x07') + "eu" + gets('\x03') + "e";  // blocks, segments
+  b += "\x8c\x0d"
+       "device_traces\x94](]\x94(";  // 9, 10 entries list
+  b += "}\x94\x8c\x06"
+       "action\x94\x8c\x05"
+       "alloc\x94s";  // 11 entry, 12, 13
+  b += gets('\x0b') + "eeu.";
+  return b;
+}
+
+// Issue 37: a 40 KB pickle referencing one segment and one block 10^4 times each expanded to
+// 10^8 blocks (2.2 GB). The snapshot is bounded by the file: refused with the limit named.
+TEST(PickleHostileTest, SharedReferencesDoNotExpandPastTheFilesSize) {
+  const std::string bytes = SharedReferences(10'000);
+  ASSERT_LT(bytes.size(), 64'000u);
+  for (auto parse : {&ParseMemorySnapshot, &ParseMemorySnapshotViaDocument}) {
+    StatusOr<MemorySnapshot> s = parse(bytes, "amplifier.pickle");
+    if (s.ok()) {  // the one-pass reader reads each record once, where it joins
+      EXPECT_LE(s->blocks.size() + s->segments.size() + s->trace.size(), bytes.size());
+      continue;
+    }
+    EXPECT_TRUE(s.status().message().starts_with("amplifier.pickle: shared pickle references"))
+        << s.status().message();
+    EXPECT_NE(s.status().message().find("over the limit"), std::string::npos);
+  }
+  StatusOr<MemorySnapshot> doc = ParseMemorySnapshotViaDocument(bytes, "amplifier.pickle");
+  EXPECT_FALSE(doc.ok());
+}
+
+// A small amplifier is read in full once the limits are lifted, so the bound is what refuses.
+TEST(PickleHostileTest, SharedReferencesAreReadWhenLimitsAreLifted) {
+  const std::string bytes = SharedReferences(100);
+  EXPECT_FALSE(ParseMemorySnapshotViaDocument(bytes, "a.pickle").ok());
+  ::setenv("GPUWHY_INPUT_LIMITS", "other=0", 1);
+  StatusOr<MemorySnapshot> s = ParseMemorySnapshotViaDocument(bytes, "a.pickle");
+  ::unsetenv("GPUWHY_INPUT_LIMITS");
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->segments.size(), 100u);
+  EXPECT_EQ(s->blocks.size(), 100u * 100u);
+  EXPECT_EQ(s->trace.size(), 100u);
 }
 
 }  // namespace pickle_hostile_test

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/file_input.h"
+#include "base/input_limits.h"
 #include "ingest/memory/pickle_decoder.h"
 #include "ingest/memory/snapshot_stream_reader.h"
 
@@ -17,6 +18,8 @@ using pickle::PickleRef;
 using pickle::ValueType;
 
 constexpr uint32_t kNotCached = UINT32_MAX;
+constexpr uint64_t kBytesPerRecord = 4;
+constexpr uint64_t kSlackRecords = 4096;
 
 // Sizes from an untrusted file: a sum past int64 wraps (two's complement) instead of being UB.
 int64_t WrappingAdd(int64_t a, int64_t b) {
@@ -30,14 +33,17 @@ int64_t IntOr(PickleRef value, int64_t fallback) {
 // Fills one MemorySnapshot from a decoded document, interning frames and stacks once each.
 class SnapshotReader {
  public:
-  SnapshotReader(const PickleDocument& doc, MemorySnapshot& out)
+  SnapshotReader(const PickleDocument& doc, MemorySnapshot& out, uint64_t max_records)
       : out_(out),
+        max_records_(max_records),
         frame_of_value_(doc.value_count(), kNotCached),
         stack_of_value_(doc.value_count(), kNotCached) {
     out_.stack_offsets.push_back(0);
   }
 
   void ReadRoot(PickleRef root);
+  // The walk stopped: shared references would expand past max_records.
+  bool over_budget() const { return over_budget_; }
 
  private:
   void ReadSegments(PickleRef segments);
@@ -52,7 +58,19 @@ class SnapshotReader {
     out_.problems.Add(DataProblem::kMalformedEvent, fmt::format("{} {}: {}", what, index, why));
   }
 
+  // Counts one block, segment or trace entry visited (read or skipped); false once past the
+  // budget. The document shares what a memo GET repeats, but the snapshot holds one record
+  // per reference: a 40 KB pickle listing one segment and one block 10^4 times each expanded
+  // to 10^8 blocks (2.2 GB).
+  bool Charge() {
+    if (max_records_ != 0 && ++records_ > max_records_) over_budget_ = true;
+    return !over_budget_;
+  }
+
   MemorySnapshot& out_;
+  const uint64_t max_records_;  // 0: no bound
+  uint64_t records_ = 0;
+  bool over_budget_ = false;
   std::vector<uint32_t> frame_of_value_;  // by pickle value id: each memoized frame read once
   std::vector<uint32_t> stack_of_value_;
   std::map<std::tuple<uint32_t, uint32_t, int64_t>, uint32_t> frame_index_;
@@ -117,11 +135,7 @@ void SnapshotReader::ReadBlock(PickleRef block, const MemorySegment& segment, in
   if (PickleRef history = block.Find("history"); history.valid()) {
     out_.layout.block_history = true;
     // The 2.0 layout: the most recent history entry holds the allocation's frames.
-    PickleRef last;
-    history.ForEach([&](PickleRef h) {
-      last = h;
-      return true;
-    });
+    PickleRef last = history.Last();
     if (!frames.valid() && last.type() == ValueType::kDict) frames = last.Find("frames");
   }
   b.stack = InternStack(frames);
@@ -153,6 +167,7 @@ void SnapshotReader::ReadSegment(PickleRef segment) {
   s.first_block = static_cast<uint32_t>(out_.blocks.size());
   int64_t offset = 0;
   segment.Find("blocks").ForEach([&](PickleRef block) {
+    if (!Charge()) return false;
     ReadBlock(block, s, offset);
     return true;
   });
@@ -162,8 +177,9 @@ void SnapshotReader::ReadSegment(PickleRef segment) {
 
 void SnapshotReader::ReadSegments(PickleRef segments) {
   segments.ForEach([&](PickleRef segment) {
+    if (!Charge()) return false;
     ReadSegment(segment);
-    return true;
+    return !over_budget_;
   });
 }
 
@@ -201,11 +217,12 @@ void SnapshotReader::ReadDeviceTraces(PickleRef traces) {
   int32_t device = 0;
   traces.ForEach([&](PickleRef entries) {
     entries.ForEach([&](PickleRef entry) {
+      if (!Charge()) return false;
       ReadTraceEntry(entry, device);
       return true;
     });
     ++device;
-    return true;
+    return !over_budget_;
   });
 }
 
@@ -228,6 +245,7 @@ void SnapshotReader::ReadRoot(PickleRef root) {
     return;
   }
   ReadSegments(root.Find("segments"));
+  if (over_budget_) return;
   if (PickleRef traces = root.Find("device_traces"); traces.valid()) ReadDeviceTraces(traces);
   ReadSettings(root.Find("allocator_settings"));
   if (PickleRef annotations = root.Find("external_annotations"); annotations.valid()) {
@@ -280,7 +298,20 @@ StatusOr<MemorySnapshot> ParseMemorySnapshotViaDocument(std::string_view bytes,
   out.file_bytes = bytes.size();
   out.layout.pickle_protocol = doc->protocol();
   if (doc->truncated()) out.problems.Add(DataProblem::kTruncated, doc->truncation_detail());
-  SnapshotReader(*doc, out).ReadRoot(root);
+  ASSIGN_OR_RETURN(uint64_t limit, MaxInputBytes(InputLimit::kOther));
+  // A snapshot written without shared records spends at least 8 bytes of pickle on each
+  // block, segment or trace entry (a dict and its size); one per kBytesPerRecord bytes is
+  // room to spare for every real file and bounds the snapshot's memory by the file's size.
+  const uint64_t max_records = limit == 0 ? 0 : bytes.size() / kBytesPerRecord + kSlackRecords;
+  SnapshotReader reader(*doc, out, max_records);
+  reader.ReadRoot(root);
+  if (reader.over_budget()) {
+    return InvalidArgument(
+        "{}: shared pickle references expand its {} bytes past {} blocks, segments and trace "
+        "entries: over the limit of one per {} bytes of the file for a memory snapshot (no "
+        "snapshot PyTorch writes comes near it; {}=other=0 lifts it)",
+        name, bytes.size(), max_records, kBytesPerRecord, kInputLimitsEnv);
+  }
   return out;
 }
 

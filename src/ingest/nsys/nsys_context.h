@@ -18,15 +18,19 @@
 
 namespace gpuwhy {
 
-// StringIds(id, value), interned once; ids are looked up through a dense vector.
+// StringIds(id, value), interned once; ids are looked up through a dense vector (a map for
+// the few far beyond the rows).
 class NsysStrings {
  public:
   Status Load(const SqliteReader& reader);
   // The string of export id |id|, or "" when the id is unknown (counted by the caller).
-  bool Has(int64_t id) const {
-    return id >= 0 && static_cast<size_t>(id) < by_id_.size() && by_id_[id].valid();
+  bool Has(int64_t id) const { return Id(id).valid(); }
+  StringId Id(int64_t id) const {
+    if (id >= 0 && static_cast<size_t>(id) < by_id_.size()) return by_id_[static_cast<size_t>(id)];
+    if (sparse_by_id_.empty()) return StringId();
+    auto it = sparse_by_id_.find(id);
+    return it == sparse_by_id_.end() ? StringId() : it->second;
   }
-  StringId Id(int64_t id) const { return Has(id) ? by_id_[id] : StringId(); }
   std::string_view Get(StringId id) const {
     return id.valid() ? pool_.Get(id) : std::string_view();
   }
@@ -36,7 +40,8 @@ class NsysStrings {
 
  private:
   StringPool pool_;
-  std::vector<StringId> by_id_;
+  std::vector<StringId> by_id_;                         // dense ids: at most 2 per row
+  std::unordered_map<int64_t, StringId> sparse_by_id_;  // ids past that
 };
 
 struct NsysProcess {

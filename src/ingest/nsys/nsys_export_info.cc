@@ -1,6 +1,10 @@
 #include "ingest/nsys/nsys_export_info.h"
 
 #include <charconv>
+#include <optional>
+#include <utility>
+
+#include "base/checked_math.h"
 
 namespace gpuwhy {
 namespace {
@@ -106,7 +110,10 @@ Status ReadDevices(NsysContext& ctx, ExportInfo& info) {
       row.shared_memory_per_sm = q.IntOr(7, kNoValue);
       row.warp_size = static_cast<int32_t>(q.IntOr(8, -1));
       if (!q.IsNull(8) && !q.IsNull(9)) {
-        row.max_threads_per_sm = static_cast<int32_t>(q.Int(8) * q.Int(9));
+        // Checked: two wild columns' product is no thread count.
+        std::optional<int64_t> threads = CheckedMul(q.Int(8), q.Int(9));
+        if (threads && std::in_range<int32_t>(*threads))
+          row.max_threads_per_sm = static_cast<int32_t>(*threads);
       }
       bool seen = false;
       for (const DeviceTable::Row& d : info.devices) seen |= d.id == row.id;

@@ -150,12 +150,21 @@ Status NsysStrings::Load(const SqliteReader& reader) {
         reader.path());
   }
   ASSIGN_OR_RETURN(TableRows q, reader.ReadColumns("StringIds", {"id", "value"}));
+  uint64_t rows = 0;
   while (q.Step()) {
     int64_t id = q.Int(0);
-    // Ids are small and dense in every export we know; a wild one is skipped, not allocated.
-    if (id < 0 || id > (int64_t{1} << 31)) continue;
+    ++rows;
+    if (id < 0) continue;
+    const StringId value = pool_.Intern(q.Text(1));
+    // Ids are small and dense in every export we know (the primary key, read in order): a
+    // vector, but never longer than twice the rows read so far. A wild id (2^31 once sized an
+    // 8 GB vector from one row) goes to a map, also one entry per row.
+    if (static_cast<uint64_t>(id) >= 2 * rows + 1024) {
+      sparse_by_id_[id] = value;
+      continue;
+    }
     if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
-    by_id_[id] = pool_.Intern(q.Text(1));
+    by_id_[static_cast<size_t>(id)] = value;
   }
   return q.status();
 }
