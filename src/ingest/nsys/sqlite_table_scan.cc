@@ -359,12 +359,44 @@ int64_t TableScan::Int(int column) const {
   }
 }
 
+namespace {
+
+// SQLite's TEXT -> REAL (sqlite3AtoF): the longest leading decimal number, after spaces:
+// sign, digits, a point, digits, an exponent. No "inf", "nan" or hex, which strtod would take
+// ("Info" is 0 to SQLite, inf to strtod).
+double SqliteTextToDouble(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r'))) ++i;
+  const size_t begin = i;
+  auto digits = [&] {
+    size_t n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i, ++n;
+    return n;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  size_t mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return 0;
+  size_t end = i;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() > 0) end = i;
+  }
+  std::string number(text.substr(begin, end - begin));
+  return std::strtod(number.c_str(), nullptr);
+}
+
+}  // namespace
+
 double TableScan::Double(int column) const {
   const Value& v = values_[column];
   if (v.type == 7) return BigEndianDouble(v.data);
   if (v.type >= 13 && v.type % 2 == 1 && v.type != kRowidType) {
-    std::string text(Text(column));  // SQLite's TEXT -> REAL: the leading number
-    return std::strtod(text.c_str(), nullptr);
+    return SqliteTextToDouble(Text(column));
   }
   if (v.type >= 12 && v.type != kRowidType) return 0;
   return static_cast<double>(Int(column));
