@@ -74,9 +74,11 @@ StepStats InferenceStep::Run(Timeline& t, int number, bool last) {
 void InferenceStep::Decode(Timeline& t, StepStats& stats) {
   const KernelCatalog& k = Kernels();
   // The engine's Python, recorded as frames (with_stack=True, as vLLM's profiler runs it).
-  t.Begin("vllm/v1/core/sched/scheduler.py(212): schedule", EventCat::kPythonFunction);
+  if (recipe_.engine_frames) {
+    t.Begin("vllm/v1/core/sched/scheduler.py(212): schedule", EventCat::kPythonFunction);
+  }
   HostWork(t, 120000, 200000);
-  t.End();
+  if (recipe_.engine_frames) t.End();
   for (int i = 0; i < 2; ++i) {
     t.Begin("aten::copy_");
     HostWork(t, 3000, 6000);
@@ -109,9 +111,11 @@ void InferenceStep::Decode(Timeline& t, StepStats& stats) {
   t.End();
   t.End();
   t.End();
-  t.Begin("vllm/v1/core/sched/scheduler.py(781): update_from_output", EventCat::kPythonFunction);
+  if (recipe_.engine_frames) {
+    t.Begin("vllm/v1/core/sched/scheduler.py(781): update_from_output", EventCat::kPythonFunction);
+  }
   HostWork(t, 150000, 250000);
-  t.End();
+  if (recipe_.engine_frames) t.End();
 }
 
 void InferenceStep::EagerForward(Timeline& t, bool captured, int& launches) {

@@ -382,6 +382,7 @@ Status ApplyRecipeParams(std::span<const std::string> params, Recipe& recipe) {
       {"teardown_in_last_step", 0, 1,
        [](Recipe& r, int64_t v) { r.teardown.in_last_step = v != 0; }},
       {"upload_ms", 0, 100000, [](Recipe& r, int64_t v) { r.graph_upload_ns = v * kNsPerMs; }},
+      {"engine_frames", 0, 1, [](Recipe& r, int64_t v) { r.engine_frames = v != 0; }},
       {"profile_run_ms", 0, 100000, [](Recipe& r, int64_t v) { r.profile_run_ns = v * kNsPerMs; }},
       {"layers", 1, 1000, [](Recipe& r, int64_t v) { r.layers = int(v); }},
       {"dataloader_ms", 0, 100000, [](Recipe& r, int64_t v) { r.dataloader_ns = v * kNsPerMs; }},

@@ -76,6 +76,9 @@ struct Recipe {
   // kDecodeGraph: the first replay's first kernel starts this long after cudaGraphLaunch
   // returned, with the device idle (the graph's upload). Exact.
   DurationNs graph_upload_ns = 0;
+  // kDecodeGraph: the engine's Python around each replay is recorded as frames (with_stack,
+  // as vLLM profiles); false: it is unrecorded host time between ops.
+  bool engine_frames = true;
   // kGraphCapture: GPU time of the eager profile run the first capture's synchronize waits on.
   DurationNs profile_run_ns = 0;
   int layers = 12;
