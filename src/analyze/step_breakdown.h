@@ -38,7 +38,7 @@ struct StepExtent {
 
 struct StepExtents {
   std::vector<StepExtent> steps;  // kept steps, in time order, contiguous and disjoint
-  std::vector<int64_t> excluded;  // numbers of tail steps left out (see the doc)
+  std::vector<int64_t> excluded;  // numbers of tail (or one-off) steps left out (see the doc)
   std::vector<int64_t> warmup;    // numbers of leading steps left out as warm-up (warmup.h)
   // False when the capture holds nothing but warm-up: every kept step is warm-up, or a
   // capture without ProfilerStep is mostly one-off time. The steps are kept for the metrics;
@@ -91,7 +91,8 @@ namespace metric {
 inline constexpr MetricDecl kStepCount{"step.count", unit::kCount, kRank, "steps analysed"};
 inline constexpr MetricDecl kStepExcludedCount{
     "step.excluded_count", unit::kCount, kRank,
-    "tail steps left out (no GPU op, cut last step, drop_last_step)"};
+    "tail steps left out (no GPU op, cut last step, drop_last_step) and later steps one-off "
+    "work fills (warmup.h)"};
 inline constexpr MetricDecl kStepTimeMs{"step.time_ms", unit::kMs, kRank | kStep,
                                         "step extent end - start (rank: mean over steps)"};
 inline constexpr MetricDecl kStepCategoryMs{

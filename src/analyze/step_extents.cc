@@ -33,6 +33,23 @@ void LeaveOutWarmup(const WarmupResult& warmup, StepExtents& out) {
     }
     return;
   }
+  // Later steps that one-off work fills (a recompile, a teardown: warmup.h one_off_steps) are
+  // left out too while another step stays: they are no steady step either.
+  size_t one_off = 0;
+  for (const Interval& host : warmup.one_off_steps) {
+    auto it = std::find_if(out.steps.begin(), out.steps.end(),
+                           [&](const StepExtent& s) { return s.host.start == host.start; });
+    if (it == out.steps.end() || out.steps.size() <= 1) continue;
+    out.excluded.push_back(it->number);
+    out.steps.erase(it);
+    ++one_off;
+  }
+  if (one_off > 0) {
+    out.notes.push_back(fmt::format(
+        "left out {} later step(s) that one-off work fills (a recompile, teardown): per-step "
+        "numbers describe the steady state",
+        one_off));
+  }
   size_t lead = std::min(warmup.leading_warmup_steps, out.steps.size());
   if (lead == 0) return;
   if (lead == out.steps.size()) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -132,15 +133,18 @@ struct FullRun {
   double Metric(const std::string& id) const { return analysis.metrics.ValueOr(id, -1); }
 };
 
-void AnalyzeScenario(const std::string& scenario, int steps, FullRun& run) {
-  fs::path dir =
-      fs::path(::testing::TempDir()) /
-      ("gpuwhy_full_" + scenario + "_" + std::to_string(steps) + "_" + std::to_string(getpid()));
+void AnalyzeScenario(const std::string& scenario, int steps, FullRun& run,
+                     std::vector<std::string> params = {}) {
+  std::string tag = std::to_string(steps);
+  for (const std::string& p : params) tag += "_" + p;
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("gpuwhy_full_" + scenario + "_" + tag + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   std::string out = (dir / "trace.json").string();
   SynthOptions options;
   options.scenario = scenario;
   options.steps = steps;
+  options.params = std::move(params);
   ASSERT_TRUE(WriteSyntheticTrace(options, out).ok());
   std::ifstream in(out + ".truth.json");
   std::stringstream text;
@@ -284,6 +288,110 @@ TEST(SynthGroundTruthTest, HostPreprocessingAfterASyncIsHostNotDrain) {
     if (first_op.empty() && h.name.rfind("aten::", 0) == 0) first_op = h.name;
   }
   EXPECT_EQ(first_op, "aten::upsample_bilinear2d");
+}
+
+size_t CountEvents(const WarmupResult& w, WarmupCause cause) {
+  size_t n = 0;
+  for (const OneOffEvent& e : w.events) n += e.cause == cause ? 1 : 0;
+  return n;
+}
+
+// A TorchScript compile inside its scripted op, in the first forward or a middle ProfilerStep:
+// one compile event per fusion group, named by the kernel compiled, at the injected size; the
+// GPU idle it causes is one_off; a middle step it fills is left out, so the step time is the
+// steady one (within 2%).
+TEST(SynthGroundTruthTest, CompileInsideAnOpIsOneOffWhereverItSits) {
+  for (std::vector<std::string> params :
+       {std::vector<std::string>{},
+        {"profiler_steps=1", "compile_step=6", "compile_ms=40"},
+        {"profiler_steps=1", "compile_step=6", "fusion_groups=3"}}) {
+    std::string what;
+    for (const std::string& p : params) what += p + " ";
+    SCOPED_TRACE(what);
+    FullRun run;
+    AnalyzeScenario("compile-in-op", 12, run, params);
+    if (HasFatalFailure()) return;
+    const double compile_ms = NsToMs(TruthInt(run.truth, "compile_ns"));
+    EXPECT_NEAR(run.Metric("warmup.compile_ms"), compile_ms, 0.02 * compile_ms);
+    EXPECT_EQ(static_cast<int64_t>(CountEvents(run.analysis.warmup, WarmupCause::kCompile)),
+              TruthInt(run.truth, "fusion_groups"));
+    for (const OneOffEvent& e : run.analysis.warmup.events) {
+      if (e.cause == WarmupCause::kCompile) {
+        EXPECT_EQ(e.name.rfind("fused__", 0), 0u) << e.name;
+      }
+    }
+    // The GPU idles through the compile: all of it is one-off idle, none a steady cause.
+    EXPECT_NEAR(run.Metric("idle.one_off_ms"), compile_ms, 0.02 * compile_ms);
+    if (params.empty()) continue;
+    const StepExtents& e = run.analysis.steps.extents;
+    EXPECT_NE(std::find(e.excluded.begin(), e.excluded.end(), 6), e.excluded.end());
+    double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+    EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.02 * step_ms);
+  }
+}
+
+// One capture or eight: each torch.cuda.graph() (its synchronize, capture and instantiation)
+// is graph_capture at the injected size, and the recorded-not-run launches add no GPU op.
+TEST(SynthGroundTruthTest, GraphCapturesAreOneOffAtTheirSize) {
+  for (int captures : {1, 8}) {
+    SCOPED_TRACE(captures);
+    FullRun run;
+    AnalyzeScenario("graph-capture", captures, run);
+    if (HasFatalFailure()) return;
+    const double capture_ms = NsToMs(TruthInt(run.truth, "graph_capture_ns"));
+    EXPECT_NEAR(run.Metric("warmup.graph_capture_ms"), capture_ms, 0.02 * capture_ms);
+    EXPECT_GE(CountEvents(run.analysis.warmup, WarmupCause::kGraphCapture),
+              static_cast<size_t>(2 * captures));  // capture + instantiation, each
+    EXPECT_GT(run.Metric("warmup.share_pct"), 50);
+  }
+}
+
+// A teardown tail after or inside the last ProfilerStep: found at its size; inside the last
+// step it fills that step, which is left out, so the per-step numbers are the steady ones.
+TEST(SynthGroundTruthTest, TeardownTailIsOneOffAndLeftOutOfTheSteps) {
+  for (std::vector<std::string> params :
+       {std::vector<std::string>{}, {"teardown_in_last_step=1"}, {"teardown_calls=800"}}) {
+    std::string what;
+    for (const std::string& p : params) what += p + " ";
+    SCOPED_TRACE(what);
+    FullRun run;
+    AnalyzeScenario("teardown-tail", 12, run, params);
+    if (HasFatalFailure()) return;
+    const double tail_ms = NsToMs(TruthInt(run.truth, "teardown_ns"));
+    EXPECT_NEAR(run.Metric("warmup.teardown_ms"), tail_ms, 0.02 * tail_ms);
+    double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+    EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.02 * step_ms);
+    double wait_ms = NsToMs(TruthInt(run.truth, "dataloader_wait_ns_per_step"));
+    EXPECT_NEAR(run.Metric("idle.input_wait_ms_per_step"), wait_ms, 0.02 * step_ms);
+    const std::vector<int64_t>& excluded = run.analysis.steps.extents.excluded;
+    const bool in_last_step = !params.empty() && params.front() == "teardown_in_last_step=1";
+    EXPECT_EQ(std::find(excluded.begin(), excluded.end(), 12) != excluded.end(), in_last_step);
+  }
+}
+
+// A decode loop of graph replays: the step's GPU busy time is the truth's (within 1% of the
+// step), every replay's kernels are correlated to its one cudaGraphLaunch, and a first replay's
+// upload is one-off idle at its size.
+TEST(SynthGroundTruthTest, DecodeGraphReplaysAreRecovered) {
+  for (std::vector<std::string> params :
+       {std::vector<std::string>{}, {"upload_ms=8", "profiler_steps=0"}}) {
+    std::string what;
+    for (const std::string& p : params) what += p + " ";
+    SCOPED_TRACE(what);
+    FullRun run;
+    AnalyzeScenario("decode-graph-replay", 12, run, params);
+    if (HasFatalFailure()) return;
+    const double upload_ms = NsToMs(TruthInt(run.truth, "graph_upload_ns"));
+    if (params.empty()) {
+      double step_ms = NsToMs(TruthInt(run.truth, "step_time_ns"));
+      EXPECT_NEAR(run.Metric("step.time_ms"), step_ms, 0.01 * step_ms);
+      double idle_ms = NsToMs(TruthInt(run.truth, "gpu_idle_ns_per_step"));
+      EXPECT_NEAR(run.Metric("idle.total_ms_per_step"), idle_ms, 0.01 * step_ms);
+    } else {
+      EXPECT_NEAR(run.Metric("warmup.graph_capture_ms"), upload_ms, 0.02 * upload_ms);
+      EXPECT_NEAR(run.Metric("idle.one_off_ms"), upload_ms, 0.02 * upload_ms);
+    }
+  }
 }
 
 }  // namespace synth_ground_truth_test

@@ -314,6 +314,13 @@ double GpuBusyShare(const Trace& trace, const StepTable::Row& r) {
 
 // Leading steps that are warm-up: mostly one-off time, the job's first iteration, or an
 // outlier against the steps after them.
+double OneOffShare(const StepTable::Row& r, const IntervalSet& one_off) {
+  Interval host{r.host_start, r.host_end};
+  return host.length() > 0
+             ? static_cast<double>(one_off.CoveredLength(host)) / static_cast<double>(host.length())
+             : 0;
+}
+
 size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
                           const WarmupThresholds& t) {
   const auto& rows = trace.steps.rows;
@@ -323,10 +330,7 @@ size_t LeadingWarmupSteps(const Trace& trace, const IntervalSet& one_off,
   while (n < rows.size()) {
     const StepTable::Row& r = rows[n];
     Interval host{r.host_start, r.host_end};
-    double share = host.length() > 0 ? static_cast<double>(one_off.CoveredLength(host)) /
-                                           static_cast<double>(host.length())
-                                     : 0;
-    bool warm = share >= t.step_one_off_share;
+    bool warm = OneOffShare(r, one_off) >= t.step_one_off_share;
     // ProfilerStep#0 and #1 are the first iterations the profiler saw: they hold its own
     // start-up and, without a schedule, the job's. Left out while a later step remains; a
     // number alone never makes the capture's last steps warm-up (below).
@@ -428,6 +432,15 @@ WarmupResult ComputeWarmup(const Trace& trace, const WarmupThresholds& t) {
   r.one_off = IntervalSet::FromUnsorted(std::move(all));
   r.one_off_ns = r.one_off.TotalLength();
   r.leading_warmup_steps = LeadingWarmupSteps(trace, r.one_off, t);
+  // The same test after the warm-up: one-off work that fills a later step (a recompile in step
+  // 6, a teardown inside the last step) makes it no more a steady step than a warm-up one.
+  if (!trace.steps.synthesized) {
+    for (size_t i = r.leading_warmup_steps; i < trace.steps.rows.size(); ++i) {
+      const StepTable::Row& row = trace.steps.rows[i];
+      if (OneOffShare(row, r.one_off) >= t.step_one_off_share)
+        r.one_off_steps.push_back({row.host_start, row.host_end});
+    }
+  }
   return r;
 }
 
@@ -442,7 +455,9 @@ void AddWarmupMetrics(const WarmupResult& w, const StepExtents& e, MetricSet& me
   metrics.Add(metric::kWarmupCaptureMs, {}, NsToMs(capture));
   DurationNs warm = 0;
   if (!e.warmup.empty() && !e.steps.empty()) {
-    warm = e.steps.front().window.start - w.capture.start;
+    // The warm-up steps' span, and one-off work after them (a mid-run recompile, teardown).
+    Interval after{e.steps.front().window.start, w.capture.end};
+    warm = after.start - w.capture.start + w.one_off.CoveredLength(after);
   } else {
     warm = w.one_off_ns;
     if (!e.steady_state && !e.synthesized && !e.steps.empty()) {

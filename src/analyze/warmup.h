@@ -71,6 +71,10 @@ struct WarmupResult {
   // step that is an outlier against the later ones); the step extents leave them out while a
   // later step stays.
   size_t leading_warmup_steps = 0;
+  // Later rows of trace.steps that one-off work fills as it fills a warm-up step (>= the share
+  // of the host span): a mid-run recompile, a teardown inside the last step. A phase that does
+  // not recur is one-off wherever it sits; the step extents leave these out too.
+  std::vector<Interval> one_off_steps;  // their host spans
 };
 
 WarmupResult ComputeWarmup(const Trace& trace, const WarmupThresholds& thresholds = {});

@@ -26,8 +26,9 @@ enum class EventCat {
   kGpuUserAnnotation,
   kTrace,
   kPythonFunction,  // with_stack=True frames
+  kCudaDriver,      // driver API calls: cuLaunchKernel of JIT-compiled kernels, cuModuleUnload
 };
-inline constexpr int kNumEventCats = 12;
+inline constexpr int kNumEventCats = 13;
 std::string_view EventCatName(EventCat cat);
 
 // A kernel's name and launch shape. `args_tail` is the constant part of its Kineto args,
@@ -69,6 +70,9 @@ class EventWriter {
                     DurationNs dur, int64_t external_id, std::string_view extra_args = {}) = 0;
   virtual void Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
                        int64_t external_id, int64_t correlation) = 0;
+  // The same for a driver API call (Kineto's "cuda_driver", nsys's DRIVER table).
+  virtual void Driver(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
+                      int64_t external_id, int64_t correlation) = 0;
   // `ac2g` flow: start on the launching thread, end on the GPU stream.
   virtual void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) = 0;
   virtual void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation) = 0;

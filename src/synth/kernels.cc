@@ -195,6 +195,16 @@ KernelCatalog BuildCatalog() {
       "sm90_xmma_wgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_"
       "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn",
       132, 384, 168, 231424, 1.0, 12.0, 0);
+  // NNC names a fusion group after its ops and a hash of the specialised graph.
+  for (size_t i = 0; i < k.scripted_fused.size(); ++i) {
+    names->push_back(fmt::format("fused__autocast_to__{}", 15680171862954066917ull - 7919 * i));
+    k.scripted_fused[i] = MakeKernelSpec(names->back(), 512, 512, 18, 0, 3.878788, 62.060608, 97);
+  }
+  names->push_back(
+      "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, "
+      "at::native::ArgMaxOps<c10::BFloat16>, unsigned int, long, 4> >(at::native::ReduceOp<"
+      "c10::BFloat16, at::native::ArgMaxOps<c10::BFloat16>, unsigned int, long, 4>)");
+  k.argmax = MakeKernelSpec(names->back(), 64, 512, 32, 16, 0.484848, 7.757576, 12);
   return k;
 }
 

@@ -3,6 +3,8 @@
 // fused AdamW, NCCL). Built once; the names need no JSON escaping.
 #pragma once
 
+#include <array>
+
 #include "synth/kineto_writer.h"
 
 namespace gpuwhy {
@@ -46,6 +48,11 @@ struct KernelCatalog {
   KernelSpec conv_fprop;
   KernelSpec conv_fprop_trial;
   KernelSpec conv_wgrad;
+  // TorchScript fusion groups of a scripted function, launched with cuLaunchKernel: group g of
+  // input-shape specialisation s is scripted_fused[s * kMaxFusionGroups + g].
+  static constexpr int kMaxFusionGroups = 4;
+  std::array<KernelSpec, 2 * kMaxFusionGroups> scripted_fused;
+  KernelSpec argmax;  // greedy sampling of a decode step
 };
 
 const KernelCatalog& Kernels();

@@ -25,6 +25,7 @@ constexpr std::array<std::string_view, kNumEventCats> kCatNames = {
     "gpu_user_annotation",
     "Trace",
     "python_function",
+    "cuda_driver",
 };
 
 }  // namespace
@@ -173,12 +174,22 @@ void KinetoWriter::Span(EventCat cat, std::string_view name, int pid, int tid, T
 
 void KinetoWriter::Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts,
                            DurationNs dur, int64_t external_id, int64_t correlation) {
-  auto out = Open(EventCat::kCudaRuntime);
+  ApiCall(EventCat::kCudaRuntime, name, cbid, pid, tid, ts, dur, external_id, correlation);
+}
+
+void KinetoWriter::Driver(std::string_view name, int cbid, int pid, int tid, TimeNs ts,
+                          DurationNs dur, int64_t external_id, int64_t correlation) {
+  ApiCall(EventCat::kCudaDriver, name, cbid, pid, tid, ts, dur, external_id, correlation);
+}
+
+void KinetoWriter::ApiCall(EventCat cat, std::string_view name, int cbid, int pid, int tid,
+                           TimeNs ts, DurationNs dur, int64_t external_id, int64_t correlation) {
+  auto out = Open(cat);
   fmt::format_to(
       out,
-      FMT_COMPILE(R"({{"ph":"X","cat":"cuda_runtime","name":"{}","pid":{},"tid":{},"ts":{},)"
+      FMT_COMPILE(R"({{"ph":"X","cat":"{}","name":"{}","pid":{},"tid":{},"ts":{},)"
                   R"("dur":{},"args":{{"External id":{},"cbid":{},"correlation":{}}}}})"),
-      name, pid, tid, Micros{ts}, Micros{dur}, external_id, cbid, correlation);
+      EventCatName(cat), name, pid, tid, Micros{ts}, Micros{dur}, external_id, cbid, correlation);
 }
 
 void KinetoWriter::FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) {

@@ -36,6 +36,8 @@ class KinetoWriter final : public EventWriter {
             int64_t external_id, std::string_view extra_args = {}) override;
   void Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
                int64_t external_id, int64_t correlation) override;
+  void Driver(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
+              int64_t external_id, int64_t correlation) override;
   // `ac2g` flow: start on the launching thread, end ("bp":"e") on the GPU stream.
   void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) override;
   void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation) override;
@@ -66,6 +68,9 @@ class KinetoWriter final : public EventWriter {
   fmt::appender Open(EventCat cat);
   void MaybeFlush();
   void Flush();
+  // A cuda_runtime or cuda_driver call.
+  void ApiCall(EventCat cat, std::string_view name, int cbid, int pid, int tid, TimeNs ts,
+               DurationNs dur, int64_t external_id, int64_t correlation);
 
   static constexpr size_t kFlushBytes = size_t{4} << 20;
 

@@ -36,6 +36,9 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT
 CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
   eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER,
   nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER (start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER,
+  nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,
   deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
   correlationId INTEGER, globalPid INTEGER, syncType INTEGER NOT NULL, eventId INTEGER NOT NULL);
@@ -54,6 +57,7 @@ constexpr const char* kInserts[] = {
     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?, ?, ?, 1, ?, ?, ?, 0, ?, 2)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, ?, ?, ?, 0)",
+    "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES (?, ?, 1, ?, ?, ?, 0)",
     "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (?, ?, ?, 1, ?, ?, ?, 3, 4294967295)",
     "INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, NULL, NULL, ?, ?, NULL, NULL, 0)",
     "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?, ?, ?, 1, ?, 0, ?, 2, 0, NULL, NULL)",
@@ -184,6 +188,12 @@ void NsysWriter::Runtime(std::string_view name, int, int pid, int tid, TimeNs ts
   ++counts_[static_cast<int>(EventCat::kCudaRuntime)];
   int64_t name_id = StringIdOf(VersionedApiName(name));
   Row(kRuntime, {ts, ts + dur, GlobalTid(pid, tid), correlation, name_id});
+}
+
+void NsysWriter::Driver(std::string_view name, int, int pid, int tid, TimeNs ts, DurationNs dur,
+                        int64_t, int64_t correlation) {
+  ++counts_[static_cast<int>(EventCat::kCudaDriver)];
+  Row(kDriver, {ts, ts + dur, GlobalTid(pid, tid), correlation, StringIdOf(name)});
 }
 
 void NsysWriter::FlowStart(int, int, TimeNs, int64_t) {

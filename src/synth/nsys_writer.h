@@ -34,6 +34,8 @@ class NsysWriter final : public EventWriter {
             int64_t external_id, std::string_view extra_args = {}) override;
   void Runtime(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
                int64_t external_id, int64_t correlation) override;
+  void Driver(std::string_view name, int cbid, int pid, int tid, TimeNs ts, DurationNs dur,
+              int64_t external_id, int64_t correlation) override;
   void FlowStart(int pid, int tid, TimeNs ts, int64_t correlation) override;
   void FlowEnd(int device, int stream, TimeNs ts, int64_t correlation) override;
   void Kernel(const KernelSpec& spec, int device, int stream, TimeNs ts, DurationNs dur,
@@ -58,6 +60,7 @@ class NsysWriter final : public EventWriter {
     kMemcpy,
     kMemset,
     kRuntime,
+    kDriver,
     kSync,
     kNvtx,
     kMemory,

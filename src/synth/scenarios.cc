@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdlib>
 
 #include "synth/kernels.h"
 #include "synth/synth.h"
@@ -124,8 +125,52 @@ Recipe HostPreprocessAfterSync() {
   return r;
 }
 
-const std::array<ScenarioInfo, 14>& Catalog() {
-  static const std::array<ScenarioInfo, 14> catalog = {{
+// model.eval() over a TorchScript-scripted feature function whose two fusion groups are
+// compiled on the first call: 150 ms with nothing recorded inside the op, before the fused
+// kernels' first cuLaunchKernel, then a short forward (4 layers). No profiler schedule: with
+// the default steps the compile is most of the capture.
+Recipe CompileInOp() {
+  Recipe r;
+  r.workload = Workload::kForward;
+  r.profiler_steps = false;
+  r.layers = 4;
+  r.scripted.enabled = true;
+  r.scripted.compile_ns = 150 * kNsPerMs;
+  return r;
+}
+
+// An inference engine's start-up: an eager profile run the first capture's synchronize waits
+// for, then one torch.cuda.graph() capture of a 16-layer decoder per step (batch size).
+Recipe GraphCapture() {
+  Recipe r;
+  r.workload = Workload::kGraphCapture;
+  r.profiler_steps = false;
+  r.layers = 16;
+  r.profile_run_ns = 40 * kNsPerMs;
+  return r;
+}
+
+// Inference steps waiting 10 ms each on the DataLoader, then a TensorRT-style teardown after the
+// last launch: 3000 cuModuleUnload/cuMemUnmap/cuMemRelease calls with the GPU idle.
+Recipe TeardownTailRecipe() {
+  Recipe r;
+  r.workload = Workload::kForward;
+  r.dataloader_ns = 10 * kNsPerMs;
+  r.teardown.calls = 3000;
+  return r;
+}
+
+// A decode loop of a 32-layer decoder: each step one cudaGraphLaunch of ~10.6 ms of kernels,
+// argmax, the token to the host, ~0.4 ms of host work around it.
+Recipe DecodeGraphReplay() {
+  Recipe r;
+  r.workload = Workload::kDecodeGraph;
+  r.layers = 32;
+  return r;
+}
+
+const std::array<ScenarioInfo, 18>& Catalog() {
+  static const std::array<ScenarioInfo, 18> catalog = {{
       {"healthy", "well-fed GPU: kernels back to back, ~95% busy, small launch gaps", "none",
        Recipe{}},
       {"input-bound",
@@ -173,6 +218,24 @@ const std::array<ScenarioInfo, 14>& Catalog() {
        "each step's loss.item() drains the GPU, then the host preprocesses the next image on "
        "the CPU (PIL resize, aten::upsample_bilinear2d, aten::to, normalize) for 12 ms",
        "host.cpu_bound_gaps", HostPreprocessAfterSync()},
+      {"compile-in-op",
+       "model.eval() over a TorchScript-scripted pair_delta_r2 whose first call compiles its two "
+       "fusion groups for 150 ms (nothing recorded) before their first cuLaunchKernel; no "
+       "ProfilerStep, the compile is most of the capture",
+       "quality.warmup_dominated", CompileInOp()},
+      {"graph-capture",
+       "an inference engine's start-up: an eager profile run, then per step one "
+       "torch.cuda.graph() capture (cudaDeviceSynchronize, gc, cudaStreamBeginCapture, "
+       "launches that do not run, cudaStreamEndCapture, cudaGraphInstantiate)",
+       "quality.warmup_dominated", GraphCapture()},
+      {"teardown-tail",
+       "inference steps waiting 10 ms each on the DataLoader, then 3000 cuModuleUnload/"
+       "cuMemUnmap/cuMemRelease calls after the last launch with the GPU idle",
+       "input.dataloader_wait", TeardownTailRecipe()},
+      {"decode-graph-replay",
+       "an inference decode loop: each step one cudaGraphLaunch replaying a 32-layer decoder "
+       "(~10.6 ms of kernels), argmax and the token to the host; the GPU is ~96% busy",
+       "compute.gpu_bound", DecodeGraphReplay()},
   }};
   return catalog;
 }
@@ -264,6 +327,36 @@ std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const Measur
         {"dataloader_workers", r.dataloader_name == kMultiProcessNext ? "true" : "false"});
   } else if (scenario.name == "warmup-launch-bound") {
     out.push_back({"tiny_kernels_per_step", Int(2ll * r.unfused_optimizer_params)});
+  } else if (scenario.name == "teardown-tail") {
+    out.push_back({"dataloader_wait_ns_per_step", Int(r.dataloader_ns)});
+    out.push_back({"dataloader_share_of_step", Fraction(r.dataloader_ns, mean.step_ns)});
+    out.push_back({"teardown_calls", Int(r.teardown.calls)});
+    out.push_back({"teardown_ns", Int(mean.one_off_ns)});
+    out.push_back({"teardown_in_last_step", r.teardown.in_last_step ? "true" : "false"});
+    out.push_back({"capture_ns", Int(mean.capture_ns)});
+    out.push_back({"steady_state_steps", Int(mean.steady_steps)});
+  } else if (scenario.name == "compile-in-op") {
+    out.push_back({"compile_ns", Int(r.scripted.compile_ns)});
+    out.push_back({"compile_step", Int(r.scripted.compile_step)});
+    out.push_back({"fusion_groups", Int(r.scripted.fusion_groups)});
+    out.push_back({"capture_ns", Int(mean.capture_ns)});
+    out.push_back({"compile_share_of_capture", Fraction(r.scripted.compile_ns, mean.capture_ns)});
+    out.push_back(
+        {"warmup_dominates", 2 * r.scripted.compile_ns >= mean.capture_ns ? "true" : "false"});
+    out.push_back({"steady_state_steps", Int(mean.steady_steps)});
+    out.push_back({"job_kind", "\"inference\""});
+  } else if (scenario.name == "graph-capture") {
+    out.push_back({"graph_captures", Int(mean.one_off_steps)});
+    out.push_back({"captured_launches_per_graph", Int(mean.captured_launches)});
+    out.push_back({"graph_capture_ns", Int(mean.one_off_ns)});
+    out.push_back({"capture_ns", Int(mean.capture_ns)});
+    out.push_back({"warmup_dominates", 2 * mean.one_off_ns >= mean.capture_ns ? "true" : "false"});
+    out.push_back({"job_kind", "\"inference\""});
+  } else if (scenario.name == "decode-graph-replay") {
+    out.push_back({"graph_kernels_per_step", Int(mean.graph_kernels)});
+    out.push_back({"graph_upload_ns", Int(r.graph_upload_ns)});
+    out.push_back({"steady_state_steps", Int(mean.steady_steps)});
+    out.push_back({"job_kind", "\"inference\""});
   } else if (scenario.name == "host-preprocess-after-sync") {
     out.push_back({"host_preprocess_ns_per_step", Int(r.host_preprocess_ns)});
     out.push_back({"host_preprocess_share_of_step", Fraction(r.host_preprocess_ns, mean.step_ns)});
@@ -272,6 +365,48 @@ std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const Measur
     out.push_back({"top_python_frame", "\"PIL/Image.py(2205): resize\""});
   }
   return out;
+}
+
+Status ApplyRecipeParams(std::span<const std::string> params, Recipe& recipe) {
+  struct Key {
+    std::string_view name;
+    int64_t min, max;
+    void (*set)(Recipe&, int64_t);
+  };
+  static constexpr Key kKeys[] = {
+      {"compile_ms", 0, 100000, [](Recipe& r, int64_t v) { r.scripted.compile_ns = v * kNsPerMs; }},
+      {"compile_step", 1, 10000000, [](Recipe& r, int64_t v) { r.scripted.compile_step = int(v); }},
+      {"fusion_groups", 1, 4, [](Recipe& r, int64_t v) { r.scripted.fusion_groups = int(v); }},
+      {"profiler_steps", 0, 1, [](Recipe& r, int64_t v) { r.profiler_steps = v != 0; }},
+      {"teardown_calls", 0, 1000000, [](Recipe& r, int64_t v) { r.teardown.calls = int(v); }},
+      {"teardown_in_last_step", 0, 1,
+       [](Recipe& r, int64_t v) { r.teardown.in_last_step = v != 0; }},
+      {"upload_ms", 0, 100000, [](Recipe& r, int64_t v) { r.graph_upload_ns = v * kNsPerMs; }},
+      {"engine_frames", 0, 1, [](Recipe& r, int64_t v) { r.engine_frames = v != 0; }},
+      {"profile_run_ms", 0, 100000, [](Recipe& r, int64_t v) { r.profile_run_ns = v * kNsPerMs; }},
+      {"layers", 1, 1000, [](Recipe& r, int64_t v) { r.layers = int(v); }},
+      {"dataloader_ms", 0, 100000, [](Recipe& r, int64_t v) { r.dataloader_ns = v * kNsPerMs; }},
+  };
+  for (const std::string& param : params) {
+    size_t eq = param.find('=');
+    std::string_view key = std::string_view(param).substr(0, eq);
+    const Key* found = nullptr;
+    for (const Key& k : kKeys) found = k.name == key ? &k : found;
+    if (found == nullptr || eq == std::string::npos) {
+      std::vector<std::string_view> names;
+      for (const Key& k : kKeys) names.push_back(k.name);
+      return InvalidArgument("scenario parameter '{}' is not key=value with a known key ({})",
+                             param, fmt::join(names, ", "));
+    }
+    char* end = nullptr;
+    long long value = std::strtoll(param.c_str() + eq + 1, &end, 10);
+    if (end == param.c_str() + eq + 1 || *end != '\0' || value < found->min || value > found->max) {
+      return InvalidArgument("scenario parameter '{}': want an integer in [{}, {}]", param,
+                             found->min, found->max);
+    }
+    found->set(recipe, value);
+  }
+  return Status::Ok();
 }
 
 std::vector<std::string> ScenarioNames() {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "base/time.h"
 
 namespace gpuwhy {
@@ -32,8 +33,54 @@ struct WarmupPhase {
   bool enabled() const { return context_ns > 0 || module_load_ns > 0 || cublas_init_ns > 0; }
 };
 
+// What one simulated step is.
+enum class Workload : uint8_t {
+  kTraining,  // DataLoader, forward, backward, optimizer, loss.item() (TrainingStep)
+  kForward,   // model.eval() under no_grad: DataLoader, forward, the outputs to the host
+  // An inference engine's decode step: inputs up, one cudaGraphLaunch replaying the whole
+  // model, argmax, the next token to the host (InferenceStep).
+  kDecodeGraph,
+  // An inference engine's start-up: each step is one torch.cuda.graph() capture of the decode
+  // model for one batch size, after one eager profile run and a device synchronize.
+  kGraphCapture,
+};
+
+// A TorchScript-scripted function called at the start of the forward (pairwise particle
+// features, as ParT's delta_r2): its fusion groups run as fused__autocast_to__<hash> kernels
+// launched with cuLaunchKernel. In `compile_step` a new input shape makes the profiling executor
+// specialise and compile them: the call is silent on the host for compile_ns (exact, split
+// over the groups) before each new kernel's first launch. Steps before it launch the previous
+// specialisation's kernels (compiled before the capture began).
+struct ScriptedFunction {
+  bool enabled = false;
+  int fusion_groups = 2;
+  DurationNs compile_ns = 0;
+  int compile_step = 1;
+};
+
+// Driver calls after the job's last launch with the GPU idle: a TensorRT engine and its CUDA
+// context destroyed (cuModuleUnload per module, cuMemUnmap/cuMemRelease/cuMemAddressFree per
+// allocation). `in_last_step`: inside the last ProfilerStep, else after it.
+struct TeardownTail {
+  int calls = 0;
+  bool in_last_step = false;
+};
+
 // Shape of one simulated training step (a bf16 transformer on one H100 per rank).
 struct Recipe {
+  Workload workload = Workload::kTraining;
+  // false: no ProfilerStep spans (no profiler schedule): the analysis sees one window.
+  bool profiler_steps = true;
+  ScriptedFunction scripted;
+  TeardownTail teardown;
+  // kDecodeGraph: the first replay's first kernel starts this long after cudaGraphLaunch
+  // returned, with the device idle (the graph's upload). Exact.
+  DurationNs graph_upload_ns = 0;
+  // kDecodeGraph: the engine's Python around each replay is recorded as frames (with_stack,
+  // as vLLM profiles); false: it is unrecorded host time between ops.
+  bool engine_frames = true;
+  // kGraphCapture: GPU time of the eager profile run the first capture's synchronize waits on.
+  DurationNs profile_run_ns = 0;
   int layers = 12;
   DurationNs dataloader_ns = 180 * kNsPerUs;  // exact `__next__` duration
   int64_t batch_bytes = 4ll << 20;            // input_ids + labels copied to the GPU
@@ -90,6 +137,12 @@ struct MeasuredStep {
   DurationNs last_step_ns = 0;   // the last step's span
   DurationNs capture_ns = 0;     // trace start to the last step's end
   DurationNs warmup_ns = 0;      // trace start to the end of the first step
+  // Injected one-off work over the whole capture (compilation, graph captures, teardown),
+  // exact: the span of what the generator wrote for it.
+  DurationNs one_off_ns = 0;
+  int one_off_steps = 0;      // steps holding some of it
+  int captured_launches = 0;  // kGraphCapture: launches recorded into each graph
+  int graph_kernels = 0;      // kDecodeGraph: kernels each replay runs
 };
 
 // One "key": value pair of the truth's "injected" object; value is raw JSON.
@@ -111,5 +164,10 @@ const ScenarioInfo* FindScenario(std::string_view name);
 // What the scenario injected, per step, in exact numbers where it is exact.
 std::vector<TruthEntry> InjectedTruth(const ScenarioInfo& scenario, const MeasuredStep& mean,
                                       int world_size);
+
+// Applies "key=value" overrides to a scenario's recipe (SynthOptions::params): the shapes a
+// scenario varies over in tests. Unknown keys or bad values give kInvalidArgument naming the
+// known keys.
+Status ApplyRecipeParams(std::span<const std::string> params, Recipe& recipe);
 
 }  // namespace gpuwhy

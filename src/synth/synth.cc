@@ -8,6 +8,7 @@
 
 #include "base/file_input.h"
 #include "base/output_sink.h"
+#include "synth/inference_step.h"
 #include "synth/kineto_writer.h"
 #include "synth/nsys_writer.h"
 #include "synth/scenarios.h"
@@ -125,13 +126,18 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     timeline.CoupleRanks(coupling->rendezvous, setup.rank, coupling->clock_offset);
     timeline.SetComputeScale(coupling->compute_scale);
   }
-  TrainingStep step(scenario.recipe, main_tid, autograd_tid, setup.world_size);
   const Recipe& recipe = scenario.recipe;
+  timeline.SetStepAnnotations(recipe.profiler_steps);
+  TrainingStep step(recipe, main_tid, autograd_tid, setup.world_size);
+  InferenceStep inference(recipe, main_tid);
+  const bool engine =
+      recipe.workload == Workload::kDecodeGraph || recipe.workload == Workload::kGraphCapture;
   MeasuredStep sum;
   int steady = 0;
   for (int i = 0; i < setup.steps; ++i) {
     const bool last = i + 1 == setup.steps;
-    StepStats stats = step.Run(timeline, i + 1, last);
+    StepStats stats =
+        engine ? inference.Run(timeline, i + 1, last) : step.Run(timeline, i + 1, last);
     RETURN_IF_ERROR(writer.status());
     const DurationNs span = stats.end - stats.start;
     if (i == 0) {
@@ -142,9 +148,15 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
       sum.last_step_ns = span;
       sum.capture_ns = stats.end - start;
     }
-    // The truth's per-step means are over the steady state: without the warm-up step and the
-    // flushed last step, where the scenario has them (and while another step is left).
-    bool one_off = (i == 0 && recipe.warmup.enabled()) || (last && recipe.last_step_flush_ns > 0);
+    sum.one_off_ns += stats.one_off_ns;
+    sum.one_off_steps += stats.one_off_ns > 0 ? 1 : 0;
+    sum.captured_launches = std::max(sum.captured_launches, stats.captured_launches);
+    sum.graph_kernels = std::max(sum.graph_kernels, stats.graph_kernels);
+    // The truth's per-step means are over the steady state: without the warm-up step, the
+    // flushed last step and steps holding injected one-off work, where the scenario has them
+    // (and while another step is left).
+    bool one_off = (i == 0 && recipe.warmup.enabled()) || (last && recipe.last_step_flush_ns > 0) ||
+                   stats.one_off_ns > 0;
     if (one_off && setup.steps > 1) continue;
     ++steady;
     sum.step_ns += span;
@@ -155,6 +167,10 @@ StatusOr<RankTruth> WriteRank(const ScenarioInfo& scenario, const RankSetup& set
     sum.memory_bound_ns += stats.memory_bound_ns;
     sum.softmax_ns += stats.softmax_ns;
     sum.kernel_ns += stats.kernel_ns;
+  }
+  if (recipe.teardown.calls > 0 && !recipe.teardown.in_last_step) {
+    sum.one_off_ns += WriteTeardownTail(timeline, recipe.teardown);
+    sum.capture_ns = timeline.now() - start;
   }
   RETURN_IF_ERROR(writer.Finish(start, timeline.now() + 120 * kNsPerUs));
 
@@ -301,7 +317,9 @@ std::vector<std::string> SyntheticTracePaths(const SynthOptions& options,
 Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_path,
                            SynthSummary* summary) {
   RETURN_IF_ERROR(ValidateOptions(options, out_path));
-  const ScenarioInfo& scenario = *FindScenario(options.scenario);
+  // The catalog's scenario with the options' shape overrides; it outlives every rank's writer.
+  ScenarioInfo scenario = *FindScenario(options.scenario);
+  RETURN_IF_ERROR(ApplyRecipeParams(options.params, scenario.recipe));
   std::vector<std::string> paths = SyntheticTracePaths(options, out_path);
 
   RankSetup setup;
@@ -320,6 +338,7 @@ Status WriteSyntheticTrace(const SynthOptions& options, const std::string& out_p
   truth.seed = options.seed;
   truth.steps = setup.steps;
   truth.world_size = setup.world_size;
+  truth.params = options.params;
   uint64_t json_bytes = 0;
   if (options.slow_rank >= 0)
     RETURN_IF_ERROR(WriteCoupledRanks(options, scenario, setup, paths, truth, json_bytes));

@@ -34,6 +34,10 @@ struct SynthOptions {
   // kNsysSqlite: also write GPU_METRICS sampled from the kernels, as
   // `nsys profile --gpu-metrics-devices=all` records them (synth_gpu_metrics.h).
   bool gpu_metrics = false;
+  // "key=value" overrides of the scenario's shape (ApplyRecipeParams in scenarios.h lists the
+  // keys: compile_ms, compile_step, profiler_steps, teardown_calls, upload_ms, ...); the truth
+  // states what was injected with them.
+  std::vector<std::string> params;
 };
 
 // What was written, for the CLI to print.

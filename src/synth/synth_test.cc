@@ -132,7 +132,10 @@ TEST(SynthTest, EveryScenarioIsValidJsonWithTheCountsTheTruthStates) {
     }
     for (const auto& [cat, n] : counted) EXPECT_EQ(stated[cat], n) << cat;
     for (const auto& [cat, n] : stated) EXPECT_EQ(counted[cat], n) << cat;
-    EXPECT_EQ(steps, 3);
+    // Engine start-ups and captures without a profiler schedule write no ProfilerStep.
+    bool annotated = true;
+    EXPECT_EQ(truth["profiler_steps"].get(annotated), simdjson::SUCCESS);
+    EXPECT_EQ(steps, annotated ? 3 : 0);
     EXPECT_EQ(TruthInt(truth, "steps"), 3);
     std::string_view finding;
     ASSERT_EQ(truth["expected_top_finding"].get(finding), simdjson::SUCCESS);
@@ -413,6 +416,68 @@ TEST(SynthTest, UnknownScenarioListsTheValidNames) {
     EXPECT_NE(status.message().find(name), std::string::npos) << status.message();
   }
   EXPECT_EQ(ScenarioDescription("gpu-on-fire"), nullptr);
+}
+
+// Shape parameters: known keys change what is written and are stated in the truth; unknown
+// keys and bad values are errors naming the keys.
+TEST(SynthTest, ScenarioParamsVaryTheShape) {
+  std::string dir = TestDir();
+  SynthOptions options;
+  options.scenario = "compile-in-op";
+  options.steps = 3;
+  options.params = {"compile_ms=40", "fusion_groups=3"};
+  ASSERT_TRUE(WriteSyntheticTrace(options, dir + "/p.json").ok());
+  simdjson::dom::parser parser;
+  element truth = Parse(parser, ReadText(dir + "/p.json.truth.json"));
+  EXPECT_EQ(InjectedInt(truth, "compile_ns"), 40 * kNsPerMs);
+  EXPECT_EQ(InjectedInt(truth, "fusion_groups"), 3);
+  EXPECT_EQ(truth["params"].get_array().size(), 2u);
+  // Three fused kernels a forward, each launched through the driver API.
+  simdjson::dom::parser trace_parser;
+  element doc = Parse(trace_parser, ReadText(dir + "/p.json"));
+  int64_t driver_launches = 0, fused = 0;
+  for (const Event& e : Events(doc)) {
+    driver_launches += e.cat == "cuda_driver" && e.name == "cuLaunchKernel";
+    fused += e.cat == "kernel" && e.name.rfind("fused__autocast_to__", 0) == 0;
+  }
+  EXPECT_EQ(driver_launches, 9);
+  EXPECT_EQ(fused, 9);
+  for (std::vector<std::string> bad : {std::vector<std::string>{"compile_ms"},
+                                       {"gpu_on_fire=1"},
+                                       {"compile_ms=-3"},
+                                       {"upload_ms=x"}}) {
+    options.params = bad;
+    Status status = WriteSyntheticTrace(options, dir + "/bad.json");
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << bad.front();
+    if (bad.front() == "gpu_on_fire=1") {
+      EXPECT_NE(status.message().find("teardown_calls"), std::string::npos) << status.message();
+    }
+  }
+}
+
+// A graph capture records launches that never run: each has its flow's start and no GPU op.
+TEST(SynthTest, CapturedLaunchesRunNothing) {
+  std::string dir = TestDir();
+  SynthOptions options;
+  options.scenario = "graph-capture";
+  options.steps = 2;
+  ASSERT_TRUE(WriteSyntheticTrace(options, dir + "/g.json").ok());
+  simdjson::dom::parser parser;
+  element doc = Parse(parser, ReadText(dir + "/g.json"));
+  std::map<std::string, int64_t> calls;
+  int64_t kernels = 0;
+  for (const Event& e : Events(doc)) {
+    if (e.cat == "cuda_runtime") ++calls[e.name];
+    kernels += e.cat == "kernel";
+  }
+  EXPECT_EQ(calls["cudaStreamBeginCapture"], 2);
+  EXPECT_EQ(calls["cudaStreamEndCapture"], 2);
+  EXPECT_EQ(calls["cudaGraphInstantiateWithFlags"], 2);
+  element truth = Parse(parser, ReadText(dir + "/g.json.truth.json"));
+  const int64_t captured = InjectedInt(truth, "captured_launches_per_graph");
+  EXPECT_GT(captured, 100);
+  // Only the eager profile run before the first capture executes its launches.
+  EXPECT_EQ(calls["cudaLaunchKernel"] - kernels, 2 * captured);
 }
 
 TEST(SynthTest, BadOptionsAndPathsAreErrors) {

@@ -15,6 +15,10 @@ constexpr int kCbidStreamSynchronize = 131;
 constexpr int kCbidEventRecord = 135;
 constexpr int kCbidStreamWaitEvent = 147;
 constexpr int kCbidEventSynchronize = 137;
+constexpr int kCbidDeviceSynchronize = 165;
+constexpr int kCbidGraphLaunch = 311;
+// CUPTI driver callback id (cupti_driver_cbid.h).
+constexpr int kCbidCuLaunchKernel = 307;
 
 // A queued op starts a little after the previous one on its stream ends: real
 // back-to-back kernels show 1-2 µs of front-end gap.
@@ -60,6 +64,74 @@ void Timeline::RecordGpuOp(TimeNs start, TimeNs end) {
 
 void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream,
                       std::string_view kernel_extra_args) {
+  LaunchVia(false, kernel, kernel_ns, stream, kernel_extra_args);
+}
+
+void Timeline::DriverLaunch(const KernelSpec& kernel, DurationNs kernel_ns) {
+  LaunchVia(true, kernel, kernel_ns, kComputeStream, {});
+}
+
+void Timeline::CapturedLaunch() {
+  DurationNs call_ns = rng_.Uniform(launch_lo_, launch_hi_);
+  int64_t correlation = next_correlation_++;
+  writer_->Runtime("cudaLaunchKernel", kCbidLaunchKernel, pid_, tid_, now_, call_ns,
+                   CurrentExternalId(), correlation);
+  // Kineto writes the flow's start; nothing ever runs at its end.
+  writer_->FlowStart(pid_, tid_, now_, correlation);
+  now_ += call_ns;
+}
+
+DurationNs Timeline::GraphLaunch(std::span<const std::pair<const KernelSpec*, DurationNs>> kernels,
+                                 DurationNs upload_ns) {
+  const TimeNs call_start = now_;
+  // Launching a graph costs a few µs plus a little per node.
+  const DurationNs call_ns =
+      rng_.Uniform(8000, 12000) + 20 * static_cast<DurationNs>(kernels.size());
+  const int64_t correlation = next_correlation_++;
+  const int64_t external_id = CurrentExternalId();
+  writer_->Runtime("cudaGraphLaunch", kCbidGraphLaunch, pid_, tid_, call_start, call_ns,
+                   external_id, correlation);
+  writer_->FlowStart(pid_, tid_, call_start, correlation);
+  TimeNs& free = StreamFree(kComputeStream);
+  TimeNs start = upload_ns > 0 ? call_start + call_ns + upload_ns
+                               : std::max(call_start + call_ns / 2,
+                                          free + rng_.Uniform(kMinQueueGap, kMaxQueueGap));
+  start = std::max(start, free + kMinQueueGap);
+  DurationNs total = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const auto& [spec, ns] = kernels[i];
+    // A graph's nodes follow each other with less front-end gap than separate launches.
+    if (i > 0) start = free + rng_.Uniform(400, 900);
+    writer_->Kernel(*spec, device_, kComputeStream, start, ns, external_id, correlation);
+    if (i == 0) writer_->FlowEnd(device_, kComputeStream, start, correlation);
+    free = start + ns;
+    step_kernel_ns_[spec] += ns;
+    RecordGpuOp(start, free);
+    total += ns;
+  }
+  now_ = call_start + call_ns;
+  return total;
+}
+
+void Timeline::DeviceSynchronize() {
+  TimeNs call_start = now_;
+  TimeNs drained = std::max(compute_free_, comm_free_);
+  DurationNs wait_ns = std::max<DurationNs>(0, drained - call_start);
+  DurationNs call_ns = wait_ns + rng_.Uniform(2000, 4000);
+  writer_->Runtime("cudaDeviceSynchronize", kCbidDeviceSynchronize, pid_, tid_, call_start, call_ns,
+                   CurrentExternalId(), next_correlation_++);
+  step_sync_wait_ += wait_ns;
+  drained_at_ = drained;
+  now_ = call_start + call_ns;
+}
+
+void Timeline::DriverCall(std::string_view name, int cbid, DurationNs ns) {
+  writer_->Driver(name, cbid, pid_, tid_, now_, ns, CurrentExternalId(), next_correlation_++);
+  now_ += ns;
+}
+
+void Timeline::LaunchVia(bool driver, const KernelSpec& kernel, DurationNs kernel_ns, int stream,
+                         std::string_view kernel_extra_args) {
   TimeNs call_start = now_;
   DurationNs call_ns = rng_.Uniform(launch_lo_, launch_hi_);
   if (next_launch_ns_ > 0) {
@@ -68,8 +140,13 @@ void Timeline::Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream
   }
   int64_t correlation = next_correlation_++;
   int64_t external_id = CurrentExternalId();
-  writer_->Runtime("cudaLaunchKernel", kCbidLaunchKernel, pid_, tid_, call_start, call_ns,
-                   external_id, correlation);
+  if (driver) {
+    writer_->Driver("cuLaunchKernel", kCbidCuLaunchKernel, pid_, tid_, call_start, call_ns,
+                    external_id, correlation);
+  } else {
+    writer_->Runtime("cudaLaunchKernel", kCbidLaunchKernel, pid_, tid_, call_start, call_ns,
+                     external_id, correlation);
+  }
   writer_->FlowStart(pid_, tid_, call_start, correlation);
   // The kernel can start once the driver has pushed it, before the call returns.
   TimeNs ready = call_start + call_ns * 2 / 3;
@@ -217,8 +294,10 @@ StepStats Timeline::EndStep() {
   stats.end = now_;
   stats.sync_wait_ns = step_sync_wait_;
   stats.idle_after_sync_ns = step_idle_after_sync_;
-  writer_->Span(EventCat::kUserAnnotation, step_name_, pid_, main_tid_, step_start_,
-                now_ - step_start_, step_external_id_);
+  if (step_annotations_) {
+    writer_->Span(EventCat::kUserAnnotation, step_name_, pid_, main_tid_, step_start_,
+                  now_ - step_start_, step_external_id_);
+  }
   if (step_gpu_ops_.empty()) return stats;
 
   // Union of the GPU ops inside the step; both streams interleave, so sort first.
@@ -235,8 +314,10 @@ StepStats Timeline::EndStep() {
     }
     last = std::max(last, end);
   }
-  writer_->GpuAnnotation(step_name_, device_, kComputeStream, first, last - first,
-                         step_external_id_);
+  if (step_annotations_) {
+    writer_->GpuAnnotation(step_name_, device_, kComputeStream, first, last - first,
+                           step_external_id_);
+  }
   return stats;
 }
 

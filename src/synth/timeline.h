@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,9 @@ struct StepStats {
   DurationNs memory_bound_ns = 0;     // IsMemoryBoundKernel time (filled by the training step)
   DurationNs softmax_ns = 0;          // softmax kernel time (filled by the training step)
   DurationNs kernel_ns = 0;           // all kernel time (filled by the training step)
+  DurationNs one_off_ns = 0;          // injected one-off work in the step (filled by the step)
+  int captured_launches = 0;          // launches recorded into a graph (graph capture)
+  int graph_kernels = 0;              // kernels of one graph replay (decode)
 };
 
 class Timeline {
@@ -68,6 +72,19 @@ class Timeline {
   // cudaLaunchKernel on the host, the kernel on `stream` once the stream is free.
   void Launch(const KernelSpec& kernel, DurationNs kernel_ns, int stream = kComputeStream,
               std::string_view kernel_extra_args = {});
+  // cuLaunchKernel (driver API): how TorchScript/nvFuser/Triton launch the kernels they compiled.
+  void DriverLaunch(const KernelSpec& kernel, DurationNs kernel_ns);
+  // cudaLaunchKernel while the stream captures a graph: recorded, not run (no GPU op).
+  void CapturedLaunch();
+  // cudaGraphLaunch: one call, the graph's kernels back to back on the compute stream, all
+  // with the call's correlation. `upload_ns` > 0: the first kernel starts that long after the
+  // call returned (a graph's first replay uploads it). Returns the kernels' summed time.
+  DurationNs GraphLaunch(std::span<const std::pair<const KernelSpec*, DurationNs>> kernels,
+                         DurationNs upload_ns);
+  // cudaDeviceSynchronize: the host waits for every stream.
+  void DeviceSynchronize();
+  // A driver call that queues no GPU work (cuModuleUnload, cuMemUnmap), `ns` long.
+  void DriverCall(std::string_view name, int cbid, DurationNs ns);
   // cudaMemcpyAsync; `host_blocks` for pageable or synchronous copies, where the call
   // returns only when the copy is done.
   void MemcpyAsync(std::string_view name, int64_t bytes, DurationNs copy_ns, bool host_blocks);
@@ -86,6 +103,9 @@ class Timeline {
   // A caching-allocator `[memory]` instant (negative bytes free).
   void Allocate(int64_t bytes);
 
+  // Off: steps are measured but no ProfilerStep span is written (a capture without
+  // torch.profiler.schedule/prof.step(): an engine's start-up, a serving loop).
+  void SetStepAnnotations(bool on) { step_annotations_ = on; }
   void BeginStep(int number);
   StepStats EndStep();
   // Kernel time of the step so far, of the kernels `pick` selects.
@@ -105,6 +125,9 @@ class Timeline {
     std::string_view extra_args;
   };
 
+  // Launch through the runtime or the driver API.
+  void LaunchVia(bool driver, const KernelSpec& kernel, DurationNs kernel_ns, int stream,
+                 std::string_view kernel_extra_args);
   TimeNs& StreamFree(int stream) { return stream == kCommStream ? comm_free_ : compute_free_; }
   int64_t CurrentExternalId() const;
   // Books a GPU op for the step's busy time and closes an open post-sync drain.
@@ -127,6 +150,7 @@ class Timeline {
   std::vector<OpenSpan> stack_;
 
   // Step state.
+  bool step_annotations_ = true;
   std::string step_name_;
   TimeNs step_start_ = 0;
   int64_t step_external_id_ = 0;
@@ -146,5 +170,10 @@ class Timeline {
   int64_t reserved_ = 1024ll << 20;
   uint64_t next_addr_ = 0x7f3a40000000ull;
 };
+
+// Host-only time of a length drawn in [lo, hi]: Python, the CPU side of an operator.
+inline void HostWork(Timeline& t, DurationNs lo, DurationNs hi) {
+  t.Advance(t.rng().Uniform(lo, hi));
+}
 
 }  // namespace gpuwhy

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "synth/inference_step.h"
 #include "synth/kernels.h"
 
 namespace gpuwhy {
@@ -17,16 +20,15 @@ constexpr int kCbidStreamCreateWithPriority = 211;
 constexpr int64_t kBucketNelems = 6553600;
 constexpr DurationNs kBucketAllReduceNs = 1100 * kNsPerUs;
 
-void Host(Timeline& t, DurationNs lo, DurationNs hi) { t.Advance(t.rng().Uniform(lo, hi)); }
 DurationNs Gpu(Timeline& t, DurationNs base_us) { return t.rng().Jitter(base_us * kNsPerUs, 30); }
 
 // An ATen op whose body launches one kernel; returns the kernel's duration.
 DurationNs KernelOp(Timeline& t, std::string_view name, const KernelSpec& k, DurationNs base_us) {
   t.Begin(name);
-  Host(t, 3000, 7000);
+  HostWork(t, 3000, 7000);
   DurationNs kernel_ns = Gpu(t, base_us);
   t.Launch(k, kernel_ns);
-  Host(t, 1000, 2500);
+  HostWork(t, 1000, 2500);
   t.End();
   return kernel_ns;
 }
@@ -37,13 +39,13 @@ DurationNs KernelOp(Timeline& t, std::string_view name, const KernelSpec& k, Dur
 DurationNs Linear(Timeline& t, const KernelSpec& gemm, DurationNs gemm_us,
                   DurationNs* first_free_ns = nullptr) {
   t.Begin("aten::linear");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   t.Begin("aten::t");
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.Begin("aten::transpose");
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.Begin("aten::as_strided");
-  Host(t, 500, 1200);
+  HostWork(t, 500, 1200);
   t.End();
   t.End();
   t.End();
@@ -53,12 +55,12 @@ DurationNs Linear(Timeline& t, const KernelSpec& gemm, DurationNs gemm_us,
     return gemm_ns;
   }
   t.Begin("aten::addmm");
-  Host(t, 3000, 7000);
+  HostWork(t, 3000, 7000);
   t.RuntimeCall("cudaFree", kCbidFree, *first_free_ns);
   *first_free_ns = 0;
   DurationNs gemm_ns = Gpu(t, gemm_us);
   t.Launch(gemm, gemm_ns);
-  Host(t, 1000, 2500);
+  HostWork(t, 1000, 2500);
   t.End();
   t.End();
   return gemm_ns;
@@ -66,7 +68,7 @@ DurationNs Linear(Timeline& t, const KernelSpec& gemm, DurationNs gemm_us,
 
 void FusedLayerNorm(Timeline& t) {
   t.Begin("aten::layer_norm");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   KernelOp(t, "aten::native_layer_norm", Kernels().layer_norm_fwd, 14);
   t.End();
 }
@@ -75,7 +77,7 @@ void FusedLayerNorm(Timeline& t) {
 void EagerRmsNorm(Timeline& t) {
   const KernelCatalog& k = Kernels();
   t.Begin("aten::to");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   KernelOp(t, "aten::_to_copy", k.copy_to_f32, 60);
   t.End();
   KernelOp(t, "aten::pow", k.pow_f32, 60);
@@ -84,7 +86,7 @@ void EagerRmsNorm(Timeline& t) {
   KernelOp(t, "aten::rsqrt", k.rsqrt_f32, 6);
   KernelOp(t, "aten::mul", k.mul_f32, 60);
   t.Begin("aten::to");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   KernelOp(t, "aten::_to_copy", k.copy_bf16, 35);
   t.End();
   KernelOp(t, "aten::mul", k.mul_f32, 60);
@@ -92,11 +94,11 @@ void EagerRmsNorm(Timeline& t) {
 
 void Attention(Timeline& t) {
   t.Begin("aten::scaled_dot_product_attention");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::_scaled_dot_product_flash_attention");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::empty");
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.End();
   KernelOp(t, "aten::_flash_attention_forward", Kernels().flash_fwd, 140);
   t.End();
@@ -108,13 +110,13 @@ DurationNs BackwardNode(Timeline& t, std::string_view evaluate, std::string_view
                         std::initializer_list<std::pair<const KernelSpec*, DurationNs>> kernels,
                         std::string_view op = "aten::mm") {
   t.Begin(evaluate);
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin(node);
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   DurationNs kernels_ns = 0;
   for (const auto& [spec, base_us] : kernels) kernels_ns += KernelOp(t, op, *spec, base_us);
   t.End();
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.End();
   return kernels_ns;
 }
@@ -165,34 +167,45 @@ StepStats TrainingStep::Run(Timeline& t, int number, bool last) {
   t.SetLaunchCost(recipe_.launch_min_ns, recipe_.launch_max_ns);
   t.BeginStep(number);
   step_gemm_ns_ = 0;
+  step_number_ = number;
+  step_one_off_ns_ = 0;
+  const bool training = recipe_.workload == Workload::kTraining;
   const bool warmup = first_step_ && recipe_.warmup.enabled();
   if (warmup) Initialize(t);
   t.Begin(recipe_.dataloader_name, EventCat::kUserAnnotation);
   t.Advance(warmup && recipe_.warmup.first_dataloader_ns > 0 ? recipe_.warmup.first_dataloader_ns
                                                              : recipe_.dataloader_ns);
   t.End();
-  Host(t, 20000, 40000);
+  HostWork(t, 20000, 40000);
   CopyBatch(t);
   Forward(t);
-  Host(t, 20000, 35000);  // loss.backward() from Python
-  t.SetThread(autograd_tid_);
-  Backward(t);
-  t.SetThread(main_tid_);
-  if (recipe_.exposed_allreduce) {
-    // Gradients reduced by hand after backward: nothing is left to overlap with.
-    AllReduce(t, exposed_args_, recipe_.exposed_allreduce_ns);
+  if (training) {
+    HostWork(t, 20000, 35000);  // loss.backward() from Python
+    t.SetThread(autograd_tid_);
+    Backward(t);
+    t.SetThread(main_tid_);
+    if (recipe_.exposed_allreduce) {
+      // Gradients reduced by hand after backward: nothing is left to overlap with.
+      AllReduce(t, exposed_args_, recipe_.exposed_allreduce_ns);
+    }
+    if (world_size_ > 1) t.StreamWaitStream(kComputeStream, kCommStream);
+    Optimizer(t);
+  } else {
+    t.Allocate(-(6ll << 30));  // no_grad: the activations go as soon as the loss is computed
   }
-  if (world_size_ > 1) t.StreamWaitStream(kComputeStream, kCommStream);
-  Optimizer(t);
   ItemSync(t, 0);  // loss.item() for logging
   if (recipe_.host_preprocess_ns > 0) Preprocess(t);
   t.Allocate(-recipe_.batch_bytes);
-  Host(t, 15000, 30000);
+  HostWork(t, 15000, 30000);
   // The profiler stops after the last step's work: its flush shows as host time with no
   // GPU work before the step's end.
   if (last) t.Advance(recipe_.last_step_flush_ns);
+  if (last && recipe_.teardown.in_last_step) {
+    step_one_off_ns_ += WriteTeardownTail(t, recipe_.teardown);
+  }
   first_step_ = false;
   StepStats stats = t.EndStep();
+  stats.one_off_ns = step_one_off_ns_;
   stats.gemm_ns = step_gemm_ns_;
   stats.memory_bound_ns = t.StepKernelNs(IsMemoryBoundKernel);
   const KernelCatalog& k = Kernels();
@@ -219,18 +232,18 @@ void TrainingStep::NormBackward(Timeline& t) {
 void TrainingStep::CopyBatch(Timeline& t) {
   t.Allocate(recipe_.batch_bytes);
   t.Begin("aten::to");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::_to_copy");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::empty_strided");
-  Host(t, 2000, 3000);
+  HostWork(t, 2000, 3000);
   t.End();
   t.Begin("aten::copy_");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.MemcpyAsync(recipe_.pageable_batch ? "Memcpy HtoD (Pageable -> Device)"
                                        : "Memcpy HtoD (Pinned -> Device)",
                 recipe_.batch_bytes, recipe_.batch_copy_ns, recipe_.pageable_batch);
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.End();
   t.End();
   t.End();
@@ -238,7 +251,7 @@ void TrainingStep::CopyBatch(Timeline& t) {
 
 void TrainingStep::Initialize(Timeline& t) {
   const WarmupPhase& w = recipe_.warmup;
-  Host(t, 200000, 400000);  // imports, argument parsing
+  HostWork(t, 200000, 400000);  // imports, argument parsing
   t.RuntimeCall("cudaGetDeviceCount", kCbidGetDeviceCount, 12 * kNsPerUs);
   // The first call that needs the device creates the primary context.
   if (w.context_ns > 0) {
@@ -248,7 +261,7 @@ void TrainingStep::Initialize(Timeline& t) {
   // model.to("cuda") and the optimizer's state: the caching allocator's first segments.
   for (int i = 0; i < w.mallocs; ++i) {
     t.RuntimeCall("cudaMalloc", kCbidMalloc, w.malloc_ns);
-    Host(t, 100000, 200000);
+    HostWork(t, 100000, 200000);
     if (i % 4 == 3) t.RuntimeCall("cudaFree", kCbidFree, w.malloc_ns);
   }
   cublas_init_ns_ = w.cublas_init_ns;
@@ -261,23 +274,23 @@ void TrainingStep::Initialize(Timeline& t) {
 void TrainingStep::ConvStem(Timeline& t) {
   const KernelCatalog& k = Kernels();
   t.Begin("aten::conv2d");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::convolution");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   t.Begin("aten::_convolution");
-  Host(t, 1500, 3000);
+  HostWork(t, 1500, 3000);
   t.Begin("aten::cudnn_convolution");
-  Host(t, 4000, 8000);
+  HostWork(t, 4000, 8000);
   if (first_step_) {
     for (int i = 0; i < recipe_.warmup.autotune_trials; ++i) {
       t.Launch(i % 2 == 0 ? k.conv_fprop_trial : k.conv_fprop,
                t.rng().Jitter(recipe_.warmup.autotune_trial_ns, 20));
       t.EventSynchronize();
-      Host(t, 20000, 40000);  // cudnnFind bookkeeping
+      HostWork(t, 20000, 40000);  // cudnnFind bookkeeping
     }
   }
   t.Launch(k.conv_fprop, Gpu(t, 85));
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.End();
   t.End();
   t.End();
@@ -329,11 +342,47 @@ void TrainingStep::Preprocess(Timeline& t) {
   t.End();
 }
 
+// A TorchScript function (pairwise features of the inputs): its first ops, then each fusion
+// group as a fused__ op launching its NNC kernel through the driver API. In compile_step the
+// inputs have a new shape: the profiling executor specialises the graph and compiles each new
+// kernel with nothing recorded on the host, right before that kernel's first launch.
+void TrainingStep::ScriptedCall(Timeline& t) {
+  const ScriptedFunction& f = recipe_.scripted;
+  const KernelCatalog& k = Kernels();
+  const int groups = std::clamp(f.fusion_groups, 1, KernelCatalog::kMaxFusionGroups);
+  const bool compiling = step_number_ == f.compile_step && f.compile_ns > 0;
+  const int specialisation = step_number_ >= f.compile_step ? 1 : 0;
+  t.Begin("pair_delta_r2");
+  HostWork(t, 8000, 15000);
+  KernelOp(t, "aten::sub", k.add_bf16, 6);
+  for (int g = 0; g < groups; ++g) {
+    if (compiling) {
+      // Exact: the groups share compile_ns, the last takes the rounding.
+      DurationNs share = f.compile_ns / groups;
+      if (g == groups - 1) share = f.compile_ns - share * (groups - 1);
+      t.Advance(share);
+      step_one_off_ns_ += share;
+    }
+    t.Begin("fallback_function");
+    HostWork(t, 10000, 20000);
+    t.Begin(k.scripted_fused[specialisation * KernelCatalog::kMaxFusionGroups + g].name);
+    HostWork(t, 15000, 30000);
+    t.DriverLaunch(k.scripted_fused[specialisation * KernelCatalog::kMaxFusionGroups + g],
+                   Gpu(t, 18));
+    HostWork(t, 3000, 6000);
+    t.End();
+    t.End();
+    KernelOp(t, "aten::remainder", k.add_bf16, 5);
+  }
+  t.End();
+}
+
 void TrainingStep::Forward(Timeline& t) {
   const KernelCatalog& k = Kernels();
+  if (recipe_.scripted.enabled) ScriptedCall(t);
   if (recipe_.conv_stem) ConvStem(t);
   t.Begin("aten::embedding");
-  Host(t, 3000, 5000);
+  HostWork(t, 3000, 5000);
   KernelOp(t, "aten::index_select", k.index_select, 45);
   t.End();
   int sync_every = recipe_.mid_step_syncs > 0 ? recipe_.layers / recipe_.mid_step_syncs : 0;
@@ -355,7 +404,7 @@ void TrainingStep::Forward(Timeline& t) {
   Norm(t);
   step_gemm_ns_ += Linear(t, *gemm_tn_, 620);
   t.Begin("aten::cross_entropy_loss");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   KernelOp(t, "aten::_log_softmax", k.softmax_fwd, 180);
   KernelOp(t, "aten::nll_loss_forward", k.nll_loss_fwd, 6);
   t.End();
@@ -394,9 +443,9 @@ void TrainingStep::Backward(Timeline& t) {
   }
   if (recipe_.conv_stem) ConvStemBackward(t);
   t.Begin("autograd::engine::evaluate_function: EmbeddingBackward0");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::zero_");
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.MemsetAsync(311164928, 130 * kNsPerUs);
   t.End();
   KernelOp(t, "aten::embedding_dense_backward", k.embedding_bwd, 80);
@@ -409,42 +458,42 @@ void TrainingStep::Optimizer(Timeline& t) {
   if (recipe_.unfused_optimizer_params > 0) {
     // foreach=False SGD with momentum: two tiny kernels per parameter tensor.
     t.Begin("Optimizer.step#SGD.step", EventCat::kUserAnnotation);
-    Host(t, 10000, 20000);
+    HostWork(t, 10000, 20000);
     for (int p = 0; p < recipe_.unfused_optimizer_params; ++p) {
       for (const KernelSpec* spec : {&k.mul_scalar_f32, &k.add_f32}) {
         t.Begin(spec == &k.add_f32 ? "aten::add_" : "aten::mul_");
-        Host(t, 1500, 3000);
+        HostWork(t, 1500, 3000);
         t.Launch(*spec, t.rng().Uniform(recipe_.tiny_kernel_min_ns, recipe_.tiny_kernel_max_ns));
-        Host(t, 500, 1000);
+        HostWork(t, 500, 1000);
         t.End();
       }
     }
     t.End();
   } else {
     t.Begin("Optimizer.step#AdamW.step", EventCat::kUserAnnotation);
-    Host(t, 15000, 30000);
+    HostWork(t, 15000, 30000);
     t.Begin("aten::_fused_adamw_");
-    Host(t, 5000, 10000);
+    HostWork(t, 5000, 10000);
     for (int chunk = 0; chunk < 4; ++chunk) {
       t.Launch(k.fused_adamw, Gpu(t, 310));
-      Host(t, 1000, 2000);
+      HostWork(t, 1000, 2000);
     }
     t.End();
     t.End();
   }
   t.Begin("Optimizer.zero_grad#AdamW.zero_grad", EventCat::kUserAnnotation);
-  Host(t, 30000, 50000);  // set_to_none: no kernels
+  HostWork(t, 30000, 50000);  // set_to_none: no kernels
   t.End();
 }
 
 void TrainingStep::ItemSync(Timeline& t, DurationNs host_work_after) {
   t.Begin("aten::item");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Begin("aten::_local_scalar_dense");
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.MemcpyAsync("Memcpy DtoH (Device -> Pinned)", 4, 1500, false);
   t.StreamSynchronize(kComputeStream);
-  Host(t, 1000, 2000);
+  HostWork(t, 1000, 2000);
   t.End();
   t.End();
   t.Advance(host_work_after);
@@ -452,15 +501,15 @@ void TrainingStep::ItemSync(Timeline& t, DurationNs host_work_after) {
 
 void TrainingStep::AllReduce(Timeline& t, const std::string& args, DurationNs kernel_ns) {
   t.Begin("c10d::allreduce_");
-  Host(t, 5000, 9000);
+  HostWork(t, 5000, 9000);
   t.Begin("record_param_comms", EventCat::kCpuOp, args);
-  Host(t, 6000, 12000);
+  HostWork(t, 6000, 12000);
   // NCCL's stream waits for the gradients the compute stream is producing.
   t.StreamWaitStream(kCommStream, kComputeStream);
   t.Begin("nccl:all_reduce", EventCat::kUserAnnotation);
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.Launch(Kernels().nccl_all_reduce, kernel_ns, kCommStream, args);
-  Host(t, 2000, 4000);
+  HostWork(t, 2000, 4000);
   t.End();
   t.End();
   t.End();

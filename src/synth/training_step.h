@@ -21,6 +21,8 @@ class TrainingStep {
  private:
   // The recipe's warm-up: context creation and first allocations, inside the first step.
   void Initialize(Timeline& t);
+  // recipe.scripted: the scripted function's call, compiling in its compile_step.
+  void ScriptedCall(Timeline& t);
   void ConvStem(Timeline& t);
   void ConvStemBackward(Timeline& t);
   // The next sample's CPU preprocessing after loss.item() (host_preprocess_ns, exact).
@@ -39,9 +41,11 @@ class TrainingStep {
   const KernelSpec* gemm_tn_;
   const KernelSpec* gemm_nn_;
   const KernelSpec* gemm_nt_;
-  DurationNs step_gemm_ns_ = 0;    // GEMM kernel time of the step being generated
-  bool first_step_ = true;         // one-offs of recipe.warmup still to come
-  DurationNs cublas_init_ns_ = 0;  // the first aten::addmm's cudaFree, until it ran
+  DurationNs step_gemm_ns_ = 0;     // GEMM kernel time of the step being generated
+  bool first_step_ = true;          // one-offs of recipe.warmup still to come
+  int step_number_ = 0;             // the step being generated
+  DurationNs step_one_off_ns_ = 0;  // injected one-off time in it
+  DurationNs cublas_init_ns_ = 0;   // the first aten::addmm's cudaFree, until it ran
   int main_tid_;
   int autograd_tid_;
   int world_size_;

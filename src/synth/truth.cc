@@ -27,6 +27,13 @@ std::string RenderTruthJson(const GroundTruth& truth) {
                  truth.scenario->name, JsonEscape(truth.scenario->description));
   fmt::format_to(it, "  \"expected_top_finding\": \"{}\",\n  \"seed\": {},\n  \"steps\": {},\n",
                  truth.scenario->expected_finding, truth.seed, truth.steps);
+  fmt::format_to(it, "  \"profiler_steps\": {},\n",
+                 truth.scenario->recipe.profiler_steps ? "true" : "false");
+  fmt::format_to(it, "  \"params\": [");
+  for (size_t i = 0; i < truth.params.size(); ++i) {
+    fmt::format_to(it, "{}\"{}\"", i == 0 ? "" : ", ", JsonEscape(truth.params[i]));
+  }
+  fmt::format_to(it, "],\n");
   fmt::format_to(it, "  \"ranks\": {},\n  \"world_size\": {},\n  \"files\": [", truth.ranks.size(),
                  truth.world_size);
   for (size_t r = 0; r < truth.ranks.size(); ++r) {

@@ -25,7 +25,8 @@ struct GroundTruth {
   uint64_t seed = 0;
   int steps = 0;
   int world_size = 1;
-  std::vector<RankTruth> ranks;  // one per file written
+  std::vector<std::string> params;  // SynthOptions::params the recipe was varied by
+  std::vector<RankTruth> ranks;     // one per file written
   // synth --slow-rank only: the straggler and every rank's clock offset (rank 0 reads 0).
   int slow_rank = -1;
   double slow_by_pct = 0;
