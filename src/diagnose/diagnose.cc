@@ -67,7 +67,11 @@ void OrderOutcomes(const Catalog& catalog, Diagnosis& d) {
 
 void RankFindings(std::vector<Finding>& findings) {
   for (Finding& f : findings) ApplyEvidencePolicy(f);
+  // Findings at medium or above come first: a low finding (secondary, or a cannot-tell) never
+  // reads as the headline above a medium one, whatever its estimate.
   std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    bool ma = a.severity >= Severity::kMedium, mb = b.severity >= Severity::kMedium;
+    if (ma != mb) return ma;
     double ka = RankingKey(a), kb = RankingKey(b);
     if (ka != kb) return ka > kb;
     if (a.recoverable_ns_per_step != b.recoverable_ns_per_step) {

@@ -75,7 +75,8 @@ struct Diagnosis {
 // Findings rank by expected recoverable time: recoverable x 1 / 0.75 / 0.5 for high /
 // medium / low confidence, then recoverable, severity and id.
 double RankingKey(const Finding& finding);
-// Sorts by RankingKey, then recoverable time, severity and id (deterministic).
+// Medium-or-above findings first, then by RankingKey, recoverable time, severity and id
+// (deterministic).
 void RankFindings(std::vector<Finding>& findings);
 
 Diagnosis Diagnose(const Trace& trace, const TraceAnalysis& analysis,
