@@ -53,15 +53,44 @@ void Throttling(const MetricSeriesSet& set, GpuSignals& g) {
   }
 }
 
+// The mean of one process's series, nullopt when it has no numeric sample.
+std::optional<double> ProcessMean(const MetricSeriesSet& set, std::string_view metric,
+                                  const MetricSeries& seen) {
+  const MetricSeries* s = set.Find(metric, seen.key.device, seen.key.entity);
+  return MeanOf(s);
+}
+
 void Processes(const MetricSeriesSet& set, GpuSignals& g) {
   for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
     if (seen->Max() < 1) continue;  // graphics only
     const MetricSeries* any = set.Find("gpu.util_pct", g.device);
     double samples =
         any && !any->empty() ? static_cast<double>(any->size()) : static_cast<double>(seen->size());
-    g.compute_processes.push_back(
-        {seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)});
+    GpuProcess p{seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)};
+    p.sm_mean_pct = ProcessMean(set, "gpu.process_sm_pct", *seen);
+    std::optional<double> enc = ProcessMean(set, "gpu.process_enc_pct", *seen);
+    std::optional<double> dec = ProcessMean(set, "gpu.process_dec_pct", *seen);
+    if (enc || dec) p.media_mean_pct = std::max(enc.value_or(0), dec.value_or(0));
+    g.compute_processes.push_back(std::move(p));
   }
+}
+
+// The video engines: the GPU's own enc/dec columns, else the sum over its processes.
+void Media(const MetricSeriesSet& set, GpuSignals& g) {
+  std::optional<double> enc = MeanOf(set.Find("gpu.enc_pct", g.device));
+  std::optional<double> dec = MeanOf(set.Find("gpu.dec_pct", g.device));
+  if (!enc && !dec) {
+    for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
+      if (std::optional<double> e = ProcessMean(set, "gpu.process_enc_pct", *seen))
+        enc = enc.value_or(0) + *e;
+      if (std::optional<double> d = ProcessMean(set, "gpu.process_dec_pct", *seen))
+        dec = dec.value_or(0) + *d;
+    }
+  }
+  if (!enc && !dec) return;
+  bool encoder = enc.value_or(0) >= dec.value_or(0);
+  g.media_mean_pct = std::min(100.0, encoder ? enc.value_or(0) : dec.value_or(0));
+  g.media_engine = encoder ? "encoder" : "decoder";
 }
 
 // NVML's link series when present, else the one read from sysfs (entity "sysfs").
@@ -144,6 +173,7 @@ GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOp
   g.tensor_active_mean_pct = MeanOf(set.Find("gpu.tensor_active_pct", device));
   Throttling(set, g);
   Processes(set, g);
+  Media(set, g);
   Pcie(set, o, g);
   Memory(set, g);
   return g;

@@ -43,6 +43,10 @@ struct GpuProcess {
   std::string entity;  // "pid 4242"
   std::string name;
   double present_pct = 0;  // share of the GPU's samples it was seen in
+  // Its own SM and encoder/decoder use (pmon's sm/enc/dec columns), when the source gives a
+  // number ("-": not sampled, e.g. a process holding memory only, or any process under MIG).
+  std::optional<double> sm_mean_pct;
+  std::optional<double> media_mean_pct;  // the busier of its enc and dec means
 };
 
 struct GpuSignals {
@@ -53,6 +57,11 @@ struct GpuSignals {
   std::optional<double> util_low_pct;        // share of samples < low threshold
   std::optional<double> sm_active_mean_pct;  // DCGM SM activity, when recorded
   std::optional<double> tensor_active_mean_pct;
+  // The video engines (NVENC/NVDEC): the busier one's mean, from the GPU's enc/dec columns or,
+  // without them, the sum of its processes' means. A GPU encoding video shows low SM
+  // utilization and is not idle.
+  std::optional<double> media_mean_pct;
+  std::string media_engine;  // "encoder" or "decoder"
   Sawtooth sawtooth;
   // Share of samples with each throttle reason active (kThrottleReasons order; 0 when the
   // reasons were not recorded), plus dmon's power/thermal violation columns.

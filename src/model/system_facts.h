@@ -47,6 +47,7 @@ struct PcieLink {
   bool width_downgraded = false;
   std::string source;                            // "lspci -vvv", "sysfs", "nvidia-smi -q"
   std::optional<std::string> performance_state;  // "P8" when known (idle GPUs lower the speed)
+  bool data_link_inactive = false;               // lspci "DLActive-" under LnkSta: the link is idle
   SourceQuote cap_quote;
   SourceQuote sta_quote;
 };
@@ -131,7 +132,10 @@ struct NcclLog {
   std::vector<NcclNetLine> nets;
   std::vector<NameValue> networks_used;  // "Using network Socket" (name, "")
   std::vector<NcclConnection> connections;
-  std::vector<SourceQuote> warnings;   // NCCL WARN lines
+  std::vector<SourceQuote> warnings;  // NCCL WARN lines
+  // Lines that say a communicator failed: "ncclSystemError", "ncclRemoteError",
+  // "ncclInternalError", watchdog timeouts, "NCCL error …" from the framework.
+  std::vector<SourceQuote> errors;
   std::vector<SourceQuote> gdr_lines;  // "Connected all rings, use ring PXN 0 GDR 0"
   std::optional<bool> gdr;             // from those lines: any GDR 1
   int ring_lines = 0;                  // "Channel 00/02 : 0 1 2 3" ring orders
@@ -141,6 +145,19 @@ struct NcclLog {
   std::vector<NcclTestRow> test_rows;
   std::optional<double> avg_busbw_gbs;  // "# Avg bus bandwidth : 20.2635"
   SourceQuote avg_busbw_quote;
+};
+
+// A kernel-log or fabric-manager line about the node's health other than a GPU Xid:
+// NVSwitch SXid errors, nvidia-peermem errors, GSP firmware errors, a process segfaulting
+// inside a GPU library, host limits (VFS file-max).
+struct NodeEvent {
+  std::string kind;    // "sxid", "peermem", "gsp", "segfault", "file_max"
+  int code = 0;        // the SXid code; 0 where the kind has none
+  std::string device;  // "nvidia-nvswitch3 0000:05:00.0", "libnccl.so.2", "" when none
+  std::string detail;  // the rest of the message ("Non-fatal, Link 46 …", "error 4")
+  bool fatal = false;  // SXid: the line says fatal
+  std::string time_text;
+  SourceQuote quote;
 };
 
 struct GpuStateProcess {
@@ -235,6 +252,7 @@ struct SystemFacts {
   std::vector<Unavailable> unavailable;
   int64_t kernel_log_lines = 0;  // lines read from kernel logs (0: none read)
   std::vector<XidEvent> xids;
+  std::vector<NodeEvent> node_events;  // kernel-log and fabric-manager lines besides Xids
   std::vector<PcieLink> pcie_links;
   std::vector<TopoMatrix> topologies;
   std::vector<SourceQuote> tool_errors;  // "ERROR: Option -m is missing its value." in captures

@@ -1,5 +1,7 @@
 #include "pipeline/node_report.h"
 
+#include "base/number_cast.h"
+
 #include <filesystem>
 #include <map>
 
@@ -66,8 +68,11 @@ RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source,
     ReportDevice device;
     device.id = id++;
     device.name = g.pci_bus_id.empty() ? g.name : fmt::format("{} ({})", g.name, g.pci_bus_id);
-    if (g.memory_total_mib)
-      device.memory_bytes = static_cast<int64_t>(*g.memory_total_mib * 1048576);
+    if (g.memory_total_mib) {
+      // A total no int64 holds (a corrupt 1.8e19 MiB) is left unknown, not cast.
+      if (std::optional<int64_t> bytes = ToInteger<int64_t>(*g.memory_total_mib * 1048576))
+        device.memory_bytes = *bytes;
+    }
     device.active = true;
     report.header.devices.push_back(std::move(device));
   }

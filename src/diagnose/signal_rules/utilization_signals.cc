@@ -5,6 +5,8 @@
 
 #include <array>
 
+#include <fmt/ranges.h>
+
 namespace gpuwhy {
 namespace {
 
@@ -18,28 +20,57 @@ constexpr std::array<const ParamRef*, 7> kParams = {
     &kStarvationMinLowTimePct, &kStarvationMinCollapses, &kMisleadingMinUtilPct,
     &kMisleadingMaxSmActivePct};
 
+// A GPU whose video engines are this busy is encoding or decoding, not idle: its SM
+// utilization says nothing about a training job's input.
+constexpr double kMediaBusyPct = 10;
+// Fewer samples than this are instants, not a run: they cannot say "most of the time".
+constexpr size_t kMinSamplesForRun = 3;
+
 void LowUtilization(SignalRuleContext& r) {
   const char* id = "compute.low_gpu_utilization";
   const RuleParam& max_util = r.P(kLowMaxUtilPct);
   double sum = 0;
   int gpus = 0;
+  size_t samples = 0;
+  std::vector<std::string> media;
   Finding f = r.Start(id);
   for (const GpuSignals& g : r.a_.gpus) {
     if (!g.util_mean_pct) continue;
+    if (g.media_mean_pct && *g.media_mean_pct >= kMediaBusyPct) {
+      media.push_back(
+          fmt::format("GPU {} {} {:.0f}% busy", g.device, g.media_engine, *g.media_mean_pct));
+      continue;
+    }
     sum += *g.util_mean_pct;
     ++gpus;
+    samples = std::max(samples, g.samples);
     if (*g.util_mean_pct < max_util.value) {
       SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", "<",
                                   max_util.value, &max_util);
     }
   }
+  std::string media_note =
+      media.empty() ? "" : fmt::format("video engines busy (not idle): {}", fmt::join(media, ", "));
   if (gpus == 0) {
-    r.Outcome(id, AssessStatus::kNotAssessed, false, "no GPU utilization series");
+    r.Outcome(id, media.empty() ? AssessStatus::kNotAssessed : AssessStatus::kAssessed, false,
+              media.empty() ? "no GPU utilization series" : media_note);
     return;
   }
   double mean = sum / gpus;
   if (f.evidence.empty()) {
-    r.Outcome(id, AssessStatus::kAssessed, false);
+    r.Outcome(id, AssessStatus::kAssessed, false, media_note);
+    return;
+  }
+  if (samples < kMinSamplesForRun) {
+    // One sample is one instant: it cannot say how the run used the GPU.
+    f.severity = Severity::kLow;
+    f.confidence = Confidence::kLow;
+    f.title = fmt::format(
+        "GPU utilization {:.0f}% at the {} sampled instant{} over {} GPU(s): cannot tell how the "
+        "run uses the GPUs from {}; record a series over the run",
+        mean, samples, samples == 1 ? "" : "s", gpus,
+        samples == 1 ? "one sample" : "so few samples");
+    r.EmitTitled(std::move(f));
     return;
   }
   f.severity = std::min(r.ForShare(100 - mean), Severity::kHigh);  // a symptom, not a cause

@@ -3,6 +3,7 @@
 // the rest are ignored.
 #include <fmt/format.h>
 
+#include "base/number_cast.h"
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
@@ -34,7 +35,7 @@ void Set(GpuState& g, std::string_view field, std::string_view v) {
   if (!Usable(v)) return;
   auto num = [&] { return system::LeadingNumber(v); };
   auto small = [&]() -> std::optional<int> {
-    if (auto n = num()) return static_cast<int>(*n);
+    if (auto n = num()) return ToInteger<int>(*n);  // out of range: unset, not a cast
     return std::nullopt;
   };
   if (field == "name")
