@@ -56,6 +56,14 @@ class SnapshotRuleContext {
   void Emit(Finding f, std::initializer_list<TitleArg> args) {
     f.title =
         FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
+    // A fix that cannot apply is never printed: expandable segments already on in the
+    // snapshot's allocator settings (decided here until fix preconditions live in the catalog).
+    if (s_.expandable_segments.value_or(false)) {
+      std::erase_if(f.fixes, [](const Fix& fix) {
+        return fix.code.find("expandable_segments") != std::string::npos ||
+               fix.action.find("expandable_segments") != std::string::npos;
+      });
+    }
     Outcome(f.id, AssessStatus::kAssessed, true);
     d_.findings.push_back(std::move(f));
   }
@@ -164,7 +172,11 @@ std::string Size(int64_t bytes) {
 // What the allocator's own message says about the failure, and which way it points: the cache
 // held the request but not in one block (fragmentation), other processes held the device, or
 // the job's own tensors filled it.
-std::string OomMessageDetail(const OomMessage& m, Finding& f) {
+// What the allocator's own message says about the failure, read literally, and which way it
+// points: the device had room for the request (a cap or another allocation at that moment, not
+// a full device), the cache held the request but not in one block (fragmentation), other
+// processes held the device, or the job's own tensors filled it.
+std::string OomMessageDetail(const OomMessage& m, Finding& f, bool expandable_on) {
   SnapshotRuleContext::Evidence(f, "memory.oom_message_request_mib", m.requested / kMiB, "MiB", ">",
                                 0, nullptr);
   std::string out = fmt::format("; the log's failure asked for {}", Size(m.requested));
@@ -172,24 +184,50 @@ std::string OomMessageDetail(const OomMessage& m, Finding& f) {
   if (m.free != kNoValue && m.capacity != kNoValue) {
     out += fmt::format(" with {} free of {}", Size(m.free), Size(m.capacity));
   }
+  if (m.process_in_use != kNoValue) {
+    out += fmt::format(", {} in use by this process", Size(m.process_in_use));
+  }
   if (m.allocated_by_pytorch != kNoValue) {
     out += fmt::format(", {} in live tensors", Size(m.allocated_by_pytorch));
   }
   if (m.reserved_unallocated != kNoValue) {
+    out += fmt::format(", {} cached but unallocated", Size(m.reserved_unallocated));
+  }
+  if (m.free != kNoValue && m.requested != kNoValue && m.free >= m.requested) {
+    SnapshotRuleContext::Evidence(f, "memory.oom_message_free_mib", m.free / kMiB, "MiB",
+                                  ">=", m.requested / kMiB, nullptr);
+    return out +
+           ": the device reported more free than the request, so it was not full: a memory cap "
+           "(torch.cuda.set_per_process_memory_fraction, a MIG/vGPU/container limit) or another "
+           "allocation at that moment refused it; check the cap and nvidia-smi for other "
+           "processes";
+  }
+  if (m.reserved_unallocated != kNoValue && m.reserved_unallocated >= m.requested) {
     SnapshotRuleContext::Evidence(f, "memory.oom_message_reserved_unallocated_mib",
                                   m.reserved_unallocated / kMiB, "MiB", ">=", m.requested / kMiB,
                                   nullptr);
-    out += fmt::format(", {} cached but unallocated", Size(m.reserved_unallocated));
-  }
-  if (m.reserved_unallocated != kNoValue && m.reserved_unallocated >= m.requested) {
-    return out + ": the cache held the bytes but not in one block (fragmentation: " + kExpandable +
-           " first)";
+    return out + ": the cache held the bytes but not in one block (fragmentation" +
+           (expandable_on ? ", with expandable segments already on: lower the peak)"
+                          : std::string(": ") + kExpandable + " first)");
   }
   if (m.other_processes > 0) {
     SnapshotRuleContext::Evidence(f, "memory.oom_message_other_processes_mib",
                                   m.other_processes_bytes / kMiB, "MiB", ">", 0, nullptr);
     return out + fmt::format(": {} other process(es) held {} of the GPU", m.other_processes,
                              Size(m.other_processes_bytes));
+  }
+  // Capacity less free less this process: held by something else (another process the message
+  // did not list, a driver reservation).
+  if (m.capacity != kNoValue && m.free != kNoValue && m.process_in_use != kNoValue) {
+    const int64_t elsewhere = m.capacity - m.free - m.process_in_use;
+    if (elsewhere > m.capacity / 4) {
+      SnapshotRuleContext::Evidence(f, "memory.oom_message_held_elsewhere_mib", elsewhere / kMiB,
+                                    "MiB", ">", m.capacity / 4 / kMiB, nullptr);
+      return out + fmt::format(
+                       ": {} of the device was held outside this process (another "
+                       "process or context): check nvidia-smi for other processes",
+                       Size(elsewhere));
+    }
   }
   return out + ": the job's own memory filled the device (lower the peak)";
 }
@@ -218,7 +256,7 @@ void Oom(SnapshotRuleContext& r) {
   }
   std::string detail;
   if (s.largest_oom_message) {
-    detail = OomMessageDetail(*s.largest_oom_message, f);
+    detail = OomMessageDetail(*s.largest_oom_message, f, s.expandable_segments.value_or(false));
   } else if (s.largest_oom_request > 0) {
     detail = fmt::format(
         "; a {:.0f} MiB request failed while the largest cached free block was "

@@ -286,6 +286,42 @@ TEST(SnapshotRulesTest, AnOomMessageSaysWhyTheAllocationFailed) {
   s.largest_oom_message->other_processes = 0;
   title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
   EXPECT_NE(title.find("the job's own memory filled the device"), std::string::npos) << title;
+
+  // Read literally: "304.00 MiB requested, 6.32 GiB free, 143 MiB in use by this process" is
+  // not a full device (issue 36): a cap or another allocation refused it.
+  OomMessage capped;
+  capped.requested = 304 << 20;
+  capped.capacity = 8 * kGiB;
+  capped.free = static_cast<int64_t>(6.32 * kGiB);
+  capped.process_in_use = 143 << 20;
+  s.largest_oom_message = capped;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("it was not full"), std::string::npos) << title;
+  EXPECT_EQ(title.find("the job's own memory filled"), std::string::npos) << title;
+
+  // 1 GiB free of 80, 10 GiB in this process: 69 GiB held elsewhere.
+  OomMessage elsewhere;
+  elsewhere.requested = 2 * kGiB;
+  elsewhere.capacity = 80 * kGiB;
+  elsewhere.free = kGiB;
+  elsewhere.process_in_use = 10 * kGiB;
+  s.largest_oom_message = elsewhere;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("held outside this process"), std::string::npos) << title;
+}
+
+// A fix that cannot apply is never printed: expandable segments already on.
+TEST(SnapshotRulesTest, ExpandableSegmentsAreNotAdvisedWhenAlreadyOn) {
+  AllocatorState s = Reserved(70 * kGiB, 51 * kGiB);
+  s.expandable_segments = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.fragmentation"});
+  EXPECT_FALSE(d.findings[0].fixes.empty());
+  for (const Finding& f : d.findings) {
+    for (const Fix& fix : f.fixes) {
+      EXPECT_EQ(fix.code.find("expandable_segments"), std::string::npos) << f.id;
+    }
+  }
 }
 
 // verdicts.tsv rows of kind memory for snapshots: path -> expected top class.
