@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace gpuwhy {
@@ -153,11 +154,32 @@ void Memory(const MetricSeriesSet& set, GpuSignals& g) {
   }
 }
 
+// MIG instances: SM or graphics-engine activity series of an instance entity; idle when every
+// sample of each is 0.
+void MigInstances(const MetricSeriesSet& set, GpuSignals& g) {
+  std::map<std::string, std::pair<std::string, bool>> instances;  // entity -> label, active
+  for (std::string_view metric : {"gpu.sm_active_pct", "gpu.gr_engine_active_pct"}) {
+    for (const MetricSeries* s : set.FindAll(metric, g.device)) {
+      if (s->key.entity.empty() || s->empty()) continue;
+      auto& [label, active] = instances[s->key.entity];
+      if (label.empty()) label = s->label;
+      active = active || s->Max() > 0;
+    }
+  }
+  g.mig_instances = instances.size();
+  for (const auto& [entity, state] : instances) {
+    if (state.second) continue;
+    g.idle_instances.push_back(state.first.empty() ? entity : entity + " (" + state.first + ")");
+  }
+}
+
 GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOptions& o) {
   GpuSignals g;
   g.device = device;
   if (const SeriesDevice* d = set.Device(device)) g.name = d->name;
-  if (const MetricSeries* util = set.Find("gpu.util_pct", device); util && !util->empty()) {
+  const MetricSeries* util = set.Find("gpu.util_pct", device);
+  if (util == nullptr || util->empty()) util = set.Find("gpu.gr_engine_active_pct", device);
+  if (util && !util->empty()) {
     g.samples = util->size();
     g.util_mean_pct = util->Mean();
     g.util_low_pct = util->PercentBelow(o.low_util_pct);
@@ -174,6 +196,7 @@ GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOp
   Throttling(set, g);
   Processes(set, g);
   Media(set, g);
+  MigInstances(set, g);
   Pcie(set, o, g);
   Memory(set, g);
   return g;

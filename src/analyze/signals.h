@@ -53,7 +53,9 @@ struct GpuSignals {
   int32_t device = 0;
   std::string name;
   size_t samples = 0;
-  std::optional<double> util_mean_pct;       // gpu.util_pct (NVML/nvidia-smi "utilization")
+  // gpu.util_pct (NVML/nvidia-smi "utilization"); without it DCGM's graphics-engine activity
+  // (GRACT, the share of time a kernel was resident), the same measure from DCGM.
+  std::optional<double> util_mean_pct;
   std::optional<double> util_low_pct;        // share of samples < low threshold
   std::optional<double> sm_active_mean_pct;  // DCGM SM activity, when recorded
   std::optional<double> tensor_active_mean_pct;
@@ -62,6 +64,10 @@ struct GpuSignals {
   // utilization and is not idle.
   std::optional<double> media_mean_pct;
   std::string media_engine;  // "encoder" or "decoder"
+  // MIG instances (series with an instance entity, "gi 3") and those whose SM or graphics
+  // engine activity stayed 0 in every sample, named with their labels (pod, container).
+  size_t mig_instances = 0;
+  std::vector<std::string> idle_instances;
   Sawtooth sawtooth;
   // Share of samples with each throttle reason active (kThrottleReasons order; 0 when the
   // reasons were not recorded), plus dmon's power/thermal violation columns.

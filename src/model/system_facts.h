@@ -202,7 +202,10 @@ struct GpuState {
   std::optional<bool> remapped_rows_pending;
   std::optional<bool> remapped_rows_failure;
   std::optional<int> pcie_gen_current;
-  std::optional<int> pcie_gen_max;
+  std::optional<int> pcie_gen_max;  // the most this GPU in this slot can reach
+  // The GPU's own maximum generation ("Device Max", max_device_link_gen, pcie.link.gen.gpumax):
+  // above pcie_gen_max when the slot caps the link (a Gen5 GPU in a Gen4 slot).
+  std::optional<int> pcie_gen_device_max;
   std::optional<int> pcie_width_current;
   std::optional<int> pcie_width_max;
   std::vector<GpuStateProcess> processes;

@@ -199,6 +199,14 @@ void PcieRule(PlatformContext& ctx) {
     }
     if (l.speed_downgraded || l.width_downgraded) links.push_back(std::move(l));
   }
+  // A GPU whose own maximum is above what the slot reaches is capped by the slot, not degraded.
+  std::string capped;
+  for (const GpuState& g : ctx.facts.gpus) {
+    if (!g.pcie_gen_device_max || !g.pcie_gen_max || *g.pcie_gen_device_max <= *g.pcie_gen_max)
+      continue;
+    capped += fmt::format("{}{}: a Gen{} GPU in a Gen{} slot", capped.empty() ? "" : "; ",
+                          GpuLabel(g), *g.pcie_gen_device_max, *g.pcie_gen_max);
+  }
   bool any_source = !ctx.facts.pcie_links.empty() ||
                     std::any_of(ctx.facts.gpus.begin(), ctx.facts.gpus.end(),
                                 [](const GpuState& g) { return g.pcie_gen_current.has_value(); });
@@ -215,6 +223,10 @@ void PcieRule(PlatformContext& ctx) {
         note.empty() ? "" : "; ", idle_down,
         idle_narrow > 0 ? fmt::format(" ({} also below full width: check under load)", idle_narrow)
                         : "");
+  }
+  if (!capped.empty()) {
+    note += fmt::format("{}capped by the slot (host-device copies at the slot's rate): {}",
+                        note.empty() ? "" : "; ", capped);
   }
   if (!any_source) {
     ctx.Outcome(kPcie, AssessStatus::kNotAssessed, false, "no lspci -vvv, sysfs or nvidia-smi -q");

@@ -132,8 +132,48 @@ void Misleading(SignalRuleContext& r) {
 
 }  // namespace
 
+// MIG instances with no SM or graphics-engine activity in any sample: named, at low severity,
+// since an idle instance may simply have no job (or DCGM may not fill profiling fields for MIG
+// on this driver): the operator decides.
+void IdleMigInstances(SignalRuleContext& r) {
+  const char* id = "compute.idle_mig_instances";
+  size_t instances = 0, idle = 0;
+  std::vector<std::string> names;
+  for (const GpuSignals& g : r.a_.gpus) {
+    instances += g.mig_instances;
+    idle += g.idle_instances.size();
+    for (const std::string& n : g.idle_instances)
+      names.push_back(fmt::format("GPU {} {}", g.device, n));
+  }
+  if (instances == 0) {
+    r.Outcome(id, AssessStatus::kNotAssessed, false,
+              "per-instance SM or graphics-engine activity (dcgm-exporter on a MIG GPU)");
+    return;
+  }
+  if (idle == 0) {
+    r.Outcome(id, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(id);
+  f.severity = Severity::kLow;
+  f.confidence = Confidence::kLow;
+  SignalRuleContext::Evidence(f, "signals.idle_mig_instances", -1, static_cast<double>(idle),
+                              "count", ">", 0, nullptr);
+  f.evidence.back().threshold_source =
+      "DCGM_FI_PROF_SM_ACTIVE / GR_ENGINE_ACTIVE 0 in every sample";
+  f.top_events = names;
+  f.title = fmt::format(
+      "{} of {} MIG instance(s) did no work in any sample ({}): a job placed there is not "
+      "reaching the GPU, or the instance is unused (release it), or DCGM does not fill "
+      "profiling fields for MIG on this driver",
+      idle, instances,
+      fmt::join(names.begin(), names.begin() + std::min<size_t>(names.size(), 6), ", "));
+  r.EmitTitled(std::move(f));
+}
+
 void EvaluateUtilizationSignals(SignalRuleContext& r) {
   LowUtilization(r);
+  IdleMigInstances(r);
   Starvation(r);
   Misleading(r);
 }
@@ -179,6 +219,19 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
                 "WebDataset / TFRecord shards on local NVMe"}};
   saw.verify = "signals.util_low_pct falls and the sawtooth disappears";
   rules.push_back(std::move(saw));
+
+  RuleSpec mig = Series("compute.idle_mig_instances", BottleneckClass::kCompute,
+                        ChecklistSection::kTimeline, "GPU utilization over the run");
+  mig.default_severity = Severity::kLow;
+  mig.severity_logic = "low: an idle instance may have no job";
+  mig.title_template = "{count:.0f} MIG instances did no work in any sample";
+  mig.fixes = {
+      {"See which pods hold the instances and whether they run",
+       "kubectl get pods -o wide --field-selector spec.nodeName=NODE; nvidia-smi mig -lgi"},
+      {"Release unused instances or repartition the GPU",
+       "sudo nvidia-smi mig -dci; sudo nvidia-smi mig -dgi"}};
+  mig.verify = "every instance shows SM activity while its job runs";
+  rules.push_back(std::move(mig));
 
   RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute,
                         ChecklistSection::kKernelsAndSync, "SM activity behind utilization");

@@ -72,8 +72,11 @@ void Set(GpuState& g, std::string_view field, std::string_view v) {
     g.util_pct = num();
   else if (field == "pcie.link.gen.current" || field == "pcie.link.gen.gpucurrent") {
     if (!g.pcie_gen_current) g.pcie_gen_current = small();
-  } else if (field == "pcie.link.gen.max" || field == "pcie.link.gen.gpumax") {
-    if (!g.pcie_gen_max) g.pcie_gen_max = small();
+  } else if (field == "pcie.link.gen.max") {
+    g.pcie_gen_max = small();  // what GPU and system together reach
+  } else if (field == "pcie.link.gen.gpumax") {
+    g.pcie_gen_device_max = small();
+    if (!g.pcie_gen_max) g.pcie_gen_max = g.pcie_gen_device_max;  // until .max is read
   } else if (field == "pcie.link.width.current")
     g.pcie_width_current = small();
   else if (field == "pcie.link.width.max")
