@@ -136,10 +136,12 @@ struct NcclLog {
   // Lines that say a communicator failed: "ncclSystemError", "ncclRemoteError",
   // "ncclInternalError", watchdog timeouts, "NCCL error …" from the framework.
   std::vector<SourceQuote> errors;
-  std::vector<SourceQuote> gdr_lines;  // "Connected all rings, use ring PXN 0 GDR 0"
-  std::optional<bool> gdr;             // from those lines: any GDR 1
-  int ring_lines = 0;                  // "Channel 00/02 : 0 1 2 3" ring orders
-  int tree_lines = 0;                  // "Trees [0] 2/-1/-1->0->-1 …"
+  // "Connected all rings, use ring PXN 0 GDR 0", and the lines that say GPUDirect RDMA cannot
+  // be used ("GDR not supported", "GPU Direct RDMA Disabled for HCA …").
+  std::vector<SourceQuote> gdr_lines;
+  std::optional<bool> gdr;  // from those lines: any GDR 1
+  int ring_lines = 0;       // "Channel 00/02 : 0 1 2 3" ring orders
+  int tree_lines = 0;       // "Trees [0] 2/-1/-1->0->-1 …"
   int max_nranks = 0;
   int max_nnodes = 0;
   std::vector<NcclTestRow> test_rows;

@@ -520,8 +520,14 @@ void WarningsRule(PlatformContext& ctx) {
   ctx.Outcome(kWarnings, AssessStatus::kAssessed, true);
 }
 
+// A line saying GPUDirect RDMA cannot be used here (the provider or the HCA says so).
+bool GdrUnsupportedLine(const SourceQuote& q) {
+  return q.text.find("GDR not supported") != std::string::npos ||
+         q.text.find("GPU Direct RDMA Disabled") != std::string::npos;
+}
+
 void GdrRule(PlatformContext& ctx) {
-  size_t off = 0;
+  size_t off = 0, unsupported = 0;
   std::vector<const SourceQuote*> quotes;
   bool any = false;
   for (const NcclLog& log : ctx.facts.nccl_logs) {
@@ -534,9 +540,18 @@ void GdrRule(PlatformContext& ctx) {
     }
     if (!net) continue;
     any = true;
-    if (log.gdr.value_or(gdr_conn) || gdr_conn) continue;
+    if (gdr_conn || (log.gdr.value_or(false))) continue;
     ++off;
-    if (!log.gdr_lines.empty()) quotes.push_back(&log.gdr_lines.front());
+    const SourceQuote* says = nullptr;
+    for (const SourceQuote& q : log.gdr_lines) {
+      if (GdrUnsupportedLine(q)) says = &q;
+    }
+    unsupported += says != nullptr;
+    if (says != nullptr) {
+      quotes.push_back(says);
+    } else if (!log.gdr_lines.empty()) {
+      quotes.push_back(&log.gdr_lines.front());
+    }
   }
   if (!any) {
     // Sockets never use GPUDirect RDMA: nothing to check when NCCL only used them.
@@ -549,10 +564,28 @@ void GdrRule(PlatformContext& ctx) {
     ctx.Outcome(kNoGdr, AssessStatus::kAssessed, false);
     return;
   }
-  Finding& f = ctx.AddFinding(kNoGdr, Severity::kMedium,
-                              fmt::format("NCCL moves network data through host memory (no "
-                                          "GPUDirect RDMA) in {} log{}",
-                                          off, off == 1 ? "" : "s"));
+  // Where the provider or HCA says GPUDirect RDMA is not supported, loading nvidia_peermem
+  // cannot help: the platform stages through host memory by design.
+  const bool all_unsupported = unsupported == off;
+  Finding& f = ctx.AddFinding(
+      kNoGdr, all_unsupported ? Severity::kLow : Severity::kMedium,
+      all_unsupported
+          ? fmt::format("NCCL moves network data through host memory in {} log{}: the network "
+                        "provider says GPUDirect RDMA is not supported on this platform, so host "
+                        "staging is expected (no module to load)",
+                        off, off == 1 ? "" : "s")
+          : fmt::format("NCCL moves network data through host memory (no GPUDirect RDMA) in {} "
+                        "log{}",
+                        off, off == 1 ? "" : "s"));
+  if (all_unsupported) {
+    std::erase_if(f.fixes, [](const Fix& fix) {
+      return fix.code.find("nvidia_peermem") != std::string::npos;
+    });
+    f.fixes.push_back(
+        {"Use an instance or HCA with GPUDirect RDMA support where the inter-node "
+         "bandwidth matters",
+         ""});
+  }
   AddPlatformEvidence(f, "doctor.nccl_logs_without_gdr", static_cast<double>(off), "count", ">", 0,
                       "NCCL: 'GDR 1' / 'via NET/…/GDRDMA' when GPUDirect RDMA is used");
   for (const SourceQuote* q : quotes) AddQuote(f, *q);

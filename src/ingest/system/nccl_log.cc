@@ -222,6 +222,14 @@ void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line,
         {std::string(system::Trim(msg.substr(14))), "", system::Quote(path, line)});
     return;
   }
+  // "NET/OFI Need to force simple protocol: GDR not supported", "NET/IB : GPU Direct RDMA
+  // Disabled for HCA 0 'mlx5_0' (no module)": the platform or provider cannot do GPUDirect RDMA.
+  if (system::Contains(msg, "GDR not supported") ||
+      system::Contains(msg, "GPU Direct RDMA Disabled")) {
+    log.gdr = false;
+    log.gdr_lines.push_back(system::Quote(path, line));
+    return;
+  }
   if (size_t gdr = msg.find(" GDR ");
       gdr != std::string_view::npos && system::Contains(msg, "Connected all rings")) {
     std::optional<double> on = system::LeadingNumber(msg.substr(gdr + 5));
