@@ -145,6 +145,9 @@ struct NcclLog {
   int max_nranks = 0;
   int max_nnodes = 0;
   std::vector<NcclTestRow> test_rows;
+  // nccl-tests' rank lines "#  Rank  0 Group  0 Pid  77184 on HOST device  0 [0x10] NAME":
+  // (HOST, GPU NAME) per rank.
+  std::vector<NameValue> test_ranks;
   std::optional<double> avg_busbw_gbs;  // "# Avg bus bandwidth : 20.2635"
   SourceQuote avg_busbw_quote;
 };

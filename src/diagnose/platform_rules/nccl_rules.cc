@@ -158,6 +158,43 @@ std::string TransportOf(const NcclLog& log, bool& socket) {
   return "";
 }
 
+// The all-reduce bus bandwidth nccl-tests reaches inside one node of NVLink parts (the
+// plateau of published runs, about 80% of the link's one-way rate), by GPU name.
+struct NvlinkPart {
+  std::string_view mark;
+  std::string_view link;
+  double busbw_gbs;
+};
+constexpr std::array<NvlinkPart, 6> kNvlinkParts = {{
+    {"B200", "NVLink 5", 800},
+    {"H200", "NVLink 4", 450},
+    {"H100 80GB HBM3", "NVLink 4", 450},
+    {"H100-SXM", "NVLink 4", 450},
+    {"A100-SXM", "NVLink 3", 230},
+    {"V100-SXM", "NVLink 2", 130},
+}};
+
+const NvlinkPart* NvlinkPartOf(const NcclLog& log) {
+  for (const NameValue& r : log.test_ranks) {
+    for (const NvlinkPart& p : kNvlinkParts) {
+      if (r.value.find(p.mark) != std::string::npos) return &p;
+    }
+  }
+  return nullptr;
+}
+
+// One host in the rank lines and no network connection: the run stayed inside a node.
+bool SingleNode(const NcclLog& log) {
+  if (log.test_ranks.empty() || log.max_nnodes > 1) return false;
+  for (const NameValue& r : log.test_ranks) {
+    if (r.name != log.test_ranks.front().name) return false;
+  }
+  return std::none_of(log.connections.begin(), log.connections.end(), [](const NcclConnection& c) {
+    return c.transport == NcclTransport::kNetIb || c.transport == NcclTransport::kNetSocket ||
+           c.transport == NcclTransport::kNetPlugin;
+  });
+}
+
 // nccl-tests prints "Avg bus bandwidth" as the mean over every size down to 0 B: the
 // numbers to judge are the peak and the large-message plateau.
 void TestsRule(PlatformContext& ctx) {
@@ -194,7 +231,34 @@ void TestsRule(PlatformContext& ctx) {
                                 "every size down to the smallest",
                                 *log.avg_busbw_gbs)
                           : "";
+    const NvlinkPart* part = NvlinkPartOf(log);
+    if (!socket && part != nullptr && SingleNode(log) && log.test_ranks.size() > 1 &&
+        plateau < part->busbw_gbs / 2) {
+      // Inside one node of NVLink parts the plateau should be near the link's rate: far below
+      // it, P2P is off or a link is down.
+      Finding& f = ctx.AddFinding(
+          kTests, Severity::kMedium,
+          fmt::format("nccl-tests bus bandwidth plateaus at {:.1f} GB/s (peak {:.1f} GB/s) on {} "
+                      "GPUs of one node, {:.0f}% of what {} carries on these parts (about "
+                      "{:.0f} GB/s): peer-to-peer is off or a link is down (check "
+                      "NCCL_P2P_DISABLE, nvidia-smi nvlink -s, topo -m){}",
+                      plateau, peak, log.test_ranks.size(), 100 * plateau / part->busbw_gbs,
+                      part->link, part->busbw_gbs, avg));
+      f.confidence = Confidence::kMedium;
+      AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", plateau, "GB/s", "<",
+                          part->busbw_gbs / 2,
+                          "half the all-reduce busbw nccl-tests reaches on these NVLink parts");
+      AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", peak, "GB/s");
+      AddQuote(f, log.test_ranks.front().quote);
+      AddQuote(f, rows.back()->quote);
+      fired = true;
+      continue;
+    }
     if (!socket) {
+      if (part != nullptr && SingleNode(log)) {
+        transport = fmt::format("{} (about {:.0f} GB/s expected on these parts)", part->link,
+                                part->busbw_gbs);
+      }
       note += fmt::format("{}{}: busbw peak {:.1f} GB/s, plateau {:.1f} GB/s over {}{}",
                           note.empty() ? "" : "; ", log.file, peak, plateau,
                           transport.empty() ? "a transport the log does not name" : transport, avg);
@@ -251,8 +315,8 @@ std::vector<RuleSpec> NcclRuleSpecs() {
   rules.push_back(PlatformSpec(
       {kTests,
        Severity::kMedium,
-       "medium when the measured plateau is bound by TCP sockets; otherwise the peak and "
-       "plateau are a note",
+       "medium when the measured plateau is bound by TCP sockets, or inside one node of NVLink "
+       "parts below half what the link carries; otherwise the peak and plateau are a note",
        "nccl-tests bus bandwidth plateaus at {plateau} GB/s over {transport}",
        {},
        {{"Run the collectives over the RDMA fabric: load its NCCL network plugin and provider",

@@ -287,6 +287,18 @@ Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& f
       continue;
     }
     std::string_view t = system::Trim(s);
+    if (t.starts_with("#") && system::Contains(t, " Rank ") && system::Contains(t, " on ") &&
+        system::Contains(t, " device ")) {
+      // "#  Rank  0 Group  0 Pid  77184 on HOST device  0 [0x10] NVIDIA A100-SXM4-40GB".
+      std::vector<std::string_view> w = system::SplitWords(t.substr(t.find(" on ") + 4));
+      size_t bus = t.find("] ");
+      if (!w.empty() && bus != std::string_view::npos) {
+        log.test_ranks.push_back({std::string(w[0]), std::string(system::Trim(t.substr(bus + 2))),
+                                  system::Quote(path, line)});
+        any = true;
+      }
+      continue;
+    }
     if (t.starts_with("#")) {
       if (system::Contains(t, "size") && system::Contains(t, "busbw")) in_test_table = true;
       if (size_t avg = t.find("Avg bus bandwidth"); avg != std::string_view::npos) {
