@@ -308,6 +308,23 @@ TEST(DiagnosePlatformTest, ATopologyRowCutShortIsReadNotDereferencedPastItsEnd) 
   EXPECT_EQ(node_log_fixtures::TopFinding(d.findings), nullptr);
 }
 
+// A truncated nvidia-smi -q says so (issue 36): its last GPU record never reaches Processes.
+TEST(DiagnosePlatformTest, ATruncatedNvidiaSmiQuerySaysItIsTruncated) {
+  SystemFacts facts;
+  ASSERT_TRUE(ReadSystemFile(node_log_fixtures::Dir() + "nvidia_smi_q_truncated.txt", facts).ok());
+  EXPECT_EQ(facts.problems.Get(DataProblem::kTruncated), 1);
+  ASSERT_EQ(facts.problems.Details(DataProblem::kTruncated).size(), 1u);
+  EXPECT_NE(facts.problems.Details(DataProblem::kTruncated)[0].find("nvidia-smi -q is truncated"),
+            std::string::npos);
+  SystemFacts whole;
+  if (std::filesystem::exists(Logs())) {
+    ASSERT_TRUE(ReadSystemFile(
+                    Logs() + "nvidia-smi-q/gpud_nvidia-smi-query.535.154.05.out.1.valid.txt", whole)
+                    .ok());
+    EXPECT_EQ(whole.problems.Get(DataProblem::kTruncated), 0);
+  }
+}
+
 // Issue 36, family 3: a GPU whose link saves power at idle says nothing about its width.
 TEST(DiagnosePlatformTest, AnIdleLinkIsPowerSavingAndAWidthCutAtFullSpeedIsAFault) {
   auto gpu = [](const char* pstate, int gen, int width) {
