@@ -72,6 +72,13 @@ void Processes(const MetricSeriesSet& set, GpuSignals& g) {
     std::optional<double> enc = ProcessMean(set, "gpu.process_enc_pct", *seen);
     std::optional<double> dec = ProcessMean(set, "gpu.process_dec_pct", *seen);
     if (enc || dec) p.media_mean_pct = std::max(enc.value_or(0), dec.value_or(0));
+    if (p.sm_mean_pct) {
+      g.competing_sm_sum_pct = g.competing_sm_sum_pct.value_or(0);
+      if (*p.sm_mean_pct >= 1) {
+        ++g.competing_processes;
+        *g.competing_sm_sum_pct += *p.sm_mean_pct;
+      }
+    }
     g.compute_processes.push_back(std::move(p));
   }
 }
@@ -219,6 +226,12 @@ void EmitMetrics(SignalAnalysis& a) {
     add(metric::kSignalsMemUsedMaxPct, device, g.mem_used_max_pct);
     a.metrics.Add(metric::kSignalsComputeProcesses, device,
                   static_cast<double>(g.compute_processes.size()));
+    add(metric::kSignalsMediaMeanPct, device, g.media_mean_pct);
+    add(metric::kSignalsCompetingSmSumPct, device, g.competing_sm_sum_pct);
+    if (g.mig_instances > 0) {
+      a.metrics.Add(metric::kSignalsIdleMigInstances, device,
+                    static_cast<double>(g.idle_instances.size()));
+    }
   }
   const HostSignals& h = a.host;
   MetricScope rank = MetricScope::Rank();

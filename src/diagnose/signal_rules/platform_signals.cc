@@ -81,7 +81,6 @@ bool HasProcessSeries(const SignalAnalysis& a) {
 // Processes compete for a GPU only through the SMs they use: one holding memory with no SM
 // samples ("-" in pmon) does not slow another down, and two using a few percent each leave the
 // SMs mostly free.
-constexpr double kCompetingSmPct = 1;      // a process with at least this mean SM use competes
 constexpr double kContendedSmSumPct = 50;  // their sum at or above this: they slow each other
 
 void Contention(SignalRuleContext& r, bool process_series) {
@@ -97,25 +96,20 @@ void Contention(SignalRuleContext& r, bool process_series) {
   for (const GpuSignals& g : r.a_.gpus) {
     auto n = static_cast<double>(g.compute_processes.size());
     if (n < min) continue;
-    size_t with_sm = 0, competing = 0;
-    double sm_sum = 0;
-    for (const GpuProcess& p : g.compute_processes) {
-      if (!p.sm_mean_pct) continue;
-      ++with_sm;
-      if (*p.sm_mean_pct < kCompetingSmPct) continue;
-      ++competing;
-      sm_sum += *p.sm_mean_pct;
-    }
+    // signals.cc counts a process as competing from 1% of SM use.
+    const bool with_sm = g.competing_sm_sum_pct.has_value();
+    const size_t competing = g.competing_processes;
+    const double sm_sum = g.competing_sm_sum_pct.value_or(0);
     Finding f = r.Start(id);
     f.severity = Severity::kMedium;
-    if (with_sm > 0 && (competing < min || sm_sum < kContendedSmSumPct)) {
+    if (with_sm && (competing < min || sm_sum < kContendedSmSumPct)) {
       note += fmt::format(
           "{}GPU {}: {:.0f} processes, {} using SMs ({:.0f}% together): not "
           "competing for the SMs",
           note.empty() ? "" : "; ", g.device, n, competing, sm_sum);
       continue;
     }
-    if (with_sm == 0) {
+    if (!with_sm) {
       // No per-process SM numbers (NVML process lists, pmon under MIG): cannot tell whether
       // they compete.
       f.severity = Severity::kLow;
@@ -123,7 +117,7 @@ void Contention(SignalRuleContext& r, bool process_series) {
     }
     SignalRuleContext::Evidence(f, "signals.compute_processes", g.device, n, "count", ">=", min,
                                 &min_processes);
-    if (with_sm > 0) {
+    if (with_sm) {
       SignalRuleContext::Evidence(f, "signals.competing_sm_sum_pct", g.device, sm_sum, "%",
                                   ">=", kContendedSmSumPct, nullptr);
       f.evidence.back().threshold_source =
@@ -135,7 +129,7 @@ void Contention(SignalRuleContext& r, bool process_series) {
                                          p.sm_mean_pct ? fmt::format(", SM {:.0f}%", *p.sm_mean_pct)
                                                        : std::string(", SM not sampled")));
     }
-    if (with_sm == 0) {
+    if (!with_sm) {
       f.title = fmt::format(
           "{:.0f} processes with a compute context on GPU {}: per-process SM use was not sampled, "
           "so cannot tell whether they compete (nvidia-smi pmon outside MIG, or DCGM per-process "

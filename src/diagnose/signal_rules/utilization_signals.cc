@@ -157,10 +157,14 @@ void IdleMigInstances(SignalRuleContext& r) {
   Finding f = r.Start(id);
   f.severity = Severity::kLow;
   f.confidence = Confidence::kLow;
-  SignalRuleContext::Evidence(f, "signals.idle_mig_instances", -1, static_cast<double>(idle),
-                              "count", ">", 0, nullptr);
-  f.evidence.back().threshold_source =
-      "DCGM_FI_PROF_SM_ACTIVE / GR_ENGINE_ACTIVE 0 in every sample";
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (g.idle_instances.empty()) continue;
+    SignalRuleContext::Evidence(f, "signals.idle_mig_instances", g.device,
+                                static_cast<double>(g.idle_instances.size()), "count", ">", 0,
+                                nullptr);
+    f.evidence.back().threshold_source =
+        "DCGM_FI_PROF_SM_ACTIVE / GR_ENGINE_ACTIVE 0 in every sample";
+  }
   f.top_events = names;
   f.title = fmt::format(
       "{} of {} MIG instance(s) did no work in any sample ({}): a job placed there is not "

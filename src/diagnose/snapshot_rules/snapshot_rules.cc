@@ -145,6 +145,17 @@ void Churn(SnapshotRuleContext& r) {
   }
   Finding f = r.Start(kChurn, Confidence::kMedium);
   f.severity = s.segment_frees >= s.segment_allocs ? Severity::kHigh : Severity::kMedium;
+  // empty_cache() releases the whole cache in one run of segment_free entries: a single run in
+  // a trace while little was live (under half the trace's peak) is a one-off (a harness
+  // clearing the cache at start-up), not churn that repeats every iteration; a run near the
+  // peak is the allocator flushing at the device limit (a malloc retry): memory pressure.
+  const bool one_off = s.has_trace && s.segment_free_bursts == 1 &&
+                       s.segment_free_burst_live != kNoValue && s.peak_allocated != kNoValue &&
+                       2 * s.segment_free_burst_live < s.peak_allocated;
+  if (one_off) {
+    f.severity = Severity::kLow;
+    f.confidence = Confidence::kLow;
+  }
   SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_frees",
                                 static_cast<double>(s.segment_frees), unit::kCount,
                                 ">=", min_frees.value, &min_frees);
@@ -162,6 +173,11 @@ void Churn(SnapshotRuleContext& r) {
                         {"freed", 0, freed},
                         {"allocs", static_cast<double>(s.segment_allocs)},
                         {"expandable", 0, ExpandableText(s)}});
+  if (one_off) {
+    r.d_.findings.back().title +=
+        "; all released in one run with no allocation between (a one-off empty_cache(), e.g. "
+        "at start-up): not churn that repeats each iteration";
+  }
 }
 
 std::string Size(int64_t bytes) {
@@ -257,6 +273,18 @@ void Oom(SnapshotRuleContext& r) {
   std::string detail;
   if (s.largest_oom_message) {
     detail = OomMessageDetail(*s.largest_oom_message, f, s.expandable_segments.value_or(false));
+  } else if (s.oom_request != kNoValue && s.oom_reserved != kNoValue) {
+    // The state at the OOM, replayed: fragmentation is the cause only when enough cached free
+    // bytes were there for the request.
+    const bool fragmented = s.oom_cached_free >= s.oom_request;
+    detail = fmt::format(
+        "; at the first OOM (replayed from the trace) a {:.0f} MiB request failed with {:.2f} GiB "
+        "live, {:.2f} GiB reserved and {:.2f} GiB cached free: {}",
+        s.oom_request / kMiB, s.oom_live / kGiB, s.oom_reserved / kGiB, s.oom_cached_free / kGiB,
+        fragmented ? "the cache held the bytes but not in one block (fragmentation)"
+                   : "the live tensors filled what the device gave (lower the peak)");
+    SnapshotRuleContext::Evidence(f, "memory.oom_cached_free_mib", s.oom_cached_free / kMiB, "MiB",
+                                  fragmented ? ">=" : "<", s.oom_request / kMiB, nullptr);
   } else if (s.largest_oom_request > 0) {
     detail = fmt::format(
         "; a {:.0f} MiB request failed while the largest cached free block was "

@@ -310,6 +310,47 @@ TEST(SnapshotRulesTest, AnOomMessageSaysWhyTheAllocationFailed) {
   EXPECT_NE(title.find("held outside this process"), std::string::npos) << title;
 }
 
+// One run of releases while little was live is a one-off empty_cache(), not churn (issue 36);
+// the same run near the trace's peak is the allocator flushing at the device limit.
+TEST(SnapshotRulesTest, OneReleaseRunWhileLittleIsLiveIsAOneOff) {
+  AllocatorState s = Reserved(33 * kGiB, 32 * kGiB);
+  s.has_trace = true;
+  s.segment_frees = 742;
+  s.segment_allocs = 178;
+  s.segment_free_bursts = 1;
+  s.segment_free_burst_live = 2 * kGiB;
+  s.peak_allocated = 32 * kGiB;
+  s.reserved_explained_by_peak = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(d.findings[0].severity, Severity::kLow);
+  EXPECT_NE(d.findings[0].title.find("a one-off"), std::string::npos) << d.findings[0].title;
+  s.segment_free_burst_live = 30 * kGiB;  // at the limit: memory pressure
+  EXPECT_EQ(DiagnoseAllocatorState(s, {}).findings.at(0).severity, Severity::kHigh);
+}
+
+// The OOM judged at its moment: no cached bytes then means the live tensors filled the device.
+TEST(SnapshotRulesTest, AnOomEntryIsReadAtTheReplayedMoment) {
+  AllocatorState s = Reserved(20 * kGiB, 1 * kGiB);  // after the exception freed everything
+  s.has_trace = true;
+  s.ooms = 1;
+  s.largest_oom_request = 2 * kGiB;
+  s.oom_request = 2 * kGiB;
+  s.oom_live = 19 * kGiB;
+  s.oom_reserved = 20 * kGiB;
+  s.oom_cached_free = 1 * kGiB;
+  s.peak_allocated = 19 * kGiB;
+  s.reserved_explained_by_peak = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  const Finding* f = d.Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("the live tensors filled"), std::string::npos) << f->title;
+  s.oom_cached_free = 3 * kGiB;
+  f = DiagnoseAllocatorState(s, {}).Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("fragmentation"), std::string::npos) << f->title;
+}
+
 // A fix that cannot apply is never printed: expandable segments already on.
 TEST(SnapshotRulesTest, ExpandableSegmentsAreNotAdvisedWhenAlreadyOn) {
   AllocatorState s = Reserved(70 * kGiB, 51 * kGiB);
