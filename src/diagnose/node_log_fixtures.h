@@ -48,8 +48,23 @@ inline const Finding* TopFinding(const std::vector<Finding>& findings) {
   return nullptr;
 }
 
+// Every evidence line shown as a reason (it has a comparison) satisfies it.
+inline void ExpectReasonsHold(const Fixture& fx, const std::vector<Finding>& findings) {
+  for (const Finding& f : findings) {
+    for (const FindingEvidence& e : f.evidence) {
+      const double v = e.metric.value, t = e.threshold;
+      const bool holds = e.comparison.empty() || (e.comparison == ">" && v > t) ||
+                         (e.comparison == ">=" && v >= t) || (e.comparison == "<" && v < t) ||
+                         (e.comparison == "<=" && v <= t);
+      EXPECT_TRUE(holds) << fx.path << ": " << f.id << " " << e.metric.id << " = " << v << " "
+                         << e.comparison << " " << t;
+    }
+  }
+}
+
 // Checks the ranked |findings| of |fx| against its expected verdict.
 inline void ExpectVerdict(const Fixture& fx, const std::vector<Finding>& findings) {
+  ExpectReasonsHold(fx, findings);
   const Finding* top = TopFinding(findings);
   if (fx.expected_class == "healthy") {
     EXPECT_EQ(top, nullptr) << fx.path << ": " << (top ? top->id + " " + top->title : "");

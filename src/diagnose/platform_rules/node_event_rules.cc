@@ -93,12 +93,21 @@ void SxidRule(PlatformContext& ctx) {
                   places.size() == 1 ? "" : "s", switches.size(), switches.size() == 1 ? "" : "es",
                   list,
                   fatal > 0 ? "" : "; non-fatal: monitor the rate and correlate with GPU Xid 74"));
+  // The reason line is the condition that set the severity; the others are context.
+  const bool repeated = events.size() >= kRepeatedSxids;
+  const bool spread = places.size() >= kManyPorts;
+  AddPlatformEvidence(f, "doctor.nvswitch_fatal_errors", static_cast<double>(fatal), "count",
+                      fatal > 0 ? ">" : "", 0,
+                      fatal > 0 ? "NVIDIA Fabric Manager: a fatal SXid stops NVLink traffic" : "");
+  const bool events_reason = fatal == 0 && (repeated || !spread);
   AddPlatformEvidence(f, "doctor.nvswitch_errors", static_cast<double>(events.size()), "count",
-                      fatal > 0 ? ">" : ">=", fatal > 0 ? 0 : static_cast<double>(kRepeatedSxids),
-                      "NVIDIA Fabric Manager: SXid errors");
+                      events_reason ? (repeated ? ">=" : ">") : "",
+                      repeated ? static_cast<double>(kRepeatedSxids) : 0,
+                      events_reason ? "NVIDIA Fabric Manager: SXid errors" : "");
+  const bool places_reason = fatal == 0 && !repeated && spread;
   AddPlatformEvidence(f, "doctor.nvswitch_error_places", static_cast<double>(places.size()),
-                      "count");
-  AddPlatformEvidence(f, "doctor.nvswitch_fatal_errors", static_cast<double>(fatal), "count");
+                      "count", places_reason ? ">=" : "", static_cast<double>(kManyPorts),
+                      places_reason ? "gpuwhy: errors at several ports are not one bad link" : "");
   AddQuote(f, events.front()->quote);
   AddQuote(f, events.back()->quote);
   ctx.Outcome(kSxid, AssessStatus::kAssessed, true);

@@ -262,13 +262,14 @@ void Oom(SnapshotRuleContext& r) {
   }
   Finding f = r.Start(kOom, Confidence::kHigh);
   f.severity = s.ooms > 0 ? Severity::kHigh : Severity::kMedium;
+  // The reason lines are the counts that fired (an OOM, or retries alone); a zero is context.
   SnapshotRuleContext::Evidence(f, "memory.snapshot_ooms", static_cast<double>(s.ooms),
-                                unit::kCount, ">", 0, nullptr);
+                                unit::kCount, s.ooms > 0 ? ">" : "", 0, nullptr);
   // A log's OOM message does not say whether cudaMalloc was retried: no count, not a zero.
   const bool retries_known = s.has_trace || s.has_stats;
   if (retries_known) {
     SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
-                                  unit::kCount, ">", 0, nullptr);
+                                  unit::kCount, s.alloc_retries > 0 ? ">" : "", 0, nullptr);
   }
   std::string detail;
   if (s.largest_oom_message) {
