@@ -47,6 +47,7 @@ seed_dirs() {
     fuzz_nvidia_smi_table|fuzz_nvlink) echo logs/nvidia-smi ;;
     fuzz_infiniband) echo logs/infiniband ;;
     fuzz_command_capture) echo logs/nvidia-smi-captures ;;
+    fuzz_fabric_manager) echo logs/fabric-manager logs/dmesg ;;
     *) ;;
   esac
 }

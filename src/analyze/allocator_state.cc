@@ -44,7 +44,12 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
   out.has_trace = !s.trace.empty();
   int64_t current = 0;
   int64_t peak = 0;
+  bool in_free_run = false;
+  // At the first OOM entry: live bytes (relative) and segment bytes mapped and released so far.
+  std::optional<int64_t> oom_current, oom_seg_alloc, oom_seg_free;
+  std::optional<int64_t> burst_current;  // live bytes (relative) at the fullest run's start
   for (const MemoryTraceEntry& e : s.trace) {
+    if (e.action == MemoryAction::kAlloc) in_free_run = false;
     switch (e.action) {
       case MemoryAction::kAlloc: {
         ++out.allocs;
@@ -68,10 +73,21 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
       case MemoryAction::kSegmentUnmap:
         ++out.segment_frees;
         out.segment_free_bytes += e.size;
+        if (!in_free_run) {
+          ++out.segment_free_bursts;
+          burst_current = std::max(burst_current.value_or(current), current);
+        }
+        in_free_run = true;
         break;
       case MemoryAction::kOom:
         ++out.ooms;
         out.largest_oom_request = std::max(out.largest_oom_request, e.size);
+        if (!oom_current) {
+          oom_current = current;
+          oom_seg_alloc = out.segment_alloc_bytes;
+          oom_seg_free = out.segment_free_bytes;
+          out.oom_request = e.size;
+        }
         break;
       default: break;
     }
@@ -81,6 +97,15 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
   out.peak_allocated = out.allocated - current + peak;
   out.reserved_explained_by_peak = out.reserved > 0 && static_cast<double>(out.peak_allocated) >=
                                                            kPeakFillsReservation * out.reserved;
+  if (burst_current) out.segment_free_burst_live = out.allocated - current + *burst_current;
+  if (oom_current) {
+    // Back from the end state: what was allocated and mapped after the OOM was not there yet,
+    // what was freed and released after it still was.
+    out.oom_live = out.allocated - current + *oom_current;
+    out.oom_reserved = out.reserved - (out.segment_alloc_bytes - *oom_seg_alloc) +
+                       (out.segment_free_bytes - *oom_seg_free);
+    out.oom_cached_free = std::max<int64_t>(0, out.oom_reserved - out.oom_live);
+  }
 }
 
 int64_t Known(int64_t v) { return v == kNoValue ? 0 : v; }

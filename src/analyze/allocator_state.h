@@ -47,8 +47,23 @@ struct AllocatorState {
   int64_t segment_frees = 0;
   int64_t segment_alloc_bytes = 0;
   int64_t segment_free_bytes = 0;
+  // Runs of segment_free entries with no allocation between them: empty_cache() releases the
+  // whole cache in one run, so one run is a one-off (a harness calling it at start-up) and
+  // churn is runs repeated across iterations.
+  int64_t segment_free_bursts = 0;
+  // The most bytes live when a run began: near the peak it is the allocator flushing its cache at
+  // the device limit (a malloc retry), far below it a release while little was in use.
+  int64_t segment_free_burst_live = kNoValue;
   int64_t ooms = 0;
   int64_t largest_oom_request = 0;
+  // The allocator at the trace's first OOM entry, replayed from the snapshot's end state (the
+  // state after the exception freed everything says nothing about the failure): live and
+  // reserved bytes then, the cached free bytes between them, and the failed request.
+  // kNoValue without an OOM entry.
+  int64_t oom_live = kNoValue;
+  int64_t oom_reserved = kNoValue;
+  int64_t oom_cached_free = kNoValue;
+  int64_t oom_request = kNoValue;
   int64_t alloc_retries = 0;  // memory_summary's "cudaMalloc retries"
   // A log's CUDA out-of-memory messages: how many, and the one that asked for the most (its
   // free, cached-but-unallocated and other processes' bytes say why it failed).

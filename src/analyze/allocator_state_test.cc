@@ -71,6 +71,42 @@ TEST(AllocatorStateTest, CountsSegmentChurnAndOoms) {
   EXPECT_EQ(a.largest_oom_request, 512 * kMiB);
 }
 
+// Issue 36: the state at the OOM, not after the exception freed everything. The snapshot ends
+// with 100 MiB live in 1000 MiB reserved; at the OOM 800 MiB more were live (freed after it),
+// and a 200 MiB segment mapped after the OOM was not reserved yet.
+TEST(AllocatorStateTest, AnOomIsJudgedAtTheMomentItHappened) {
+  MemorySnapshot s;
+  AddSegment(s, 1000 * kMiB, 100 * kMiB, 1);
+  Trace(s, MemoryAction::kAlloc, 800 * kMiB);
+  Trace(s, MemoryAction::kOom, 300 * kMiB);
+  Trace(s, MemoryAction::kFreeCompleted, 800 * kMiB);
+  Trace(s, MemoryAction::kSegmentAlloc, 200 * kMiB);
+  AllocatorState a = AnalyzeAllocatorState(s);
+  EXPECT_EQ(a.oom_request, 300 * kMiB);
+  EXPECT_EQ(a.oom_live, 900 * kMiB);
+  EXPECT_EQ(a.oom_reserved, 800 * kMiB);
+  EXPECT_EQ(a.oom_cached_free, 0);       // nothing cached at the failure: not fragmentation
+  EXPECT_EQ(a.cached_free, 900 * kMiB);  // the end state would have said fragmentation
+}
+
+// empty_cache() at start-up releases the cache in one run while little is live: a one-off;
+// runs repeated between allocations are churn.
+TEST(AllocatorStateTest, SegmentReleasesAreCountedInRunsWithTheLiveBytesAtTheirStart) {
+  MemorySnapshot s;
+  AddSegment(s, 1000 * kMiB, 0, 1);
+  Trace(s, MemoryAction::kSegmentFree, 20 * kMiB, 5);
+  Trace(s, MemoryAction::kAlloc, 900 * kMiB);
+  Trace(s, MemoryAction::kFreeCompleted, 900 * kMiB);
+  AllocatorState a = AnalyzeAllocatorState(s);
+  EXPECT_EQ(a.segment_free_bursts, 1);
+  EXPECT_EQ(a.segment_free_burst_live, 0);
+  EXPECT_EQ(a.peak_allocated, 900 * kMiB);
+  Trace(s, MemoryAction::kAlloc, 10 * kMiB);
+  Trace(s, MemoryAction::kFreeCompleted, 10 * kMiB);
+  Trace(s, MemoryAction::kSegmentFree, 20 * kMiB, 5);
+  EXPECT_EQ(AnalyzeAllocatorState(s).segment_free_bursts, 2);
+}
+
 TEST(AllocatorStateTest, AllocationSitesAreTheUserFrameOutsideTorch) {
   MemorySnapshot s;
   const auto frame = [&](const char* name, const char* file, int64_t line) {

@@ -280,6 +280,9 @@ MetricSeriesSet EverySignal() {
     set.Add({"gpu.mem_used_mib", 0, ""}, "MiB", t, 30000);
     set.Add({"gpu.mem_total_mib", 0, ""}, "MiB", t, 40000);
     set.Add({"gpu.process_seen", 0, "pid 42"}, "bool", t, 1);
+    set.Add({"gpu.process_sm_pct", 0, "pid 42"}, "%", t, 60);
+    set.Add({"gpu.enc_pct", 0, ""}, "%", t, 12);
+    set.Add({"gpu.gr_engine_active_pct", 0, "gi 1"}, "%", t, 0);
     set.Add({"host.cpu_count", -1, ""}, "count", t, 8);
     set.Add({"host.cpu_busy_pct", -1, ""}, "%", t, low ? 99 : 40);
     set.Add({"host.cpu_iowait_pct", -1, ""}, "%", t, low ? 30 : 1);

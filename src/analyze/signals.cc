@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace gpuwhy {
@@ -53,15 +54,51 @@ void Throttling(const MetricSeriesSet& set, GpuSignals& g) {
   }
 }
 
+// The mean of one process's series, nullopt when it has no numeric sample.
+std::optional<double> ProcessMean(const MetricSeriesSet& set, std::string_view metric,
+                                  const MetricSeries& seen) {
+  const MetricSeries* s = set.Find(metric, seen.key.device, seen.key.entity);
+  return MeanOf(s);
+}
+
 void Processes(const MetricSeriesSet& set, GpuSignals& g) {
   for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
     if (seen->Max() < 1) continue;  // graphics only
     const MetricSeries* any = set.Find("gpu.util_pct", g.device);
     double samples =
         any && !any->empty() ? static_cast<double>(any->size()) : static_cast<double>(seen->size());
-    g.compute_processes.push_back(
-        {seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)});
+    GpuProcess p{seen->key.entity, seen->label, std::min(100.0, 100.0 * seen->size() / samples)};
+    p.sm_mean_pct = ProcessMean(set, "gpu.process_sm_pct", *seen);
+    std::optional<double> enc = ProcessMean(set, "gpu.process_enc_pct", *seen);
+    std::optional<double> dec = ProcessMean(set, "gpu.process_dec_pct", *seen);
+    if (enc || dec) p.media_mean_pct = std::max(enc.value_or(0), dec.value_or(0));
+    if (p.sm_mean_pct) {
+      g.competing_sm_sum_pct = g.competing_sm_sum_pct.value_or(0);
+      if (*p.sm_mean_pct >= 1) {
+        ++g.competing_processes;
+        *g.competing_sm_sum_pct += *p.sm_mean_pct;
+      }
+    }
+    g.compute_processes.push_back(std::move(p));
   }
+}
+
+// The video engines: the GPU's own enc/dec columns, else the sum over its processes.
+void Media(const MetricSeriesSet& set, GpuSignals& g) {
+  std::optional<double> enc = MeanOf(set.Find("gpu.enc_pct", g.device));
+  std::optional<double> dec = MeanOf(set.Find("gpu.dec_pct", g.device));
+  if (!enc && !dec) {
+    for (const MetricSeries* seen : set.FindAll("gpu.process_seen", g.device)) {
+      if (std::optional<double> e = ProcessMean(set, "gpu.process_enc_pct", *seen))
+        enc = enc.value_or(0) + *e;
+      if (std::optional<double> d = ProcessMean(set, "gpu.process_dec_pct", *seen))
+        dec = dec.value_or(0) + *d;
+    }
+  }
+  if (!enc && !dec) return;
+  bool encoder = enc.value_or(0) >= dec.value_or(0);
+  g.media_mean_pct = std::min(100.0, encoder ? enc.value_or(0) : dec.value_or(0));
+  g.media_engine = encoder ? "encoder" : "decoder";
 }
 
 // NVML's link series when present, else the one read from sysfs (entity "sysfs").
@@ -124,11 +161,32 @@ void Memory(const MetricSeriesSet& set, GpuSignals& g) {
   }
 }
 
+// MIG instances: SM or graphics-engine activity series of an instance entity; idle when every
+// sample of each is 0.
+void MigInstances(const MetricSeriesSet& set, GpuSignals& g) {
+  std::map<std::string, std::pair<std::string, bool>> instances;  // entity -> label, active
+  for (std::string_view metric : {"gpu.sm_active_pct", "gpu.gr_engine_active_pct"}) {
+    for (const MetricSeries* s : set.FindAll(metric, g.device)) {
+      if (s->key.entity.empty() || s->empty()) continue;
+      auto& [label, active] = instances[s->key.entity];
+      if (label.empty()) label = s->label;
+      active = active || s->Max() > 0;
+    }
+  }
+  g.mig_instances = instances.size();
+  for (const auto& [entity, state] : instances) {
+    if (state.second) continue;
+    g.idle_instances.push_back(state.first.empty() ? entity : entity + " (" + state.first + ")");
+  }
+}
+
 GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOptions& o) {
   GpuSignals g;
   g.device = device;
   if (const SeriesDevice* d = set.Device(device)) g.name = d->name;
-  if (const MetricSeries* util = set.Find("gpu.util_pct", device); util && !util->empty()) {
+  const MetricSeries* util = set.Find("gpu.util_pct", device);
+  if (util == nullptr || util->empty()) util = set.Find("gpu.gr_engine_active_pct", device);
+  if (util && !util->empty()) {
     g.samples = util->size();
     g.util_mean_pct = util->Mean();
     g.util_low_pct = util->PercentBelow(o.low_util_pct);
@@ -144,6 +202,8 @@ GpuSignals AnalyzeGpu(const MetricSeriesSet& set, int32_t device, const SignalOp
   g.tensor_active_mean_pct = MeanOf(set.Find("gpu.tensor_active_pct", device));
   Throttling(set, g);
   Processes(set, g);
+  Media(set, g);
+  MigInstances(set, g);
   Pcie(set, o, g);
   Memory(set, g);
   return g;
@@ -166,6 +226,12 @@ void EmitMetrics(SignalAnalysis& a) {
     add(metric::kSignalsMemUsedMaxPct, device, g.mem_used_max_pct);
     a.metrics.Add(metric::kSignalsComputeProcesses, device,
                   static_cast<double>(g.compute_processes.size()));
+    add(metric::kSignalsMediaMeanPct, device, g.media_mean_pct);
+    add(metric::kSignalsCompetingSmSumPct, device, g.competing_sm_sum_pct);
+    if (g.mig_instances > 0) {
+      a.metrics.Add(metric::kSignalsIdleMigInstances, device,
+                    static_cast<double>(g.idle_instances.size()));
+    }
   }
   const HostSignals& h = a.host;
   MetricScope rank = MetricScope::Rank();

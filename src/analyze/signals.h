@@ -43,16 +43,31 @@ struct GpuProcess {
   std::string entity;  // "pid 4242"
   std::string name;
   double present_pct = 0;  // share of the GPU's samples it was seen in
+  // Its own SM and encoder/decoder use (pmon's sm/enc/dec columns), when the source gives a
+  // number ("-": not sampled, e.g. a process holding memory only, or any process under MIG).
+  std::optional<double> sm_mean_pct;
+  std::optional<double> media_mean_pct;  // the busier of its enc and dec means
 };
 
 struct GpuSignals {
   int32_t device = 0;
   std::string name;
   size_t samples = 0;
-  std::optional<double> util_mean_pct;       // gpu.util_pct (NVML/nvidia-smi "utilization")
+  // gpu.util_pct (NVML/nvidia-smi "utilization"); without it DCGM's graphics-engine activity
+  // (GRACT, the share of time a kernel was resident), the same measure from DCGM.
+  std::optional<double> util_mean_pct;
   std::optional<double> util_low_pct;        // share of samples < low threshold
   std::optional<double> sm_active_mean_pct;  // DCGM SM activity, when recorded
   std::optional<double> tensor_active_mean_pct;
+  // The video engines (NVENC/NVDEC): the busier one's mean, from the GPU's enc/dec columns or,
+  // without them, the sum of its processes' means. A GPU encoding video shows low SM
+  // utilization and is not idle.
+  std::optional<double> media_mean_pct;
+  std::string media_engine;  // "encoder" or "decoder"
+  // MIG instances (series with an instance entity, "gi 3") and those whose SM or graphics
+  // engine activity stayed 0 in every sample, named with their labels (pod, container).
+  size_t mig_instances = 0;
+  std::vector<std::string> idle_instances;
   Sawtooth sawtooth;
   // Share of samples with each throttle reason active (kThrottleReasons order; 0 when the
   // reasons were not recorded), plus dmon's power/thermal violation columns.
@@ -63,6 +78,10 @@ struct GpuSignals {
   std::optional<double> sm_clock_vs_max_pct;    // mean SM clock / max SM clock
   std::optional<double> temp_max_c;
   std::vector<GpuProcess> compute_processes;  // with a compute context
+  // The processes with a sampled SM use of at least 1% and their summed mean SM use; nullopt
+  // when no process had an SM sample.
+  std::optional<double> competing_sm_sum_pct;
+  size_t competing_processes = 0;
   // PCIe: the link while the GPU is busy (an idle GPU lowers its link speed on purpose).
   std::optional<double> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
   std::optional<double> pcie_downgraded_pct;  // share of busy samples below max gen or width
@@ -141,6 +160,15 @@ inline constexpr MetricDecl kSignalsMemUsedMaxPct{"signals.mem_used_max_pct", un
 inline constexpr MetricDecl kSignalsComputeProcesses{
     "signals.compute_processes", unit::kCount, kDevice,
     "processes seen with a compute context on the GPU"};
+inline constexpr MetricDecl kSignalsMediaMeanPct{
+    "signals.media_mean_pct", unit::kPercent, kDevice,
+    "mean of the busier video engine (enc or dec; pmon: summed over processes)"};
+inline constexpr MetricDecl kSignalsCompetingSmSumPct{
+    "signals.competing_sm_sum_pct", unit::kPercent, kDevice,
+    "sum of the mean SM use of the processes that use the SMs (pmon sm >= 1%)"};
+inline constexpr MetricDecl kSignalsIdleMigInstances{
+    "signals.idle_mig_instances", unit::kCount, kDevice,
+    "MIG instances with no SM or graphics-engine activity in any sample"};
 inline constexpr MetricDecl kSignalsCpuBusyMeanPct{"signals.cpu_busy_mean_pct", unit::kPercent,
                                                    kRank, "mean host.cpu_busy_pct over all cores"};
 inline constexpr MetricDecl kSignalsCpuSaturatedPct{
@@ -162,23 +190,17 @@ inline constexpr MetricDecl kSignalsBusiestThreadMeanPct{
 inline constexpr MetricDecl kSignalsThreadPinnedGpuIdlePct{
     "signals.thread_pinned_gpu_idle_pct", unit::kPercent, kRank,
     "share of samples with the busiest thread pinned while the GPUs are under low_util_pct"};
-inline constexpr const MetricDecl* kSignalMetrics[] = {&kSignalsUtilMeanPct,
-                                                       &kSignalsUtilLowPct,
-                                                       &kSignalsSmActiveMeanPct,
-                                                       &kSignalsTensorActiveMeanPct,
-                                                       &kSignalsSawtoothPeriodS,
-                                                       &kSignalsSmClockVsMaxPct,
-                                                       &kSignalsPcieDowngradedPct,
-                                                       &kSignalsMemUsedMaxPct,
-                                                       &kSignalsComputeProcesses,
-                                                       &kSignalsCpuBusyMeanPct,
-                                                       &kSignalsCpuSaturatedPct,
-                                                       &kSignalsCpuSaturatedByJobPct,
-                                                       &kSignalsCpuSaturatedByOthersPct,
-                                                       &kSignalsIowaitMeanPct,
-                                                       &kSignalsIoWaitGpuIdlePct,
-                                                       &kSignalsBusiestThreadMeanPct,
-                                                       &kSignalsThreadPinnedGpuIdlePct};
+inline constexpr const MetricDecl* kSignalMetrics[] = {
+    &kSignalsUtilMeanPct,          &kSignalsUtilLowPct,
+    &kSignalsSmActiveMeanPct,      &kSignalsTensorActiveMeanPct,
+    &kSignalsSawtoothPeriodS,      &kSignalsSmClockVsMaxPct,
+    &kSignalsPcieDowngradedPct,    &kSignalsMemUsedMaxPct,
+    &kSignalsComputeProcesses,     &kSignalsMediaMeanPct,
+    &kSignalsCompetingSmSumPct,    &kSignalsIdleMigInstances,
+    &kSignalsCpuBusyMeanPct,       &kSignalsCpuSaturatedPct,
+    &kSignalsCpuSaturatedByJobPct, &kSignalsCpuSaturatedByOthersPct,
+    &kSignalsIowaitMeanPct,        &kSignalsIoWaitGpuIdlePct,
+    &kSignalsBusiestThreadMeanPct, &kSignalsThreadPinnedGpuIdlePct};
 }  // namespace metric
 
 // Exposed for tests.

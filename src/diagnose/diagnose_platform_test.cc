@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <tuple>
 
 #include "diagnose/diagnose_platform.h"
+#include "diagnose/node_log_fixtures.h"
 #include "ingest/system/system_parsers.h"
 
 namespace gpuwhy {
@@ -176,7 +179,10 @@ TEST(DiagnosePlatformTest, L40sNodePairs) {
   Diagnosis d = FromFiles({"topo/gnosia93_c7_topo_g6e_4xL40S_NODE.txt"}, &facts);
   const Finding* f = d.Find("platform.topology_slow_pairs");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, Severity::kLow);  // no NVLink anywhere: a property, not a fault
+  // No NVLink anywhere: every pair's P2P and all-reduce go over PCIe through the host bridges,
+  // a platform limit to place the job around (the expert reads it as platform, high confidence).
+  EXPECT_EQ(f->severity, Severity::kMedium);
+  EXPECT_NE(f->title.find("no NVLink between them"), std::string::npos) << f->title;
   EXPECT_NE(f->title.find("6 of 6 GPU pairs talk over NODE (0 across CPU sockets)"),
             std::string::npos)
       << f->title;
@@ -223,6 +229,8 @@ TEST(DiagnosePlatformTest, EnvironmentSettings) {
                                "OMP_NUM_THREADS=1\nSECRET_TOKEN=x\n",
                                "env.txt", facts)
                   .ok());
+  // NCCL_IB_DISABLE=1 matters only where there is InfiniBand to disable: an Active port.
+  facts.ib_ports.push_back({"mlx5_0", 1, "Active", "LinkUp", "InfiniBand", 400, {}});
   facts.inputs.push_back({"env.txt", "environment", 5});
   EXPECT_EQ(facts.settings.size(), 3u);  // HOME and the token are never kept
   Diagnosis d = DiagnoseSystemFacts(facts);
@@ -270,6 +278,115 @@ TEST(DiagnosePlatformTest, SkippedRecordsAreNotesBoundedPerKind) {
             "skipped: 5 more unparsed_line (a line could not be parsed and was skipped)");
   EXPECT_EQ(skipped.back(),
             "skipped: topo.txt: line 3: topology row GPU1 has 1 of 2 GPU link cells");
+}
+
+// One hand-written fixture per family of issue 36 (tests/data/node_logs/expected.tsv): the
+// class and rule of the first finding at medium or above, or none.
+TEST(DiagnosePlatformTest, HandWrittenNodeLogFixturesGetTheirExpectedVerdicts) {
+  std::vector<node_log_fixtures::Fixture> fixtures = node_log_fixtures::Fixtures("metrics", true);
+  ASSERT_GE(fixtures.size(), 10u);
+  for (const node_log_fixtures::Fixture& fx : fixtures) {
+    SystemFacts facts;
+    Status s = ReadSystemFile(fx.path, facts);
+    ASSERT_TRUE(s.ok()) << fx.path << ": " << s.message();
+    Diagnosis d = DiagnoseSystemFacts(facts);
+    node_log_fixtures::ExpectVerdict(fx, d.findings);
+  }
+}
+
+// Issue 37: a topo -m row cut short (GPU0 with no GPU1 cell while GPU1's row says NV4) was
+// dereferenced by FindCommunicationGroups and crashed doctor and analyze.
+TEST(DiagnosePlatformTest, ATopologyRowCutShortIsReadNotDereferencedPastItsEnd) {
+  SystemFacts facts;
+  ASSERT_TRUE(ReadSystemFile(node_log_fixtures::Dir() + "topo_short_row.txt", facts).ok());
+  ASSERT_EQ(facts.topologies.size(), 1u);
+  std::vector<CommunicationGroup> groups = FindCommunicationGroups(facts.topologies[0]);
+  ASSERT_EQ(groups.size(), 1u);
+  // GPU1 reaches GPU0 over NV4, GPU0's cell for GPU1 is missing: not "all NVLink".
+  EXPECT_EQ(groups[0].link, "PCIe switch (PIX/PXB)");
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  EXPECT_EQ(node_log_fixtures::TopFinding(d.findings), nullptr);
+}
+
+// A truncated nvidia-smi -q says so (issue 36): its last GPU record never reaches Processes.
+TEST(DiagnosePlatformTest, ATruncatedNvidiaSmiQuerySaysItIsTruncated) {
+  SystemFacts facts;
+  ASSERT_TRUE(ReadSystemFile(node_log_fixtures::Dir() + "nvidia_smi_q_truncated.txt", facts).ok());
+  EXPECT_EQ(facts.problems.Get(DataProblem::kTruncated), 1);
+  ASSERT_EQ(facts.problems.Details(DataProblem::kTruncated).size(), 1u);
+  EXPECT_NE(facts.problems.Details(DataProblem::kTruncated)[0].find("nvidia-smi -q is truncated"),
+            std::string::npos);
+  SystemFacts whole;
+  if (std::filesystem::exists(Logs())) {
+    ASSERT_TRUE(ReadSystemFile(
+                    Logs() + "nvidia-smi-q/gpud_nvidia-smi-query.535.154.05.out.1.valid.txt", whole)
+                    .ok());
+    EXPECT_EQ(whole.problems.Get(DataProblem::kTruncated), 0);
+  }
+}
+
+// Issue 36, family 3: a GPU whose link saves power at idle says nothing about its width.
+TEST(DiagnosePlatformTest, AnIdleLinkIsPowerSavingAndAWidthCutAtFullSpeedIsAFault) {
+  auto gpu = [](const char* pstate, int gen, int width) {
+    GpuState g;
+    g.source = "nvidia-smi -q";
+    g.pci_bus_id = "00000000:01:00.0";
+    g.performance_state = pstate;
+    g.pcie_gen_current = gen;
+    g.pcie_gen_max = 4;
+    g.pcie_width_current = width;
+    g.pcie_width_max = 16;
+    return g;
+  };
+  for (auto [pstate, gen, width, fires] :
+       {std::tuple{"P8", 1, 8, false}, std::tuple{"P8", 1, 16, false}, std::tuple{"P8", 4, 8, true},
+        std::tuple{"P0", 4, 8, true}, std::tuple{"P0", 1, 16, true}}) {
+    SystemFacts facts;
+    facts.gpus.push_back(gpu(pstate, gen, width));
+    Diagnosis d = DiagnoseSystemFacts(facts);
+    EXPECT_EQ(d.Find("platform.pcie_downgraded") != nullptr, fires)
+        << pstate << " gen " << gen << " x" << width;
+  }
+}
+
+// The software power cap: normal at full load (low), an artefact at idle (ignored); a
+// hardware power brake is a fault even at idle.
+TEST(DiagnosePlatformTest, ClockReasonsAreReadAgainstTheLoad) {
+  auto gpu = [](double util, double power, std::vector<std::string> reasons) {
+    GpuState g;
+    g.source = "nvidia-smi -q";
+    g.pci_bus_id = "00000000:01:00.0";
+    g.performance_state = util > 50 ? "P2" : "P8";
+    g.util_pct = util;
+    g.power_w = power;
+    g.power_limit_w = 450;
+    g.active_clock_reasons = std::move(reasons);
+    return g;
+  };
+  struct Case {
+    GpuState g;
+    std::optional<Severity> severity;
+  };
+  std::vector<Case> cases = {
+      {gpu(99, 446, {"SW Power Cap"}), Severity::kLow},
+      {gpu(0, 35, {"SW Power Cap"}), std::nullopt},
+      {gpu(0, 70, {"HW Slowdown", "HW Power Brake Slowdown"}), Severity::kHigh},
+  };
+  for (const Case& c : cases) {
+    SystemFacts facts;
+    facts.gpus.push_back(c.g);
+    Diagnosis d = DiagnoseSystemFacts(facts);
+    const Finding* f = d.Find("platform.gpu_clocks_limited");
+    ASSERT_EQ(f != nullptr, c.severity.has_value()) << c.g.util_pct.value_or(0);
+    if (f == nullptr) continue;
+    EXPECT_EQ(f->severity, *c.severity) << f->title;
+    for (const FindingEvidence& e : f->evidence) {
+      // A reason line satisfies its comparison (or has none: context).
+      if (e.comparison == ">=") {
+        EXPECT_GE(e.metric.value, e.threshold) << e.metric.id;
+      }
+    }
+  }
 }
 
 }  // namespace diagnose_platform_test

@@ -47,6 +47,7 @@ struct PcieLink {
   bool width_downgraded = false;
   std::string source;                            // "lspci -vvv", "sysfs", "nvidia-smi -q"
   std::optional<std::string> performance_state;  // "P8" when known (idle GPUs lower the speed)
+  bool data_link_inactive = false;               // lspci "DLActive-" under LnkSta: the link is idle
   SourceQuote cap_quote;
   SourceQuote sta_quote;
 };
@@ -131,16 +132,37 @@ struct NcclLog {
   std::vector<NcclNetLine> nets;
   std::vector<NameValue> networks_used;  // "Using network Socket" (name, "")
   std::vector<NcclConnection> connections;
-  std::vector<SourceQuote> warnings;   // NCCL WARN lines
-  std::vector<SourceQuote> gdr_lines;  // "Connected all rings, use ring PXN 0 GDR 0"
-  std::optional<bool> gdr;             // from those lines: any GDR 1
-  int ring_lines = 0;                  // "Channel 00/02 : 0 1 2 3" ring orders
-  int tree_lines = 0;                  // "Trees [0] 2/-1/-1->0->-1 …"
+  std::vector<SourceQuote> warnings;  // NCCL WARN lines
+  // Lines that say a communicator failed: "ncclSystemError", "ncclRemoteError",
+  // "ncclInternalError", watchdog timeouts, "NCCL error …" from the framework.
+  std::vector<SourceQuote> errors;
+  // "Connected all rings, use ring PXN 0 GDR 0", and the lines that say GPUDirect RDMA cannot
+  // be used ("GDR not supported", "GPU Direct RDMA Disabled for HCA …").
+  std::vector<SourceQuote> gdr_lines;
+  std::optional<bool> gdr;  // from those lines: any GDR 1
+  int ring_lines = 0;       // "Channel 00/02 : 0 1 2 3" ring orders
+  int tree_lines = 0;       // "Trees [0] 2/-1/-1->0->-1 …"
   int max_nranks = 0;
   int max_nnodes = 0;
   std::vector<NcclTestRow> test_rows;
+  // nccl-tests' rank lines "#  Rank  0 Group  0 Pid  77184 on HOST device  0 [0x10] NAME":
+  // (HOST, GPU NAME) per rank.
+  std::vector<NameValue> test_ranks;
   std::optional<double> avg_busbw_gbs;  // "# Avg bus bandwidth : 20.2635"
   SourceQuote avg_busbw_quote;
+};
+
+// A kernel-log or fabric-manager line about the node's health other than a GPU Xid:
+// NVSwitch SXid errors, nvidia-peermem errors, GSP firmware errors, a process segfaulting
+// inside a GPU library, host limits (VFS file-max).
+struct NodeEvent {
+  std::string kind;    // "sxid", "peermem", "gsp", "segfault", "file_max"
+  int code = 0;        // the SXid code; 0 where the kind has none
+  std::string device;  // "nvidia-nvswitch3 0000:05:00.0", "libnccl.so.2", "" when none
+  std::string detail;  // the rest of the message ("Non-fatal, Link 46 …", "error 4")
+  bool fatal = false;  // SXid: the line says fatal
+  std::string time_text;
+  SourceQuote quote;
 };
 
 struct GpuStateProcess {
@@ -185,7 +207,10 @@ struct GpuState {
   std::optional<bool> remapped_rows_pending;
   std::optional<bool> remapped_rows_failure;
   std::optional<int> pcie_gen_current;
-  std::optional<int> pcie_gen_max;
+  std::optional<int> pcie_gen_max;  // the most this GPU in this slot can reach
+  // The GPU's own maximum generation ("Device Max", max_device_link_gen, pcie.link.gen.gpumax):
+  // above pcie_gen_max when the slot caps the link (a Gen5 GPU in a Gen4 slot).
+  std::optional<int> pcie_gen_device_max;
   std::optional<int> pcie_width_current;
   std::optional<int> pcie_width_max;
   std::vector<GpuStateProcess> processes;
@@ -235,6 +260,7 @@ struct SystemFacts {
   std::vector<Unavailable> unavailable;
   int64_t kernel_log_lines = 0;  // lines read from kernel logs (0: none read)
   std::vector<XidEvent> xids;
+  std::vector<NodeEvent> node_events;  // kernel-log and fabric-manager lines besides Xids
   std::vector<PcieLink> pcie_links;
   std::vector<TopoMatrix> topologies;
   std::vector<SourceQuote> tool_errors;  // "ERROR: Option -m is missing its value." in captures

@@ -137,8 +137,12 @@ KernelProfileSummary ComputeKernelProfileSummary(const KernelProfile& profile) {
   KernelProfileSummary out{
       profile.path, profile.layout, profile.metric_count, {}, profile.problems};
   for (const ProfiledKernel& k : profile.kernels) {
-    out.kernels.push_back({k.id, k.name, k.grid_blocks, k.block_threads, k.metrics.size(),
-                           ClassifyProfiledKernel(k)});
+    // Nsight Compute's rule results ("rule: …") sit beside the measurements; not counted.
+    size_t measured = static_cast<size_t>(
+        std::count_if(k.metrics.begin(), k.metrics.end(),
+                      [](const KernelMetric& m) { return !m.name.starts_with("rule: "); }));
+    out.kernels.push_back(
+        {k.id, k.name, k.grid_blocks, k.block_threads, measured, ClassifyProfiledKernel(k)});
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "pipeline/node_report.h"
 
+#include "base/number_cast.h"
+
 #include <filesystem>
 #include <map>
 
@@ -66,8 +68,11 @@ RankReport ReportNodeFacts(const SystemFacts& facts, const std::string& source,
     ReportDevice device;
     device.id = id++;
     device.name = g.pci_bus_id.empty() ? g.name : fmt::format("{} ({})", g.name, g.pci_bus_id);
-    if (g.memory_total_mib)
-      device.memory_bytes = static_cast<int64_t>(*g.memory_total_mib * 1048576);
+    if (g.memory_total_mib) {
+      // A total no int64 holds (a corrupt 1.8e19 MiB) is left unknown, not cast.
+      if (std::optional<int64_t> bytes = ToInteger<int64_t>(*g.memory_total_mib * 1048576))
+        device.memory_bytes = *bytes;
+    }
     device.active = true;
     report.header.devices.push_back(std::move(device));
   }
@@ -82,6 +87,7 @@ void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& o
   facts.source = options.node_source;
   std::vector<std::string> sources;
   std::vector<std::string> notes;
+  std::vector<std::string> skipped;
   bool any = !options.accept.traces;
   for (const PlannedInput& input : plan) {
     if (input.role == InputRole::kBundle) {
@@ -93,13 +99,28 @@ void AddNodeLogs(const std::vector<PlannedInput>& plan, const PipelineOptions& o
     } else if (input.role == InputRole::kNodeLog) {
       ReadNodeLog(input, facts, report);
     } else {
-      if (input.role == InputRole::kSkipped) notes.push_back(input.error);
+      if (input.role == InputRole::kSkipped) {
+        notes.push_back(input.error);
+        skipped.push_back(input.path);
+      }
       continue;
     }
     any = true;
     sources.push_back(input.path);
   }
   if (!any) return;
+  // Files given, none readable as a node log or command output: nothing usable (the README's
+  // exit policy: 2), as analyze says of an input it cannot read.
+  if (!options.accept.traces && sources.size() + skipped.size() > 0 && facts.inputs.empty() &&
+      facts.settings.empty()) {
+    std::string all;
+    for (const std::string& s : sources) all += (all.empty() ? "" : ", ") + s;
+    for (const std::string& s : skipped) all += (all.empty() ? "" : ", ") + s;
+    report.failures.push_back(
+        {all,
+         "no input could be read as a node log or command output (see gpuwhy doctor "
+         "--help for the formats)"});
+  }
   if (Status lost = DataLossStatus("node logs", facts.problems); !lost.ok())
     report.data_loss.push_back({"node logs", lost.message()});
   std::string source = options.node_source;

@@ -12,6 +12,7 @@
 #include "diagnose/diagnose_summary.h"
 #include "diagnose/merge.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
+#include "diagnose/summary_rules/profile_alone_rules.h"
 #include "ingest/importer.h"
 #include "ingest/memory/memory_summary_parser.h"
 #include "ingest/memory/memory_timeline_importer.h"
@@ -276,18 +277,21 @@ void NoteMissingRanks(Report& report) {
   }
 }
 
-// Nsight Compute exports with no trace to join them to: one report each saying what it holds
-// and how to use it, instead of an empty report and exit 0.
-void ReportUnjoinedProfiles(Report& report) {
+// Nsight Compute exports with no trace to join them to: one report each with the diagnosis the
+// export decides alone (issue 36) and how to join it to a trace.
+void ReportUnjoinedProfiles(Report& report, const DiagnoseOptions& options) {
   if (std::any_of(report.ranks.begin(), report.ranks.end(), HasTraceAnalysis)) return;
   for (const KernelProfile& p : report.kernel_profiles) {
     RankReport rank;
     rank.header.path = p.path;
-    rank.diagnosis.notes.push_back(fmt::format(
-        "Nsight Compute export: {} profiled kernel(s), {} metric values, and no trace to join "
-        "them to: give the trace beside it (gpuwhy analyze TRACE {}) for its top kernels' "
-        "measured roofline classes; gpuwhy info {} lists each kernel's class and rule",
-        p.kernels.size(), p.metric_count, p.path, p.path));
+    rank.diagnosis = DiagnoseProfileAlone(AnalyzeProfileAlone(p), options);
+    rank.diagnosis.notes.insert(
+        rank.diagnosis.notes.begin(),
+        fmt::format(
+            "Nsight Compute export: {} profiled kernel(s), {} metric values, and no trace to join "
+            "them to: give the trace beside it (gpuwhy analyze TRACE {}) for its top kernels' "
+            "measured roofline classes; gpuwhy info {} lists each kernel's class and rule",
+            p.kernels.size(), p.metric_count, p.path, p.path));
     report.ranks.push_back(std::move(rank));
   }
 }
@@ -447,7 +451,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
   for (ReportFailure& failure : metric_failures) report.failures.push_back(std::move(failure));
   if (options.cross_rank) AddCrossRank(report, options, summary_files);
   NoteMissingRanks(report);
-  ReportUnjoinedProfiles(report);
+  ReportUnjoinedProfiles(report, options.diagnose);
   AddNodeLogs(plan, options, report);
   return report;
 }

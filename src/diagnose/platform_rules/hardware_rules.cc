@@ -20,6 +20,8 @@ constexpr const char* kEcc = "platform.ecc_errors";
 constexpr const char* kClocks = "platform.gpu_clocks_limited";
 constexpr const char* kPersistence = "platform.persistence_off";
 constexpr const char* kDriver = "platform.driver_mismatch";
+constexpr const char* kBusyNoPower = "platform.gpu_busy_without_power";
+constexpr const char* kSensor = "platform.gpu_sensor_error";
 
 constexpr ParamRef kXidMinCount{kXid, "min_count"};
 constexpr ParamRef kClocksTempMarginC{kClocks, "temp_margin_c"};
@@ -153,12 +155,18 @@ double LinkRatio(const PcieLink& l) {
 
 void PcieRule(PlatformContext& ctx) {
   std::vector<PcieLink> links;
-  size_t other_down = 0, idle_down = 0;
+  size_t other_down = 0, idle_down = 0, idle_narrow = 0;
   for (const PcieLink& l : ctx.facts.pcie_links) {
     if (!l.speed_downgraded && !l.width_downgraded) continue;
     if (l.kind == PcieDeviceKind::kBridge || l.kind == PcieDeviceKind::kOther ||
         (l.kind == PcieDeviceKind::kNic && !DataPlaneNic(l))) {
       ++other_down;
+      continue;
+    }
+    // lspci shows no load: a link at a lower speed (full width) whose data link reports
+    // inactive (DLActive-) is an idle link saving power, to be checked under load.
+    if (l.data_link_inactive && l.speed_downgraded && !l.width_downgraded) {
+      ++idle_down;
       continue;
     }
     links.push_back(l);
@@ -181,12 +189,23 @@ void PcieRule(PlatformContext& ctx) {
     if (l.width_downgraded) {
       if (const SourceQuote* q = g.Quote("pcie_width_current")) l.sta_quote = *q;
     }
-    // Idle GPUs drop to a lower PCIe generation on purpose; only width counts then.
-    if (l.speed_downgraded && !l.width_downgraded && IdleState(l.performance_state)) {
+    // An idle GPU (P8+) drops its link to a lower generation on purpose, and a link in that
+    // power-saving state says nothing about its width under load either: check under load.
+    // At full speed a width cut is not power saving and counts even at idle.
+    if (l.speed_downgraded && IdleState(l.performance_state)) {
       ++idle_down;
+      if (l.width_downgraded) ++idle_narrow;
       continue;
     }
     if (l.speed_downgraded || l.width_downgraded) links.push_back(std::move(l));
+  }
+  // A GPU whose own maximum is above what the slot reaches is capped by the slot, not degraded.
+  std::string capped;
+  for (const GpuState& g : ctx.facts.gpus) {
+    if (!g.pcie_gen_device_max || !g.pcie_gen_max || *g.pcie_gen_device_max <= *g.pcie_gen_max)
+      continue;
+    capped += fmt::format("{}{}: a Gen{} GPU in a Gen{} slot", capped.empty() ? "" : "; ",
+                          GpuLabel(g), *g.pcie_gen_device_max, *g.pcie_gen_max);
   }
   bool any_source = !ctx.facts.pcie_links.empty() ||
                     std::any_of(ctx.facts.gpus.begin(), ctx.facts.gpus.end(),
@@ -199,8 +218,15 @@ void PcieRule(PlatformContext& ctx) {
         other_down);
   }
   if (idle_down > 0) {
-    note += fmt::format("{}{} idle GPUs (P8+) at a lower PCIe generation: normal power saving",
-                        note.empty() ? "" : "; ", idle_down);
+    note += fmt::format(
+        "{}{} idle links (P8+ or DLActive-) at a lower PCIe speed: normal power saving{}",
+        note.empty() ? "" : "; ", idle_down,
+        idle_narrow > 0 ? fmt::format(" ({} also below full width: check under load)", idle_narrow)
+                        : "");
+  }
+  if (!capped.empty()) {
+    note += fmt::format("{}capped by the slot (host-device copies at the slot's rate): {}",
+                        note.empty() ? "" : "; ", capped);
   }
   if (!any_source) {
     ctx.Outcome(kPcie, AssessStatus::kNotAssessed, false, "no lspci -vvv, sysfs or nvidia-smi -q");
@@ -241,8 +267,10 @@ void PcieRule(PlatformContext& ctx) {
   for (const PcieLink& l : links) {
     std::string who = l.address.empty() ? "link" : l.address;
     if (l.speed_gts && l.max_speed_gts) {
+      bool slow = *l.speed_gts < *l.max_speed_gts;
       AddPlatformEvidence(f, fmt::format("doctor.pcie_speed_gts[{}]", who), *l.speed_gts, "GT/s",
-                          "<", *l.max_speed_gts, "LnkCap / max PCIe generation of the device");
+                          slow ? "<" : "", *l.max_speed_gts,
+                          slow ? "LnkCap / max PCIe generation of the device" : "");
     }
     if (l.width && l.max_width) {
       AddPlatformEvidence(f, fmt::format("doctor.pcie_width[{}]", who), *l.width, "lanes",
@@ -330,40 +358,67 @@ std::string NormalReason(std::string_view reason) {
   return out;
 }
 
+// "P8" and deeper, or under 10% utilization with no power near the limit: idle at capture.
+bool GpuIdle(const GpuState& g, double power_pct) {
+  if (IdleState(g.performance_state.empty() ? std::nullopt
+                                            : std::optional<std::string>(g.performance_state))) {
+    return true;
+  }
+  bool near_limit = g.power_w && g.power_limit_w && *g.power_limit_w > 0 &&
+                    *g.power_w >= *g.power_limit_w * power_pct / 100;
+  return g.util_pct && *g.util_pct < 10 && !near_limit;
+}
+
+// The clock-event reasons read as an operator reads them: a hardware slowdown, a power brake
+// or a thermal reason is a fault even at idle (the signal is asserted from outside the GPU or
+// the GPU is hot); the software power cap is how a GPU at full load holds its power budget
+// (normal, low), and set on an idle GPU it is a reporting artefact (ignored).
 void ClocksRule(PlatformContext& ctx) {
-  static const std::set<std::string> kLimiting = {"sw_power_cap", "hw_slowdown",
-                                                  "hw_thermal_slowdown", "hw_power_brake_slowdown",
-                                                  "sw_thermal_slowdown"};
+  static const std::set<std::string> kFaults = {"hw_slowdown", "hw_thermal_slowdown",
+                                                "hw_power_brake_slowdown", "sw_thermal_slowdown"};
   double margin = ctx.catalog.Get(kClocksTempMarginC).value;
   double power_pct = ctx.catalog.Get(kClocksPowerPct).value;
   std::vector<std::string> why;
-  Severity severity = Severity::kMedium;
+  Severity severity = Severity::kLow;
   bool any = false;
+  size_t budget_only = 0;
   std::vector<std::pair<const GpuState*, std::vector<std::string>>> hits;
+  std::vector<bool> power_fired;
   for (const GpuState& g : ctx.facts.gpus) {
     any |= g.temp_c.has_value() || !g.active_clock_reasons.empty() || g.power_w.has_value();
+    const bool idle = GpuIdle(g, power_pct);
     std::vector<std::string> parts;
     std::vector<std::string> quote_fields;
+    bool at_budget = false;
     for (const std::string& reason : g.active_clock_reasons) {
       std::string norm = NormalReason(reason);
-      if (!kLimiting.contains(norm)) continue;
-      parts.push_back(norm);
-      quote_fields.push_back("clock_reason:" + reason);
-      if (norm.starts_with("hw_") || norm.find("thermal") != std::string::npos) {
-        severity = Severity::kHigh;
+      if (norm == "sw_power_cap") {
+        at_budget |= !idle;
+        if (!idle) quote_fields.push_back("clock_reason:" + reason);
+        continue;
       }
+      if (!kFaults.contains(norm)) continue;
+      parts.push_back(norm + (idle ? " (active while idle)" : ""));
+      quote_fields.push_back("clock_reason:" + reason);
+      severity = Severity::kHigh;
     }
     if (g.temp_c && g.slowdown_temp_c && *g.temp_c >= *g.slowdown_temp_c - margin) {
       parts.push_back(fmt::format("{:.0f} C, slowdown at {:.0f} C", *g.temp_c, *g.slowdown_temp_c));
       quote_fields.push_back("temp_c");
+      severity = std::max(severity, Severity::kMedium);
     }
-    if (g.power_w && g.power_limit_w && *g.power_limit_w > 0 &&
-        *g.power_w >= *g.power_limit_w * power_pct / 100) {
-      parts.push_back(fmt::format("{:.0f} W of a {:.0f} W limit", *g.power_w, *g.power_limit_w));
-      quote_fields.push_back("power_w");
+    bool power_near = g.power_w && g.power_limit_w && *g.power_limit_w > 0 &&
+                      *g.power_w >= *g.power_limit_w * power_pct / 100;
+    if (power_near || at_budget) {
+      parts.push_back(power_near ? fmt::format("{:.0f} W of a {:.0f} W limit (at its power budget)",
+                                               *g.power_w, *g.power_limit_w)
+                                 : std::string("software power cap under load"));
+      if (power_near) quote_fields.push_back("power_w");
+      budget_only += parts.size() == 1 ? 1 : 0;
     }
     if (parts.empty()) continue;
     hits.push_back({&g, quote_fields});
+    power_fired.push_back(power_near);
     std::string joined;
     for (const std::string& p : parts) joined += (joined.empty() ? "" : ", ") + p;
     why.push_back(fmt::format("{}: {}", GpuLabel(g), joined));
@@ -378,24 +433,108 @@ void ClocksRule(PlatformContext& ctx) {
   }
   std::string list;
   for (const std::string& w : why) list += (list.empty() ? "" : "; ") + w;
+  std::string tail = budget_only == hits.size()
+                         ? " (a GPU at full load holding its power budget is normal power "
+                           "management; raise the limit only where the board allows)"
+                         : "";
   Finding& f = ctx.AddFinding(kClocks, severity,
-                              fmt::format("GPU clocks held back on {} GPU{} at capture: {}",
-                                          hits.size(), hits.size() == 1 ? "" : "s", list));
-  for (const auto& [g, fields] : hits) {
+                              fmt::format("GPU clocks held back on {} GPU{} at capture: {}{}",
+                                          hits.size(), hits.size() == 1 ? "" : "s", list, tail));
+  for (size_t i = 0; i < hits.size(); ++i) {
+    const auto& [g, fields] = hits[i];
     if (g->temp_c && g->slowdown_temp_c) {
-      AddPlatformEvidence(f, "doctor.gpu_temp_c", *g->temp_c, "C",
-                          ">=", *g->slowdown_temp_c - margin,
-                          "nvidia-smi GPU Slowdown Temp minus temp_margin_c");
+      bool hot = *g->temp_c >= *g->slowdown_temp_c - margin;
+      AddPlatformEvidence(f, "doctor.gpu_temp_c", *g->temp_c, "C", hot ? ">=" : "",
+                          *g->slowdown_temp_c - margin,
+                          hot ? "nvidia-smi GPU Slowdown Temp minus temp_margin_c" : "");
     }
-    if (g->power_w && g->power_limit_w) {
+    if (g->power_w && g->power_limit_w && *g->power_limit_w > 0) {
       AddPlatformEvidence(f, "doctor.power_pct_of_limit", 100 * *g->power_w / *g->power_limit_w,
-                          "%", ">=", power_pct, "NVML: the SW Power Cap engages at the limit");
+                          "%", power_fired[i] ? ">=" : "", power_pct,
+                          power_fired[i] ? "NVML: the SW Power Cap engages at the limit" : "");
     }
     for (const std::string& field : fields) {
       if (const SourceQuote* q = g->Quote(field)) AddQuote(f, *q);
     }
   }
   ctx.Outcome(kClocks, AssessStatus::kAssessed, true);
+}
+
+// GPU-Util is the share of time a kernel was resident, not how hard the SMs work: near 100%
+// with the board drawing little more than idle power is a kernel that spins or hangs
+// (a collective waiting for a peer that never comes, a deadlock).
+constexpr double kBusyUtilPct = 90;
+constexpr double kIdlePowerPct = 35;
+
+void BusyWithoutPowerRule(PlatformContext& ctx) {
+  std::vector<const GpuState*> hits;
+  bool any = false;
+  for (const GpuState& g : ctx.facts.gpus) {
+    if (!g.util_pct || !g.power_w || !g.power_limit_w || *g.power_limit_w <= 0) continue;
+    any = true;
+    if (*g.util_pct >= kBusyUtilPct && 100 * *g.power_w / *g.power_limit_w < kIdlePowerPct)
+      hits.push_back(&g);
+  }
+  if (!any) {
+    ctx.Outcome(kBusyNoPower, AssessStatus::kNotAssessed, false,
+                "no GPU utilization with power draw and limit");
+    return;
+  }
+  if (hits.empty()) {
+    ctx.Outcome(kBusyNoPower, AssessStatus::kAssessed, false);
+    return;
+  }
+  std::string list;
+  for (const GpuState* g : hits) {
+    list += fmt::format("{}{} at {:.0f}% util, {:.0f} W of {:.0f} W", list.empty() ? "" : "; ",
+                        GpuLabel(*g), *g->util_pct, *g->power_w, *g->power_limit_w);
+  }
+  Finding& f = ctx.AddFinding(
+      kBusyNoPower, Severity::kMedium,
+      fmt::format("{} GPU{} read busy but draw near-idle power: {} (a kernel is resident but "
+                  "doing almost no work: spinning or hung, e.g. a collective waiting for a peer)",
+                  hits.size(), hits.size() == 1 ? "" : "s", list));
+  for (const GpuState* g : hits) {
+    AddPlatformEvidence(f, "doctor.gpu_util_pct", *g->util_pct, "%", ">=", kBusyUtilPct,
+                        "nvidia-smi GPU-Util: share of time a kernel was running");
+    AddPlatformEvidence(f, "doctor.power_pct_of_limit", 100 * *g->power_w / *g->power_limit_w, "%",
+                        "<", kIdlePowerPct,
+                        "gpuwhy: a GPU doing work draws well above its idle power");
+    if (const SourceQuote* q = g->Quote("power_w")) AddQuote(f, *q);
+  }
+  ctx.Outcome(kBusyNoPower, AssessStatus::kAssessed, true);
+}
+
+// nvidia-smi prints "ERR!" for a sensor it could not read: a failed fan or sensor, or a GPU
+// whose management interface is failing.
+void SensorErrorRule(PlatformContext& ctx) {
+  std::vector<std::pair<const GpuState*, const NameValue*>> hits;
+  for (const GpuState& g : ctx.facts.gpus) {
+    for (const NameValue& q : g.quotes) {
+      if (q.name == "sensor_error") hits.push_back({&g, &q});
+    }
+  }
+  if (ctx.facts.gpus.empty()) {
+    ctx.Outcome(kSensor, AssessStatus::kNotAssessed, false, "no nvidia-smi output");
+    return;
+  }
+  if (hits.empty()) {
+    ctx.Outcome(kSensor, AssessStatus::kAssessed, false);
+    return;
+  }
+  std::string list;
+  for (const auto& [g, q] : hits) {
+    list += fmt::format("{}{}: {}", list.empty() ? "" : "; ", GpuLabel(*g), q->value);
+  }
+  Finding& f = ctx.AddFinding(
+      kSensor, Severity::kMedium,
+      fmt::format("nvidia-smi could not read {} sensor{} (ERR!): {}; a fan that cannot be read "
+                  "may not be spinning",
+                  hits.size(), hits.size() == 1 ? "" : "s", list));
+  AddPlatformEvidence(f, "doctor.sensor_read_errors", static_cast<double>(hits.size()), "count",
+                      ">", 0, "nvidia-smi: ERR! marks a value the driver could not read");
+  for (const auto& [g, q] : hits) AddQuote(f, q->quote);
+  ctx.Outcome(kSensor, AssessStatus::kAssessed, true);
 }
 
 void PersistenceRule(PlatformContext& ctx) {
@@ -459,6 +598,8 @@ void EvaluateHardwareRules(PlatformContext& ctx) {
   PcieRule(ctx);
   EccRule(ctx);
   ClocksRule(ctx);
+  BusyWithoutPowerRule(ctx);
+  SensorErrorRule(ctx);
   PersistenceRule(ctx);
   DriverRule(ctx);
 }
@@ -516,8 +657,9 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
   rules.push_back(PlatformSpec(
       {"platform.gpu_clocks_limited",
        Severity::kMedium,
-       "high on hardware slowdown or thermal reasons, medium on power cap or temperature near "
-       "the slowdown threshold",
+       "high on hardware slowdown, power brake or thermal reasons (even at idle), medium on a "
+       "temperature near the slowdown threshold, low for a GPU at full load holding its power "
+       "budget (SW Power Cap); the SW Power Cap flag on an idle GPU is ignored",
        "GPU clocks held back on {gpus} GPUs: {why}",
        {{"temp_margin_c", 5, "C", "nvidia-smi: GPU Slowdown Temp is where clocks drop",
          "a GPU this close to its slowdown temperature fires"},
@@ -529,6 +671,33 @@ std::vector<RuleSpec> HardwareRuleSpecs() {
          "nvidia-smi -q -d POWER | grep -E 'Current Power Limit|Default Power Limit'"}},
        "no active clock-event reason except Idle under load; temperature below slowdown - 5 C",
        "nvidia-smi -q or -q -x",
+       kQuery,
+       "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(
+      PlatformSpec({"platform.gpu_busy_without_power",
+                    Severity::kMedium,
+                    "medium",
+                    "{gpus} GPUs read busy but draw near-idle power",
+                    {},
+                    {{"See where the process is waiting (a hung collective, a spin loop)",
+                      "py-spy dump --pid PID; cuda-gdb -p PID; NCCL_DEBUG=INFO for collectives"},
+                     {"Compare with SM activity, which GPU-Util does not measure",
+                      "dcgmi dmon -e 1002,1003 -d 1000"}},
+                    "power draw rises with utilization, or utilization falls when the job is idle",
+                    "nvidia-smi (utilization and power)",
+                    kQuery,
+                    "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
+  rules.push_back(PlatformSpec(
+      {"platform.gpu_sensor_error",
+       Severity::kMedium,
+       "medium",
+       "nvidia-smi could not read {count} sensors (ERR!)",
+       {},
+       {{"Check the fan and sensors; reset the GPU or reseat the card",
+         "nvidia-smi -q -d TEMPERATURE,POWER,PERFORMANCE; sudo dmesg -T | grep -i nvrm"},
+        {"Drain the node if a fan has failed", ""}},
+       "no ERR! in nvidia-smi",
+       "nvidia-smi",
        kQuery,
        "GPU state: driver, clocks, temperature, power, ECC, MIG, processes"}));
   rules.push_back(

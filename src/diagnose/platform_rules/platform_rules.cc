@@ -6,9 +6,11 @@
 namespace gpuwhy {
 namespace {
 
-constexpr std::array<RuleFamily<PlatformContext>, 3> kPlatformRules = {{
+constexpr std::array<RuleFamily<PlatformContext>, 5> kPlatformRules = {{
     {HardwareRuleSpecs, EvaluateHardwareRules, HardwareRuleParams},
+    {NodeEventRuleSpecs, EvaluateNodeEventRules},
     {FabricRuleSpecs, EvaluateFabricRules},
+    {NcclRuleSpecs, EvaluateNcclRules},
     {EnvironmentRuleSpecs, EvaluateEnvironmentRules},
 }};
 

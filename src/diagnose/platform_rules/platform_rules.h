@@ -16,6 +16,10 @@ void EvaluateHardwareRules(PlatformContext& ctx);
 std::span<const ParamRef* const> HardwareRuleParams();
 std::vector<RuleSpec> FabricRuleSpecs();  // fabric_rules.cc
 void EvaluateFabricRules(PlatformContext& ctx);
+std::vector<RuleSpec> NcclRuleSpecs();  // nccl_rules.cc
+void EvaluateNcclRules(PlatformContext& ctx);
+std::vector<RuleSpec> NodeEventRuleSpecs();  // node_event_rules.cc
+void EvaluateNodeEventRules(PlatformContext& ctx);
 std::vector<RuleSpec> EnvironmentRuleSpecs();  // environment_rules.cc
 void EvaluateEnvironmentRules(PlatformContext& ctx);
 

@@ -21,6 +21,9 @@ struct PlatformRuleText {
   std::string capture;
   std::string item;                     // its item of gpuwhy doctor's checklist
   std::vector<ChecklistRef> also = {};  // other checklists' items
+  // A transport or network failure of NCCL, or a slow fabric, is the communication class:
+  // what it costs is collective time, however the platform causes it.
+  BottleneckClass cls = BottleneckClass::kPlatform;
 };
 
 // A platform rule feeds gpuwhy doctor's checklist and the trace checklist's platform item.
@@ -29,7 +32,7 @@ inline RuleSpec PlatformSpec(PlatformRuleText t) {
                                  {Checklist::kTrace, kPlatformChecklistItem}});
   return RuleSpec{
       .id = std::move(t.id),
-      .bottleneck_class = BottleneckClass::kPlatform,
+      .bottleneck_class = t.cls,
       .section = ChecklistSection::kPlatform,
       .default_severity = t.severity,
       .severity_logic = std::move(t.severity_logic),

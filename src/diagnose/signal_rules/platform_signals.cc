@@ -78,6 +78,11 @@ bool HasProcessSeries(const SignalAnalysis& a) {
                      [](const GpuSignals& g) { return !g.compute_processes.empty(); });
 }
 
+// Processes compete for a GPU only through the SMs they use: one holding memory with no SM
+// samples ("-" in pmon) does not slow another down, and two using a few percent each leave the
+// SMs mostly free.
+constexpr double kContendedSmSumPct = 50;  // their sum at or above this: they slow each other
+
 void Contention(SignalRuleContext& r, bool process_series) {
   const char* id = "platform.contention";
   if (!process_series) {
@@ -87,18 +92,85 @@ void Contention(SignalRuleContext& r, bool process_series) {
   }
   const RuleParam& min_processes = r.P(kContentionMinProcesses);
   double min = min_processes.value;
+  std::string note;
   for (const GpuSignals& g : r.a_.gpus) {
     auto n = static_cast<double>(g.compute_processes.size());
     if (n < min) continue;
+    // signals.cc counts a process as competing from 1% of SM use.
+    const bool with_sm = g.competing_sm_sum_pct.has_value();
+    const size_t competing = g.competing_processes;
+    const double sm_sum = g.competing_sm_sum_pct.value_or(0);
     Finding f = r.Start(id);
     f.severity = Severity::kMedium;
+    if (with_sm && (competing < min || sm_sum < kContendedSmSumPct)) {
+      note += fmt::format(
+          "{}GPU {}: {:.0f} processes, {} using SMs ({:.0f}% together): not "
+          "competing for the SMs",
+          note.empty() ? "" : "; ", g.device, n, competing, sm_sum);
+      continue;
+    }
+    if (!with_sm) {
+      // No per-process SM numbers (NVML process lists, pmon under MIG): cannot tell whether
+      // they compete.
+      f.severity = Severity::kLow;
+      f.confidence = Confidence::kLow;
+    }
     SignalRuleContext::Evidence(f, "signals.compute_processes", g.device, n, "count", ">=", min,
                                 &min_processes);
+    if (with_sm) {
+      SignalRuleContext::Evidence(f, "signals.competing_sm_sum_pct", g.device, sm_sum, "%",
+                                  ">=", kContendedSmSumPct, nullptr);
+      f.evidence.back().threshold_source =
+          "gpuwhy: processes slow each other when their SM use together fills the GPU";
+    }
     for (const GpuProcess& p : g.compute_processes) {
-      f.top_events.push_back(
-          fmt::format("{} {} (in {:.0f}% of samples)", p.entity, p.name, p.present_pct));
+      f.top_events.push_back(fmt::format("{} {} (in {:.0f}% of samples{})", p.entity, p.name,
+                                         p.present_pct,
+                                         p.sm_mean_pct ? fmt::format(", SM {:.0f}%", *p.sm_mean_pct)
+                                                       : std::string(", SM not sampled")));
+    }
+    if (!with_sm) {
+      f.title = fmt::format(
+          "{:.0f} processes with a compute context on GPU {}: per-process SM use was not sampled, "
+          "so cannot tell whether they compete (nvidia-smi pmon outside MIG, or DCGM per-process "
+          "stats, would decide)",
+          n, g.device);
+      r.EmitTitled(std::move(f));
+      continue;
     }
     r.Emit(std::move(f), {{"processes", n}, {"device", static_cast<double>(g.device)}});
+  }
+  r.Outcome(id, AssessStatus::kAssessed, false, note);
+}
+
+// NVENC/NVDEC at their limit: the video engine, not the SMs, sets the throughput.
+constexpr double kMediaSaturatedPct = 90;
+
+void MediaEngine(SignalRuleContext& r) {
+  const char* id = "platform.video_engine_saturated";
+  bool any = false;
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (!g.media_mean_pct) continue;
+    any = true;
+    if (*g.media_mean_pct < kMediaSaturatedPct) continue;
+    Finding f = r.Start(id);
+    f.severity = Severity::kMedium;
+    SignalRuleContext::Evidence(f, "signals.media_mean_pct", g.device, *g.media_mean_pct, "%",
+                                ">=", kMediaSaturatedPct, nullptr);
+    f.evidence.back().threshold_source =
+        "nvidia-smi enc/dec: share of time the video engine was busy";
+    if (g.util_mean_pct) {
+      SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", "",
+                                  0, nullptr);
+    }
+    r.Emit(std::move(f), {{"device", static_cast<double>(g.device)},
+                          {"pct", *g.media_mean_pct},
+                          {"engine", 0, g.media_engine},
+                          {"sm", g.util_mean_pct.value_or(0)}});
+  }
+  if (!any) {
+    return r.Outcome(id, AssessStatus::kNotAssessed, false,
+                     "encoder/decoder utilization (nvidia-smi dmon enc/dec columns)");
   }
   r.Outcome(id, AssessStatus::kAssessed, false);
 }
@@ -160,6 +232,7 @@ void Pcie(SignalRuleContext& r) {
 void EvaluatePlatformSignals(SignalRuleContext& r) {
   Throttling(r);
   Contention(r, HasProcessSeries(r.a_));
+  MediaEngine(r);
   CpuContention(r);
   Pcie(r);
 }
@@ -194,6 +267,21 @@ std::vector<RuleSpec> PlatformSignalSpecs() {
                {"Share deliberately (MPS, MIG) or not at all", ""}};
   con.verify = "one compute process per GPU";
   rules.push_back(std::move(con));
+
+  RuleSpec media = Series("platform.video_engine_saturated", BottleneckClass::kPlatform,
+                          ChecklistSection::kPlatform, kPlatformChecklistItem, 4);
+  media.severity_logic = "medium: the engine is at its limit in the samples";
+  media.title_template =
+      "GPU {device:.0f} video {engine} busy {pct:.0f}% of the time while SM utilization is "
+      "{sm:.0f}%: the encode/decode engine, not the SMs, limits this workload";
+  media.fixes = {{"Check the encoder sessions and their throughput",
+                  "nvidia-smi --query-gpu=encoder.stats.sessionCount,encoder.stats.averageFps "
+                  "--format=csv"},
+                 {"Spread streams over more GPUs or engines, lower the preset/resolution, or "
+                  "move decoding of training data to the CPU or DALI",
+                  ""}};
+  media.verify = "enc/dec below 90% with the same throughput, or more streams per second";
+  rules.push_back(std::move(media));
 
   RuleSpec cpu = Series("platform.cpu_contention", BottleneckClass::kPlatform,
                         ChecklistSection::kPlatform, kPlatformChecklistItem, 5);

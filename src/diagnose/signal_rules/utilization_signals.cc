@@ -5,6 +5,8 @@
 
 #include <array>
 
+#include <fmt/ranges.h>
+
 namespace gpuwhy {
 namespace {
 
@@ -18,28 +20,57 @@ constexpr std::array<const ParamRef*, 7> kParams = {
     &kStarvationMinLowTimePct, &kStarvationMinCollapses, &kMisleadingMinUtilPct,
     &kMisleadingMaxSmActivePct};
 
+// A GPU whose video engines are this busy is encoding or decoding, not idle: its SM
+// utilization says nothing about a training job's input.
+constexpr double kMediaBusyPct = 10;
+// Fewer samples than this are instants, not a run: they cannot say "most of the time".
+constexpr size_t kMinSamplesForRun = 3;
+
 void LowUtilization(SignalRuleContext& r) {
   const char* id = "compute.low_gpu_utilization";
   const RuleParam& max_util = r.P(kLowMaxUtilPct);
   double sum = 0;
   int gpus = 0;
+  size_t samples = 0;
+  std::vector<std::string> media;
   Finding f = r.Start(id);
   for (const GpuSignals& g : r.a_.gpus) {
     if (!g.util_mean_pct) continue;
+    if (g.media_mean_pct && *g.media_mean_pct >= kMediaBusyPct) {
+      media.push_back(
+          fmt::format("GPU {} {} {:.0f}% busy", g.device, g.media_engine, *g.media_mean_pct));
+      continue;
+    }
     sum += *g.util_mean_pct;
     ++gpus;
+    samples = std::max(samples, g.samples);
     if (*g.util_mean_pct < max_util.value) {
       SignalRuleContext::Evidence(f, "signals.util_mean_pct", g.device, *g.util_mean_pct, "%", "<",
                                   max_util.value, &max_util);
     }
   }
+  std::string media_note =
+      media.empty() ? "" : fmt::format("video engines busy (not idle): {}", fmt::join(media, ", "));
   if (gpus == 0) {
-    r.Outcome(id, AssessStatus::kNotAssessed, false, "no GPU utilization series");
+    r.Outcome(id, media.empty() ? AssessStatus::kNotAssessed : AssessStatus::kAssessed, false,
+              media.empty() ? "no GPU utilization series" : media_note);
     return;
   }
   double mean = sum / gpus;
   if (f.evidence.empty()) {
-    r.Outcome(id, AssessStatus::kAssessed, false);
+    r.Outcome(id, AssessStatus::kAssessed, false, media_note);
+    return;
+  }
+  if (samples < kMinSamplesForRun) {
+    // One sample is one instant: it cannot say how the run used the GPU.
+    f.severity = Severity::kLow;
+    f.confidence = Confidence::kLow;
+    f.title = fmt::format(
+        "GPU utilization {:.0f}% at the {} sampled instant{} over {} GPU(s): cannot tell how the "
+        "run uses the GPUs from {}; record a series over the run",
+        mean, samples, samples == 1 ? "" : "s", gpus,
+        samples == 1 ? "one sample" : "so few samples");
+    r.EmitTitled(std::move(f));
     return;
   }
   f.severity = std::min(r.ForShare(100 - mean), Severity::kHigh);  // a symptom, not a cause
@@ -101,8 +132,52 @@ void Misleading(SignalRuleContext& r) {
 
 }  // namespace
 
+// MIG instances with no SM or graphics-engine activity in any sample: named, at low severity,
+// since an idle instance may simply have no job (or DCGM may not fill profiling fields for MIG
+// on this driver): the operator decides.
+void IdleMigInstances(SignalRuleContext& r) {
+  const char* id = "compute.idle_mig_instances";
+  size_t instances = 0, idle = 0;
+  std::vector<std::string> names;
+  for (const GpuSignals& g : r.a_.gpus) {
+    instances += g.mig_instances;
+    idle += g.idle_instances.size();
+    for (const std::string& n : g.idle_instances)
+      names.push_back(fmt::format("GPU {} {}", g.device, n));
+  }
+  if (instances == 0) {
+    r.Outcome(id, AssessStatus::kNotAssessed, false,
+              "per-instance SM or graphics-engine activity (dcgm-exporter on a MIG GPU)");
+    return;
+  }
+  if (idle == 0) {
+    r.Outcome(id, AssessStatus::kAssessed, false);
+    return;
+  }
+  Finding f = r.Start(id);
+  f.severity = Severity::kLow;
+  f.confidence = Confidence::kLow;
+  for (const GpuSignals& g : r.a_.gpus) {
+    if (g.idle_instances.empty()) continue;
+    SignalRuleContext::Evidence(f, "signals.idle_mig_instances", g.device,
+                                static_cast<double>(g.idle_instances.size()), "count", ">", 0,
+                                nullptr);
+    f.evidence.back().threshold_source =
+        "DCGM_FI_PROF_SM_ACTIVE / GR_ENGINE_ACTIVE 0 in every sample";
+  }
+  f.top_events = names;
+  f.title = fmt::format(
+      "{} of {} MIG instance(s) did no work in any sample ({}): a job placed there is not "
+      "reaching the GPU, or the instance is unused (release it), or DCGM does not fill "
+      "profiling fields for MIG on this driver",
+      idle, instances,
+      fmt::join(names.begin(), names.begin() + std::min<size_t>(names.size(), 6), ", "));
+  r.EmitTitled(std::move(f));
+}
+
 void EvaluateUtilizationSignals(SignalRuleContext& r) {
   LowUtilization(r);
+  IdleMigInstances(r);
   Starvation(r);
   Misleading(r);
 }
@@ -148,6 +223,19 @@ std::vector<RuleSpec> UtilizationSignalSpecs() {
                 "WebDataset / TFRecord shards on local NVMe"}};
   saw.verify = "signals.util_low_pct falls and the sawtooth disappears";
   rules.push_back(std::move(saw));
+
+  RuleSpec mig = Series("compute.idle_mig_instances", BottleneckClass::kCompute,
+                        ChecklistSection::kTimeline, "GPU utilization over the run");
+  mig.default_severity = Severity::kLow;
+  mig.severity_logic = "low: an idle instance may have no job";
+  mig.title_template = "{count:.0f} MIG instances did no work in any sample";
+  mig.fixes = {
+      {"See which pods hold the instances and whether they run",
+       "kubectl get pods -o wide --field-selector spec.nodeName=NODE; nvidia-smi mig -lgi"},
+      {"Release unused instances or repartition the GPU",
+       "sudo nvidia-smi mig -dci; sudo nvidia-smi mig -dgi"}};
+  mig.verify = "every instance shows SM activity while its job runs";
+  rules.push_back(std::move(mig));
 
   RuleSpec mis = Series("compute.util_misleading", BottleneckClass::kCompute,
                         ChecklistSection::kKernelsAndSync, "SM activity behind utilization");

@@ -56,6 +56,14 @@ class SnapshotRuleContext {
   void Emit(Finding f, std::initializer_list<TitleArg> args) {
     f.title =
         FormatTitle(catalog_.Spec(f.id), std::span<const TitleArg>(args.begin(), args.size()));
+    // A fix that cannot apply is never printed: expandable segments already on in the
+    // snapshot's allocator settings (decided here until fix preconditions live in the catalog).
+    if (s_.expandable_segments.value_or(false)) {
+      std::erase_if(f.fixes, [](const Fix& fix) {
+        return fix.code.find("expandable_segments") != std::string::npos ||
+               fix.action.find("expandable_segments") != std::string::npos;
+      });
+    }
     Outcome(f.id, AssessStatus::kAssessed, true);
     d_.findings.push_back(std::move(f));
   }
@@ -137,6 +145,17 @@ void Churn(SnapshotRuleContext& r) {
   }
   Finding f = r.Start(kChurn, Confidence::kMedium);
   f.severity = s.segment_frees >= s.segment_allocs ? Severity::kHigh : Severity::kMedium;
+  // empty_cache() releases the whole cache in one run of segment_free entries: a single run in
+  // a trace while little was live (under half the trace's peak) is a one-off (a harness
+  // clearing the cache at start-up), not churn that repeats every iteration; a run near the
+  // peak is the allocator flushing at the device limit (a malloc retry): memory pressure.
+  const bool one_off = s.has_trace && s.segment_free_bursts == 1 &&
+                       s.segment_free_burst_live != kNoValue && s.peak_allocated != kNoValue &&
+                       2 * s.segment_free_burst_live < s.peak_allocated;
+  if (one_off) {
+    f.severity = Severity::kLow;
+    f.confidence = Confidence::kLow;
+  }
   SnapshotRuleContext::Evidence(f, "memory.snapshot_segment_frees",
                                 static_cast<double>(s.segment_frees), unit::kCount,
                                 ">=", min_frees.value, &min_frees);
@@ -154,6 +173,11 @@ void Churn(SnapshotRuleContext& r) {
                         {"freed", 0, freed},
                         {"allocs", static_cast<double>(s.segment_allocs)},
                         {"expandable", 0, ExpandableText(s)}});
+  if (one_off) {
+    r.d_.findings.back().title +=
+        "; all released in one run with no allocation between (a one-off empty_cache(), e.g. "
+        "at start-up): not churn that repeats each iteration";
+  }
 }
 
 std::string Size(int64_t bytes) {
@@ -164,7 +188,11 @@ std::string Size(int64_t bytes) {
 // What the allocator's own message says about the failure, and which way it points: the cache
 // held the request but not in one block (fragmentation), other processes held the device, or
 // the job's own tensors filled it.
-std::string OomMessageDetail(const OomMessage& m, Finding& f) {
+// What the allocator's own message says about the failure, read literally, and which way it
+// points: the device had room for the request (a cap or another allocation at that moment, not
+// a full device), the cache held the request but not in one block (fragmentation), other
+// processes held the device, or the job's own tensors filled it.
+std::string OomMessageDetail(const OomMessage& m, Finding& f, bool expandable_on) {
   SnapshotRuleContext::Evidence(f, "memory.oom_message_request_mib", m.requested / kMiB, "MiB", ">",
                                 0, nullptr);
   std::string out = fmt::format("; the log's failure asked for {}", Size(m.requested));
@@ -172,24 +200,50 @@ std::string OomMessageDetail(const OomMessage& m, Finding& f) {
   if (m.free != kNoValue && m.capacity != kNoValue) {
     out += fmt::format(" with {} free of {}", Size(m.free), Size(m.capacity));
   }
+  if (m.process_in_use != kNoValue) {
+    out += fmt::format(", {} in use by this process", Size(m.process_in_use));
+  }
   if (m.allocated_by_pytorch != kNoValue) {
     out += fmt::format(", {} in live tensors", Size(m.allocated_by_pytorch));
   }
   if (m.reserved_unallocated != kNoValue) {
+    out += fmt::format(", {} cached but unallocated", Size(m.reserved_unallocated));
+  }
+  if (m.free != kNoValue && m.requested != kNoValue && m.free >= m.requested) {
+    SnapshotRuleContext::Evidence(f, "memory.oom_message_free_mib", m.free / kMiB, "MiB",
+                                  ">=", m.requested / kMiB, nullptr);
+    return out +
+           ": the device reported more free than the request, so it was not full: a memory cap "
+           "(torch.cuda.set_per_process_memory_fraction, a MIG/vGPU/container limit) or another "
+           "allocation at that moment refused it; check the cap and nvidia-smi for other "
+           "processes";
+  }
+  if (m.reserved_unallocated != kNoValue && m.reserved_unallocated >= m.requested) {
     SnapshotRuleContext::Evidence(f, "memory.oom_message_reserved_unallocated_mib",
                                   m.reserved_unallocated / kMiB, "MiB", ">=", m.requested / kMiB,
                                   nullptr);
-    out += fmt::format(", {} cached but unallocated", Size(m.reserved_unallocated));
-  }
-  if (m.reserved_unallocated != kNoValue && m.reserved_unallocated >= m.requested) {
-    return out + ": the cache held the bytes but not in one block (fragmentation: " + kExpandable +
-           " first)";
+    return out + ": the cache held the bytes but not in one block (fragmentation" +
+           (expandable_on ? ", with expandable segments already on: lower the peak)"
+                          : std::string(": ") + kExpandable + " first)");
   }
   if (m.other_processes > 0) {
     SnapshotRuleContext::Evidence(f, "memory.oom_message_other_processes_mib",
                                   m.other_processes_bytes / kMiB, "MiB", ">", 0, nullptr);
     return out + fmt::format(": {} other process(es) held {} of the GPU", m.other_processes,
                              Size(m.other_processes_bytes));
+  }
+  // Capacity less free less this process: held by something else (another process the message
+  // did not list, a driver reservation).
+  if (m.capacity != kNoValue && m.free != kNoValue && m.process_in_use != kNoValue) {
+    const int64_t elsewhere = m.capacity - m.free - m.process_in_use;
+    if (elsewhere > m.capacity / 4) {
+      SnapshotRuleContext::Evidence(f, "memory.oom_message_held_elsewhere_mib", elsewhere / kMiB,
+                                    "MiB", ">", m.capacity / 4 / kMiB, nullptr);
+      return out + fmt::format(
+                       ": {} of the device was held outside this process (another "
+                       "process or context): check nvidia-smi for other processes",
+                       Size(elsewhere));
+    }
   }
   return out + ": the job's own memory filled the device (lower the peak)";
 }
@@ -208,17 +262,30 @@ void Oom(SnapshotRuleContext& r) {
   }
   Finding f = r.Start(kOom, Confidence::kHigh);
   f.severity = s.ooms > 0 ? Severity::kHigh : Severity::kMedium;
+  // The reason lines are the counts that fired (an OOM, or retries alone); a zero is context.
   SnapshotRuleContext::Evidence(f, "memory.snapshot_ooms", static_cast<double>(s.ooms),
-                                unit::kCount, ">", 0, nullptr);
+                                unit::kCount, s.ooms > 0 ? ">" : "", 0, nullptr);
   // A log's OOM message does not say whether cudaMalloc was retried: no count, not a zero.
   const bool retries_known = s.has_trace || s.has_stats;
   if (retries_known) {
     SnapshotRuleContext::Evidence(f, "memory.alloc_retries", static_cast<double>(s.alloc_retries),
-                                  unit::kCount, ">", 0, nullptr);
+                                  unit::kCount, s.alloc_retries > 0 ? ">" : "", 0, nullptr);
   }
   std::string detail;
   if (s.largest_oom_message) {
-    detail = OomMessageDetail(*s.largest_oom_message, f);
+    detail = OomMessageDetail(*s.largest_oom_message, f, s.expandable_segments.value_or(false));
+  } else if (s.oom_request != kNoValue && s.oom_reserved != kNoValue) {
+    // The state at the OOM, replayed: fragmentation is the cause only when enough cached free
+    // bytes were there for the request.
+    const bool fragmented = s.oom_cached_free >= s.oom_request;
+    detail = fmt::format(
+        "; at the first OOM (replayed from the trace) a {:.0f} MiB request failed with {:.2f} GiB "
+        "live, {:.2f} GiB reserved and {:.2f} GiB cached free: {}",
+        s.oom_request / kMiB, s.oom_live / kGiB, s.oom_reserved / kGiB, s.oom_cached_free / kGiB,
+        fragmented ? "the cache held the bytes but not in one block (fragmentation)"
+                   : "the live tensors filled what the device gave (lower the peak)");
+    SnapshotRuleContext::Evidence(f, "memory.oom_cached_free_mib", s.oom_cached_free / kMiB, "MiB",
+                                  fragmented ? ">=" : "<", s.oom_request / kMiB, nullptr);
   } else if (s.largest_oom_request > 0) {
     detail = fmt::format(
         "; a {:.0f} MiB request failed while the largest cached free block was "

@@ -286,6 +286,83 @@ TEST(SnapshotRulesTest, AnOomMessageSaysWhyTheAllocationFailed) {
   s.largest_oom_message->other_processes = 0;
   title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
   EXPECT_NE(title.find("the job's own memory filled the device"), std::string::npos) << title;
+
+  // Read literally: "304.00 MiB requested, 6.32 GiB free, 143 MiB in use by this process" is
+  // not a full device (issue 36): a cap or another allocation refused it.
+  OomMessage capped;
+  capped.requested = 304 << 20;
+  capped.capacity = 8 * kGiB;
+  capped.free = static_cast<int64_t>(6.32 * kGiB);
+  capped.process_in_use = 143 << 20;
+  s.largest_oom_message = capped;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("it was not full"), std::string::npos) << title;
+  EXPECT_EQ(title.find("the job's own memory filled"), std::string::npos) << title;
+
+  // 1 GiB free of 80, 10 GiB in this process: 69 GiB held elsewhere.
+  OomMessage elsewhere;
+  elsewhere.requested = 2 * kGiB;
+  elsewhere.capacity = 80 * kGiB;
+  elsewhere.free = kGiB;
+  elsewhere.process_in_use = 10 * kGiB;
+  s.largest_oom_message = elsewhere;
+  title = DiagnoseAllocatorState(s, {}).findings.at(0).title;
+  EXPECT_NE(title.find("held outside this process"), std::string::npos) << title;
+}
+
+// One run of releases while little was live is a one-off empty_cache(), not churn (issue 36);
+// the same run near the trace's peak is the allocator flushing at the device limit.
+TEST(SnapshotRulesTest, OneReleaseRunWhileLittleIsLiveIsAOneOff) {
+  AllocatorState s = Reserved(33 * kGiB, 32 * kGiB);
+  s.has_trace = true;
+  s.segment_frees = 742;
+  s.segment_allocs = 178;
+  s.segment_free_bursts = 1;
+  s.segment_free_burst_live = 2 * kGiB;
+  s.peak_allocated = 32 * kGiB;
+  s.reserved_explained_by_peak = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.empty_cache_churn"});
+  EXPECT_EQ(d.findings[0].severity, Severity::kLow);
+  EXPECT_NE(d.findings[0].title.find("a one-off"), std::string::npos) << d.findings[0].title;
+  s.segment_free_burst_live = 30 * kGiB;  // at the limit: memory pressure
+  EXPECT_EQ(DiagnoseAllocatorState(s, {}).findings.at(0).severity, Severity::kHigh);
+}
+
+// The OOM judged at its moment: no cached bytes then means the live tensors filled the device.
+TEST(SnapshotRulesTest, AnOomEntryIsReadAtTheReplayedMoment) {
+  AllocatorState s = Reserved(20 * kGiB, 1 * kGiB);  // after the exception freed everything
+  s.has_trace = true;
+  s.ooms = 1;
+  s.largest_oom_request = 2 * kGiB;
+  s.oom_request = 2 * kGiB;
+  s.oom_live = 19 * kGiB;
+  s.oom_reserved = 20 * kGiB;
+  s.oom_cached_free = 1 * kGiB;
+  s.peak_allocated = 19 * kGiB;
+  s.reserved_explained_by_peak = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  const Finding* f = d.Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("the live tensors filled"), std::string::npos) << f->title;
+  s.oom_cached_free = 3 * kGiB;
+  f = DiagnoseAllocatorState(s, {}).Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("fragmentation"), std::string::npos) << f->title;
+}
+
+// A fix that cannot apply is never printed: expandable segments already on.
+TEST(SnapshotRulesTest, ExpandableSegmentsAreNotAdvisedWhenAlreadyOn) {
+  AllocatorState s = Reserved(70 * kGiB, 51 * kGiB);
+  s.expandable_segments = true;
+  Diagnosis d = DiagnoseAllocatorState(s, {});
+  ASSERT_EQ(Ids(d), std::vector<std::string>{"memory.fragmentation"});
+  EXPECT_FALSE(d.findings[0].fixes.empty());
+  for (const Finding& f : d.findings) {
+    for (const Fix& fix : f.fixes) {
+      EXPECT_EQ(fix.code.find("expandable_segments"), std::string::npos) << f.id;
+    }
+  }
 }
 
 // verdicts.tsv rows of kind memory for snapshots: path -> expected top class.

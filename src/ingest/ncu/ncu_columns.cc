@@ -51,6 +51,10 @@ NcuColumns MapNcuColumns(const std::vector<std::string>& header, NcuLayout& layo
     if (name == "Metric Name") columns.metric_name = column;
     if (name == "Metric Unit") columns.metric_unit = column;
     if (name == "Metric Value") columns.metric_value = column;
+    if (name == "Rule Name") columns.rule_name = column;
+    if (name == "Rule Type") columns.rule_type = column;
+    if (name == "Rule Description") columns.rule_description = column;
+    if (name == "Estimated Speedup") columns.estimated_speedup = column;
     if (!IsIdentityColumn(name) && !name.empty()) columns.metric_columns.push_back(column);
   }
   const bool details = columns.metric_name >= 0 && columns.metric_value >= 0;

@@ -2,6 +2,7 @@
 // not a metric), grouped by the launch's ID.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -81,7 +82,23 @@ void ReadNcuDetailsPage(CsvRecordReader& reader, const NcuColumns& columns, std:
       continue;
     }
     const std::string& metric_name = Cell(record, columns.metric_name);
-    if (metric_name.empty()) continue;  // a rule's result, not a measurement
+    if (metric_name.empty()) {
+      // A rule's result, not a measurement: kept beside the kernel's metrics as
+      // "rule: NAME" (unit: its type, text: what it found, value: its estimated speedup %),
+      // not counted as a metric value.
+      const std::string& rule = Cell(record, columns.rule_name);
+      auto kernel = by_id.find(id);
+      if (rule.empty() || kernel == by_id.end()) continue;
+      KernelMetric result{Cell(record, columns.section),
+                          "rule: " + rule,
+                          Cell(record, columns.rule_type),
+                          Cell(record, columns.rule_description),
+                          {}};
+      std::optional<double> speedup = ParseNcuNumber(Cell(record, columns.estimated_speedup));
+      if (speedup && std::isfinite(*speedup)) result.value = speedup;
+      profile.kernels[kernel->second].metrics.push_back(std::move(result));
+      continue;
+    }
     auto [slot, added] = by_id.try_emplace(id, profile.kernels.size());
     if (added) {
       ProfiledKernel& kernel = profile.kernels.emplace_back();

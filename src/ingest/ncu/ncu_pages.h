@@ -24,6 +24,12 @@ struct NcuColumns {
   int metric_name = -1;
   int metric_unit = -1;
   int metric_value = -1;
+  // Nsight Compute's own rule results (details page): "Occupancy", "WRN", what it found, and
+  // in newer exports its estimated speedup (%).
+  int rule_name = -1;
+  int rule_type = -1;
+  int rule_description = -1;
+  int estimated_speedup = -1;
   // Raw page: the columns that are metrics (everything that is not an identity column).
   std::vector<int> metric_columns;
 };

@@ -5,6 +5,8 @@
 
 #include "ingest/system/gpu_fields.h"
 
+#include "base/number_cast.h"
+
 namespace gpuwhy::system {
 namespace {
 
@@ -39,7 +41,7 @@ Setter Number(std::optional<double> GpuState::*member) {
 Setter Integer(std::optional<int64_t> GpuState::*member) {
   return [member](GpuState& g, std::string_view v) {
     if (!Usable(v)) return;
-    if (std::optional<double> n = LeadingNumber(v)) g.*member = static_cast<int64_t>(*n);
+    if (std::optional<double> n = LeadingNumber(v)) g.*member = ToInteger<int64_t>(*n);
   };
 }
 
@@ -47,16 +49,22 @@ Setter Integer(std::optional<int64_t> GpuState::*member) {
 Setter AddInteger(std::optional<int64_t> GpuState::*member) {
   return [member](GpuState& g, std::string_view v) {
     if (!Usable(v)) return;
-    if (std::optional<double> n = LeadingNumber(v)) {
-      g.*member = (g.*member).value_or(0) + static_cast<int64_t>(*n);
+    std::optional<double> n = LeadingNumber(v);
+    std::optional<int64_t> add = n ? ToInteger<int64_t>(*n) : std::nullopt;
+    int64_t sum = 0;
+    // Out of range or an overflowing sum: the counter is unknown, not wrapped.
+    if (!add || __builtin_add_overflow((g.*member).value_or(0), *add, &sum)) {
+      g.*member = std::nullopt;
+      return;
     }
+    g.*member = sum;
   };
 }
 
 Setter SmallInt(std::optional<int> GpuState::*member) {
   return [member](GpuState& g, std::string_view v) {
     if (!Usable(v)) return;
-    if (std::optional<double> n = LeadingNumber(v)) g.*member = static_cast<int>(*n);
+    if (std::optional<double> n = LeadingNumber(v)) g.*member = ToInteger<int>(*n);
   };
 }
 
@@ -168,6 +176,10 @@ const std::vector<FieldSpec>& Fields() {
        {"PCI/GPU Link Info/PCIe Generation/Max"},
        {"pci/pci_gpu_link_info/pcie_gen/max_link_gen"},
        SmallInt(&GpuState::pcie_gen_max)},
+      {"pcie_gen_device_max",
+       {"PCI/GPU Link Info/PCIe Generation/Device Max"},
+       {"pci/pci_gpu_link_info/pcie_gen/max_device_link_gen"},
+       SmallInt(&GpuState::pcie_gen_device_max)},
       {"pcie_width_current",
        {"PCI/GPU Link Info/Link Width/Current"},
        {"pci/pci_gpu_link_info/link_widths/current_link_width"},

@@ -9,6 +9,8 @@
 // Lines without a timestamp (continuations, pstore headers) are kept as untimed messages.
 #include <array>
 
+#include <fmt/format.h>
+
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
@@ -292,6 +294,71 @@ bool ParseXid(std::string_view message, XidEvent& xid, std::string& why) {
   return true;
 }
 
+// "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 11004, Non-fatal, Link 46 …" (NVSwitch errors
+// the driver logs as the GPU's Xid).
+bool ParseSxid(std::string_view message, NodeEvent& e) {
+  size_t at = message.find("SXid (");
+  if (at == std::string_view::npos) return false;
+  std::string_view before = system::Trim(message.substr(0, at));
+  if (before.ends_with(":")) before.remove_suffix(1);
+  std::string_view s = message.substr(at + 6);
+  size_t close = s.find(')');
+  if (close == std::string_view::npos) return false;
+  std::string_view pci = s.substr(0, close);
+  if (pci.starts_with("PCI:")) pci.remove_prefix(4);
+  s = system::Trim(s.substr(close + 1));
+  if (!s.starts_with(":")) return false;
+  s = system::Trim(s.substr(1));
+  size_t n = 0;
+  while (n < s.size() && n < 9 && s[n] >= '0' && s[n] <= '9') ++n;
+  std::optional<int64_t> code = system::ParseInt(s.substr(0, n));
+  if (!code) return false;
+  e.kind = "sxid";
+  e.code = static_cast<int>(*code);
+  e.device = fmt::format("{}{}{}", before, before.empty() ? "" : " ", pci);
+  s = system::Trim(s.substr(n));
+  if (s.starts_with(",")) s = system::Trim(s.substr(1));
+  e.detail = std::string(s);
+  e.fatal = s.starts_with("Fatal") || s.starts_with("fatal");
+  return true;
+}
+
+// The other lines an operator reads in a GPU node's kernel log.
+bool ParseNodeEvent(std::string_view message, NodeEvent& e) {
+  if (system::Contains(message, "SXid (")) return ParseSxid(message, e);
+  if (system::Contains(message, "nvidia-peermem") &&
+      (system::Contains(message, "ERROR") || system::Contains(message, "error"))) {
+    e.kind = "peermem";
+    e.detail = std::string(message.substr(message.find("nvidia-peermem")));
+    return true;
+  }
+  // "pt_main_thread[2536443]: segfault at 7f79… ip … sp … error 4 in libnccl.so.2[7f7c…]".
+  if (size_t seg = message.find(": segfault at "); seg != std::string_view::npos) {
+    size_t in = message.find(" in ", seg);
+    if (in == std::string_view::npos) return false;
+    std::string_view lib = message.substr(in + 4);
+    lib = lib.substr(0, lib.find_first_of("[ "));
+    size_t err = message.find(" error ", seg);
+    e.kind = "segfault";
+    e.device = std::string(lib);
+    e.detail = fmt::format(
+        "{} {}", message.substr(0, seg),
+        err == std::string_view::npos ? std::string_view() : message.substr(err + 1, in - err - 1));
+    return true;
+  }
+  if (system::Contains(message, "file-max limit") && system::Contains(message, "reached")) {
+    e.kind = "file_max";
+    e.detail = std::string(message);
+    return true;
+  }
+  if (system::Contains(message, "fallen off the bus")) {
+    e.kind = "fell_off_bus";
+    e.detail = std::string(message);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool HasKernelLogTimestamp(std::string_view line) {
@@ -307,7 +374,15 @@ Status ParseKernelLog(std::string_view text, std::string_view path, SystemFacts&
     Stamp stamp;
     std::string_view message = system::Trim(line.text);
     if (!SplitStamp(line.text, stamp, message)) stamp = {};
-    if (!system::Contains(message, "NVRM: Xid")) continue;
+    if (!system::Contains(message, "NVRM: Xid")) {
+      NodeEvent event;
+      if (ParseNodeEvent(message, event)) {
+        event.time_text = stamp.text;
+        event.quote = system::Quote(path, line);
+        facts.node_events.push_back(std::move(event));
+      }
+      continue;
+    }
     XidEvent xid;
     std::string why;
     if (!ParseXid(message, xid, why)) {

@@ -78,6 +78,7 @@ LinkValues ReadLinkValues(std::string_view s) {
 Status ParseLspci(std::string_view text, std::string_view path, SystemFacts& facts) {
   std::optional<PcieLink> current;
   bool has_device = false;
+  bool after_status = false;  // the previous line was LnkSta
   auto flush = [&] {
     if (current && (current->max_speed_gts || current->speed_gts)) {
       PcieLink& link = *current;
@@ -104,6 +105,11 @@ Status ParseLspci(std::string_view text, std::string_view path, SystemFacts& fac
       continue;
     }
     std::string_view t = system::Trim(s);
+    // The flags line under LnkSta: "TrErr- Train- SlotClk+ DLActive- BWMgmt- ABWMgmt-".
+    if (current && after_status && system::Contains(t, "DLActive-")) {
+      current->data_link_inactive = true;
+    }
+    after_status = false;
     bool cap = t.starts_with("LnkCap:");
     bool sta = t.starts_with("LnkSta:");
     if (!cap && !sta) continue;
@@ -129,6 +135,7 @@ Status ParseLspci(std::string_view text, std::string_view path, SystemFacts& fac
       current->speed_downgraded = v.speed_down;
       current->width_downgraded = v.width_down;
       current->sta_quote = system::Quote(path, line);
+      after_status = true;
       // An excerpt lists pairs of lines: close the device after its state.
       if (!has_device) flush();
     }

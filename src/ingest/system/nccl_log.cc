@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include <limits>
+
 #include <fmt/format.h>
 
+#include "base/number_cast.h"
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
@@ -17,14 +20,71 @@ namespace {
 
 using system::TextLine;
 
-// " 0: text" (srun --label) -> "text".
-std::string_view StripSrunLabel(std::string_view s) {
+// One launcher prefix at the start of |s|, removed; false when there is none:
+//   " 0: "              srun --label
+//   "[1,0]<stdout>:"    mpirun --tag-output (also <stderr>)
+//   "[rank0]:" / "[default0]:"   torchrun / torch.distributed log prefixes
+//   "[2026-01-01 12:08:32] " and "2024-05-01T10:00:00.123Z " / "2024-05-01 10:00:00 "
+bool StripOnePrefix(std::string_view& s) {
   size_t i = 0;
   while (i < s.size() && s[i] == ' ') ++i;
   size_t digits = i;
   while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i > digits && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return s.substr(i + 2);
+  if (i > digits && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') {
+    s.remove_prefix(i + 2);
+    return true;
+  }
+  std::string_view t = s.substr(digits);
+  if (t.starts_with("[")) {
+    size_t close = t.find(']');
+    if (close == std::string_view::npos || close > 40) return false;
+    std::string_view inner = t.substr(1, close - 1);
+    std::string_view after = t.substr(close + 1);
+    if (after.starts_with("<stdout>:") || after.starts_with("<stderr>:")) {
+      s = after.substr(9);
+      return true;
+    }
+    bool rank =
+        (inner.starts_with("rank") || inner.starts_with("default")) && after.starts_with(":");
+    if (rank) {
+      s = after.substr(1);
+      return true;
+    }
+    // "[2026-01-01 12:08:32]": a date stamp.
+    if (inner.size() >= 10 && inner[4] == '-' && inner[7] == '-' &&
+        std::isdigit(static_cast<unsigned char>(inner[0]))) {
+      s = after;
+      return true;
+    }
+    return false;
+  }
+  // "2024-05-01T10:00:00.123Z " or "2024-05-01 10:00:00,123 ".
+  if (t.size() > 19 && t[4] == '-' && t[7] == '-' && (t[10] == 'T' || t[10] == ' ') &&
+      t[13] == ':' && std::isdigit(static_cast<unsigned char>(t[0]))) {
+    size_t end = t.find(' ', 11);
+    if (end == std::string_view::npos) return false;
+    s = t.substr(end + 1);
+    return true;
+  }
+  return false;
+}
+
+std::string_view StripLauncherPrefix(std::string_view s) {
+  for (int i = 0; i < 4 && StripOnePrefix(s); ++i) {
+  }
   return s;
+}
+
+// Lines that say a communicator failed (NCCL result names, the framework's wrappers, the
+// watchdog).
+bool FailureLine(std::string_view s) {
+  for (std::string_view mark :
+       {"ncclSystemError", "ncclRemoteError", "ncclInternalError", "ncclUnhandledCudaError",
+        "ncclInvalidUsage", "ncclInvalidArgument", "Watchdog caught collective operation timeout",
+        "NCCL communicator was aborted", "NCCL error in:", "NCCL Error "}) {
+    if (system::Contains(s, mark)) return true;
+  }
+  return false;
 }
 
 NcclTransport TransportOf(std::string_view via) {
@@ -42,7 +102,7 @@ NcclTransport TransportOf(std::string_view via) {
 std::optional<int> RankBefore(std::string_view s) {
   size_t bracket = s.find('[');
   std::optional<int64_t> rank = system::ParseInt(s.substr(0, bracket));
-  if (!rank) return std::nullopt;
+  if (!rank || *rank < 0 || *rank > std::numeric_limits<int>::max()) return std::nullopt;
   return static_cast<int>(*rank);
 }
 
@@ -56,12 +116,13 @@ bool ReadConnection(std::string_view msg, NcclConnection& c) {
     return false;
   }
   std::string_view channel = system::Trim(msg.substr(8, colon - 8));
-  std::optional<double> number = system::LeadingNumber(channel);
+  std::optional<double> read = system::LeadingNumber(channel);
+  std::optional<int> number = read ? ToInteger<int>(*read) : std::nullopt;
   std::optional<int> from = RankBefore(system::Trim(msg.substr(colon + 3, arrow - colon - 3)));
   std::string_view after = system::Trim(msg.substr(arrow + 4, via - arrow - 4));
   std::optional<int> to = RankBefore(after.substr(0, after.find(' ')));
   if (!number || !from || !to) return false;
-  c.channel = static_cast<int>(*number);
+  c.channel = *number;
   c.from_rank = *from;
   c.to_rank = *to;
   c.via = std::string(system::Trim(msg.substr(via + 5)));
@@ -129,6 +190,12 @@ bool ReadTestRow(std::string_view s, NcclTestRow& row) {
   return true;
 }
 
+// "nRanks 8": the count after |pos|; nullopt when absent or no int holds it.
+std::optional<int> CountAfter(std::string_view msg, size_t pos) {
+  std::optional<double> v = system::LeadingNumber(msg.substr(pos));
+  return v ? ToInteger<int>(*v) : std::nullopt;
+}
+
 void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line, NcclLog& log) {
   if (msg.starts_with("Channel ")) {
     NcclConnection c;
@@ -155,6 +222,14 @@ void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line,
         {std::string(system::Trim(msg.substr(14))), "", system::Quote(path, line)});
     return;
   }
+  // "NET/OFI Need to force simple protocol: GDR not supported", "NET/IB : GPU Direct RDMA
+  // Disabled for HCA 0 'mlx5_0' (no module)": the platform or provider cannot do GPUDirect RDMA.
+  if (system::Contains(msg, "GDR not supported") ||
+      system::Contains(msg, "GPU Direct RDMA Disabled")) {
+    log.gdr = false;
+    log.gdr_lines.push_back(system::Quote(path, line));
+    return;
+  }
   if (size_t gdr = msg.find(" GDR ");
       gdr != std::string_view::npos && system::Contains(msg, "Connected all rings")) {
     std::optional<double> on = system::LeadingNumber(msg.substr(gdr + 5));
@@ -163,20 +238,14 @@ void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line,
     return;
   }
   if (size_t nranks = msg.find(" nRanks "); nranks != std::string_view::npos) {
-    if (auto v = system::LeadingNumber(msg.substr(nranks + 8))) {
-      log.max_nranks = std::max(log.max_nranks, static_cast<int>(*v));
-    }
+    if (auto v = CountAfter(msg, nranks + 8)) log.max_nranks = std::max(log.max_nranks, *v);
     if (size_t nnodes = msg.find(" nNodes "); nnodes != std::string_view::npos) {
-      if (auto v = system::LeadingNumber(msg.substr(nnodes + 8))) {
-        log.max_nnodes = std::max(log.max_nnodes, static_cast<int>(*v));
-      }
+      if (auto v = CountAfter(msg, nnodes + 8)) log.max_nnodes = std::max(log.max_nnodes, *v);
     }
     return;
   }
   if (size_t nranks = msg.find(" nranks "); nranks != std::string_view::npos) {
-    if (auto v = system::LeadingNumber(msg.substr(nranks + 8))) {
-      log.max_nranks = std::max(log.max_nranks, static_cast<int>(*v));
-    }
+    if (auto v = CountAfter(msg, nranks + 8)) log.max_nranks = std::max(log.max_nranks, *v);
   }
   NcclNetLine net;
   if (ReadNet(msg, net)) {
@@ -193,7 +262,7 @@ Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& f
   bool any = false;
   bool in_test_table = false;
   for (const TextLine& line : system::SplitLines(text)) {
-    std::string_view s = StripSrunLabel(line.text);
+    std::string_view s = StripLauncherPrefix(line.text);
     if (size_t v = s.find("NCCL version "); v != std::string_view::npos && log.version.empty()) {
       std::vector<std::string_view> w = system::SplitWords(s.substr(v + 13));
       if (!w.empty()) {
@@ -212,7 +281,24 @@ Status ParseNcclLog(std::string_view text, std::string_view path, SystemFacts& f
       log.warnings.push_back(system::Quote(path, line));
       continue;
     }
+    if (FailureLine(s)) {
+      any = true;
+      log.errors.push_back(system::Quote(path, line));
+      continue;
+    }
     std::string_view t = system::Trim(s);
+    if (t.starts_with("#") && system::Contains(t, " Rank ") && system::Contains(t, " on ") &&
+        system::Contains(t, " device ")) {
+      // "#  Rank  0 Group  0 Pid  77184 on HOST device  0 [0x10] NVIDIA A100-SXM4-40GB".
+      std::vector<std::string_view> w = system::SplitWords(t.substr(t.find(" on ") + 4));
+      size_t bus = t.find("] ");
+      if (!w.empty() && bus != std::string_view::npos) {
+        log.test_ranks.push_back({std::string(w[0]), std::string(system::Trim(t.substr(bus + 2))),
+                                  system::Quote(path, line)});
+        any = true;
+      }
+      continue;
+    }
     if (t.starts_with("#")) {
       if (system::Contains(t, "size") && system::Contains(t, "busbw")) in_test_table = true;
       if (size_t avg = t.find("Avg bus bandwidth"); avg != std::string_view::npos) {

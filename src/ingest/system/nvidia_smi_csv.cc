@@ -3,6 +3,7 @@
 // the rest are ignored.
 #include <fmt/format.h>
 
+#include "base/number_cast.h"
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
@@ -34,7 +35,7 @@ void Set(GpuState& g, std::string_view field, std::string_view v) {
   if (!Usable(v)) return;
   auto num = [&] { return system::LeadingNumber(v); };
   auto small = [&]() -> std::optional<int> {
-    if (auto n = num()) return static_cast<int>(*n);
+    if (auto n = num()) return ToInteger<int>(*n);  // out of range: unset, not a cast
     return std::nullopt;
   };
   if (field == "name")
@@ -71,8 +72,11 @@ void Set(GpuState& g, std::string_view field, std::string_view v) {
     g.util_pct = num();
   else if (field == "pcie.link.gen.current" || field == "pcie.link.gen.gpucurrent") {
     if (!g.pcie_gen_current) g.pcie_gen_current = small();
-  } else if (field == "pcie.link.gen.max" || field == "pcie.link.gen.gpumax") {
-    if (!g.pcie_gen_max) g.pcie_gen_max = small();
+  } else if (field == "pcie.link.gen.max") {
+    g.pcie_gen_max = small();  // what GPU and system together reach
+  } else if (field == "pcie.link.gen.gpumax") {
+    g.pcie_gen_device_max = small();
+    if (!g.pcie_gen_max) g.pcie_gen_max = g.pcie_gen_device_max;  // until .max is read
   } else if (field == "pcie.link.width.current")
     g.pcie_width_current = small();
   else if (field == "pcie.link.width.max")

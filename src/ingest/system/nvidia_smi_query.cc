@@ -1,5 +1,7 @@
 // `nvidia-smi -q`: "Key : Value" lines nested by indentation under one "GPU 00000000:07:00.0"
 // line per GPU; "Driver Version" and "CUDA Version" before the first GPU apply to all.
+#include <fmt/format.h>
+
 #include "ingest/system/gpu_fields.h"
 #include "ingest/system/system_parsers.h"
 
@@ -18,6 +20,8 @@ size_t Indent(std::string_view s) {
 struct Section {
   GpuState gpu;
   std::vector<KeyedValue> values;
+  bool processes = false;  // reached "Processes", the last section of every GPU's record
+  size_t last_line = 0;
 };
 
 }  // namespace
@@ -50,6 +54,10 @@ Status ParseNvidiaSmiQuery(std::string_view text, std::string_view path, SystemF
       key = system::Trim(t.substr(0, t.size() - 1));
     }
     while (!stack.empty() && stack.back().first >= indent) stack.pop_back();
+    if (!sections.empty()) {
+      sections.back().last_line = line.number;
+      if (stack.empty() && key == "Processes") sections.back().processes = true;
+    }
     if (sections.empty()) {
       // Driver 610 appends "[Deprecated; ... Use KMD Version instead]": the number is the word.
       if (key == "Driver Version") driver = std::string(value.substr(0, value.find(' ')));
@@ -68,6 +76,17 @@ Status ParseNvidiaSmiQuery(std::string_view text, std::string_view path, SystemF
   }
   if (!saw_header && sections.empty()) {
     return InvalidArgument("{}: no 'NVSMI LOG' header and no GPU section", path);
+  }
+  // Every GPU's record ends with its Processes section: a last record without it was cut
+  // short (a paste, a size limit), and the fields after the cut are missing, not healthy.
+  if (!sections.empty() && !sections.back().processes) {
+    facts.problems.Add(
+        DataProblem::kTruncated,
+        system::LineError(path, sections.back().last_line,
+                          fmt::format("nvidia-smi -q is truncated: GPU {}'s record stops before "
+                                      "its Processes section; the fields after the cut are "
+                                      "missing",
+                                      sections.back().gpu.pci_bus_id)));
   }
   for (Section& section : sections) {
     GpuState& gpu = section.gpu;

@@ -51,17 +51,29 @@ bool ReadFirstRow(const std::vector<std::string_view>& cells, GpuState& gpu) {
   return true;
 }
 
-// "| N/A   27C    P0   72W /  700W |   1MiB /  81559MiB |   0%   Default |".
-void ReadSecondRow(const std::vector<std::string_view>& cells, GpuState& gpu) {
+// "| N/A   27C    P0   72W /  700W |   1MiB /  81559MiB |   0%   Default |". nvidia-smi
+// prints "ERR!" where a sensor could not be read (the fan, the temperature, the power).
+void ReadSecondRow(const std::vector<std::string_view>& cells, GpuState& gpu, std::string_view path,
+                   const TextLine& line) {
   if (cells.size() < 3) return;
+  static constexpr std::string_view kFields[] = {"fan", "temperature", "performance state",
+                                                 "power"};
+  std::vector<std::string_view> words = system::SplitWords(cells[0]);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != "ERR!") continue;
+    std::string_view field = i < std::size(kFields) ? kFields[i] : "sensor";
+    gpu.quotes.push_back({"sensor_error", std::string(field), system::Quote(path, line)});
+  }
   for (std::string_view w : system::SplitWords(cells[0])) {
     if (w.ends_with("C") && system::LeadingNumber(w)) gpu.temp_c = system::LeadingNumber(w);
     if (w.size() >= 2 && w[0] == 'P' && system::ParseInt(w.substr(1))) {
       gpu.performance_state = std::string(w);
     }
   }
-  size_t slash = cells[0].find('/');
-  if (slash != std::string_view::npos) {
+  // "72W /  700W" is the last slash of the cell: the fan column may read "N/A".
+  size_t slash = cells[0].rfind('/');
+  if (slash != std::string_view::npos && slash > 0 &&
+      cells[0].substr(0, slash).find('W') != std::string_view::npos) {
     std::vector<std::string_view> before = system::SplitWords(cells[0].substr(0, slash));
     if (!before.empty()) gpu.power_w = system::LeadingNumber(before.back());
     gpu.power_limit_w = system::LeadingNumber(cells[0].substr(slash + 1));
@@ -130,7 +142,7 @@ Status ParseNvidiaSmiTable(std::string_view text, std::string_view path, SystemF
       continue;
     }
     if (row_in_block == 0 && !gpus.empty()) {
-      ReadSecondRow(cells, gpus.back());
+      ReadSecondRow(cells, gpus.back(), path, line);
       Note(gpus.back(), "temp_c", path, line);
       Note(gpus.back(), "power_w", path, line);
       row_in_block = 1;

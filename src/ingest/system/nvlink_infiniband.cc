@@ -2,11 +2,20 @@
 // "Link N: 26.562 GB/s" or "Link N: <inactive>"), and `ibstat` ("CA 'mlx5_0'" … "Port 1:" …
 // "State: Active") / `ibstatus` ("Infiniband device 'mlx5_0' port 1 status:" … "state: 4:
 // ACTIVE").
+#include "base/number_cast.h"
 #include "ingest/system/system_parsers.h"
 #include "ingest/system/text_lines.h"
 
 namespace gpuwhy {
 namespace {
+
+// A port number no int holds (1.8e19) is a data problem, never a cast; the port reads 0.
+int CheckedPort(double n, std::string_view path, const system::TextLine& line, SystemFacts& facts) {
+  if (std::optional<int> port = ToInteger<int>(n)) return *port;
+  facts.problems.Add(DataProblem::kUnparsedLine,
+                     system::LineError(path, line.number, "port number out of range"));
+  return 0;
+}
 
 using system::TextLine;
 
@@ -38,7 +47,8 @@ Status ParseNvLinkStatus(std::string_view text, std::string_view path, SystemFac
     }
     if (!t.starts_with("Link ")) continue;
     size_t colon = t.find(':');
-    std::optional<double> link = system::LeadingNumber(t.substr(5));
+    std::optional<double> number = system::LeadingNumber(t.substr(5));
+    std::optional<int> link = number ? ToInteger<int>(*number) : std::nullopt;
     if (colon == std::string_view::npos || !link || gpu.empty()) {
       facts.problems.Add(
           DataProblem::kUnparsedLine,
@@ -47,7 +57,7 @@ Status ParseNvLinkStatus(std::string_view text, std::string_view path, SystemFac
     }
     NvLinkState state;
     state.gpu = gpu;
-    state.link = static_cast<int>(*link);
+    state.link = *link;
     std::string_view value = system::Trim(t.substr(colon + 1));
     state.inactive = system::Contains(value, "inactive");
     if (!state.inactive) state.gbs = system::LeadingNumber(value);
@@ -79,7 +89,7 @@ Status ParseInfiniband(std::string_view text, std::string_view path, SystemFacts
       size_t p = t.find(" port ");
       if (auto n =
               p == std::string_view::npos ? std::nullopt : system::LeadingNumber(t.substr(p + 6))) {
-        port->port = static_cast<int>(*n);
+        port->port = CheckedPort(*n, path, line, facts);
       }
       port->quote = system::Quote(path, line);
       continue;
@@ -88,7 +98,8 @@ Status ParseInfiniband(std::string_view text, std::string_view path, SystemFacts
       flush();
       port.emplace();
       port->device = device;
-      if (auto n = system::LeadingNumber(t.substr(5))) port->port = static_cast<int>(*n);
+      if (auto n = system::LeadingNumber(t.substr(5)))
+        port->port = CheckedPort(*n, path, line, facts);
       port->quote = system::Quote(path, line);
       continue;
     }

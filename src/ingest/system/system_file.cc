@@ -40,7 +40,7 @@ double ShareOfLines(std::string_view text, Test test) {
 }  // namespace
 
 std::string_view SystemFormatName(SystemFormat format) {
-  static constexpr std::array<std::string_view, 13> kNames = {"unknown",
+  static constexpr std::array<std::string_view, 14> kNames = {"unknown",
                                                               "kernel log",
                                                               "lspci -vvv",
                                                               "nvidia-smi topo -m",
@@ -52,7 +52,8 @@ std::string_view SystemFormatName(SystemFormat format) {
                                                               "nvidia-smi nvlink -s",
                                                               "ibstat",
                                                               "environment",
-                                                              "command capture"};
+                                                              "command capture",
+                                                              "fabric manager log"};
   return kNames[static_cast<size_t>(format)];
 }
 
@@ -68,12 +69,20 @@ SystemFormat SniffSystemFormat(std::string_view text) {
   if (Contains(head, "NVIDIA-SMI ") && Contains(head, "Driver Version")) {
     return SystemFormat::kNvidiaSmiTable;
   }
-  if (Contains(head, "--query-gpu") || Contains(head.substr(0, head.find('\n')), "pci.bus_id")) {
+  // --query-gpu's header names its fields ("pci.bus_id", "utilization.gpu [%]").
+  std::string_view first_line = head.substr(0, head.find('\n'));
+  if (Contains(head, "--query-gpu") || Contains(first_line, "pci.bus_id") ||
+      (Contains(first_line, "utilization.gpu") && Contains(first_line, ","))) {
     return SystemFormat::kNvidiaSmiCsv;
   }
   if (Contains(head, "NCCL INFO") || Contains(head, "NCCL WARN") || Contains(head, "# nThread") ||
-      Contains(head, "Avg bus bandwidth")) {
+      Contains(head, "Avg bus bandwidth") ||
+      (Contains(head, "busbw") && Contains(head, "algbw") && Contains(head, "redop"))) {
     return SystemFormat::kNccl;
+  }
+  if (Contains(head, "[tid ") && (Contains(head, "NVSwitch") || Contains(head, "Fabric Manager") ||
+                                  Contains(head, "fabric manager"))) {
+    return SystemFormat::kFabricManager;
   }
   if (Contains(head, "nvidia-smi topo") || Contains(head, "CPU Affinity") ||
       (Contains(head, "Legend:") && Contains(head, "NV#"))) {
@@ -118,6 +127,7 @@ Status ParseSystemText(SystemFormat format, std::string_view text, std::string_v
     case SystemFormat::kNvLinkStatus: return ParseNvLinkStatus(text, path, facts);
     case SystemFormat::kInfiniband: return ParseInfiniband(text, path, facts);
     case SystemFormat::kEnvironment: return ParseEnvironment(text, path, facts);
+    case SystemFormat::kFabricManager: return ParseFabricManagerLog(text, path, facts);
     case SystemFormat::kCommandCapture:
       facts.inputs.pop_back();  // each section is recorded as its own input
       return ParseCommandCapture(text, path, facts);

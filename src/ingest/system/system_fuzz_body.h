@@ -28,9 +28,18 @@ inline bool FuzzSystemParser(SystemFormat format, std::string_view data) {
   for (const XidEvent& x : facts.xids) {
     if (x.quote.line < 1 || x.quote.line > lines) return false;
   }
+  for (const NodeEvent& e : facts.node_events) {
+    if (e.quote.line < 1 || e.quote.line > lines) return false;
+  }
   for (const NcclLog& log : facts.nccl_logs) {
     for (const NcclConnection& c : log.connections) {
       if (c.quote.line < 1 || c.quote.line > lines) return false;
+    }
+    for (const NcclTestRow& r : log.test_rows) {
+      if (r.quote.line < 1 || r.quote.line > lines) return false;
+    }
+    for (const SourceQuote& q : log.errors) {
+      if (q.line < 1 || q.line > lines) return false;
     }
   }
   return true;

@@ -28,7 +28,12 @@ struct Target {
 const Target kTargets[] = {
     {SystemFormat::kKernelLog, "dmesg",
      "[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=1, name=a, x\n"
-     "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: Xid (PCI:0000:38:00): 13, pid=1\n"},
+     "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: Xid (PCI:0000:38:00): 13, pid=1\n"
+     "[ 9.1] nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 11004, Non-fatal, Link 46 ACL\n"
+     "[ 9.2] pt_main_thread[25]: segfault at 7f ip 7f sp 7f error 4 in libnccl.so.2[7f+d3]\n"},
+    {SystemFormat::kFabricManager, "fabric-manager",
+     "[Dec 19 2024 19:17:49] [ERROR] [tid 1374] detected NVSwitch non-fatal error 12028 on fid 0 "
+     "on NVSwitch pci bus id 00000000:83:00.0 physical id 0 port 34\n"},
     {SystemFormat::kLspci, "lspci",
      "19:00.0 3D controller: NVIDIA Corporation Device 2330\n\tLnkCap:\tPort #0, Speed 32GT/s, "
      "Width x16\n\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x8 (downgraded)\n"},
@@ -36,7 +41,9 @@ const Target kTargets[] = {
      "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV4\t0-7\t0\nGPU1\tNV4\t X \t0-7\t0\n"},
     {SystemFormat::kNccl, "nccl",
      "h:1:2 [0] NCCL INFO NCCL version 2.18.3\nh:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] "
-     "via NET/Socket/0\n#  size count type redop root time algbw busbw\n"},
+     "via NET/Socket/0\n#  size count type redop root time algbw busbw\n"
+     "[1,0]<stdout>:  1048576  262144  float  sum  -1  123.4  8.50  15.93  0  1  8.5  15.9  0\n"
+     "[rank0]: ncclRemoteError: A call failed\n"},
     {SystemFormat::kNvidiaSmiQuery, "nvidia-smi-q",
      "==============NVSMI LOG==============\nDriver Version : 1\nGPU 00000000:01:00.0\n"
      "    Temperature\n        GPU Current Temp : 33 C\n"},

@@ -44,6 +44,9 @@ Status ParseNvidiaSmiTable(std::string_view text, std::string_view path, SystemF
 Status ParseNvidiaSmiCsv(std::string_view text, std::string_view path, SystemFacts& facts);
 Status ParseNvLinkStatus(std::string_view text, std::string_view path, SystemFacts& facts);
 
+// NVIDIA Fabric Manager's log: NVSwitch errors become NodeEvents of kind "sxid".
+Status ParseFabricManagerLog(std::string_view text, std::string_view path, SystemFacts& facts);
+
 // `ibstat` and `ibstatus`.
 Status ParseInfiniband(std::string_view text, std::string_view path, SystemFacts& facts);
 
@@ -65,6 +68,7 @@ enum class SystemFormat {
   kInfiniband,
   kEnvironment,
   kCommandCapture,  // several commands' outputs, each under "# $ COMMAND" (command_capture.h)
+  kFabricManager,
 };
 std::string_view SystemFormatName(SystemFormat format);  // "kernel log", "lspci -vvv", …
 

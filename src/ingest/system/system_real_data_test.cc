@@ -143,10 +143,14 @@ TEST(SystemRealDataTest, EveryDmesgLineHasAKnownStamp) {
       if (end == std::string::npos) end = text->size();
       std::string_view line(text->data() + pos, end - pos);
       if (!line.empty() && !HasKernelLogTimestamp(line)) ++untimed;
-      headers += line.starts_with("dmesg-erst-") || line.starts_with("Panic#");
+      // pstore record headers, and a message's continuation lines (printed indented under
+      // its stamp, like NVRM's "nvidia-bug-report.sh" advice).
+      headers += line.starts_with("dmesg-erst-") || line.starts_with("Panic#") ||
+                 (line.starts_with("  ") && !HasKernelLogTimestamp(line));
       pos = end + 1;
     }
-    // Only pstore's record headers ("dmesg-erst-…:", "Panic#1 Part2") carry no stamp.
+    // Only pstore's record headers ("dmesg-erst-…:", "Panic#1 Part2") and indented
+    // continuation lines carry no stamp.
     EXPECT_EQ(untimed, headers) << entry.path();
   }
 }
