@@ -130,7 +130,9 @@ TEST(DiagnosePlatformTest, EfaFailureSocketFallback) {
   Diagnosis d = FromFiles({"nccl/gnosia93_c7-nccl_g6e_4node_efa_fail_socket_fallback.txt"});
   const Finding* f = d.Find("platform.nccl_socket_fallback");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, Severity::kHigh);
+  // Communication class with no measured time per step: medium at most (ApplyEvidencePolicy,
+  // docs/findings.md "Evidence that reads true, severity that fits").
+  EXPECT_EQ(f->severity, Severity::kMedium);
   EXPECT_NE(f->title.find("14 connections, 4 nodes) although a faster fabric exists: the "
                           "EFA/libfabric plugin (NET/OFI) was tried and failed to initialise"),
             std::string::npos)
@@ -141,7 +143,7 @@ TEST(DiagnosePlatformTest, EfaFailureSocketFallback) {
   EXPECT_TRUE(quotes_using_socket);
   const Finding* w = d.Find("platform.nccl_warnings");
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(w->severity, Severity::kHigh);             // "Failing initialization"
+  EXPECT_EQ(w->severity, Severity::kMedium);           // "Failing initialization"; no time measured
   EXPECT_EQ(d.Find("platform.nccl_no_gdr"), nullptr);  // sockets never use GDR: not twice
   const ChecklistItem* item = Item(d, "NCCL transport");
   ASSERT_NE(item, nullptr);
@@ -239,7 +241,8 @@ TEST(DiagnosePlatformTest, EnvironmentSettings) {
   EXPECT_EQ(blocking->quotes.at(0).line, 2);
   const Finding* nccl = d.Find("platform.nccl_env");
   ASSERT_NE(nccl, nullptr);
-  EXPECT_EQ(nccl->severity, Severity::kHigh);
+  // Communication class, no measured time per step: medium at most (ApplyEvidencePolicy).
+  EXPECT_EQ(nccl->severity, Severity::kMedium);
   EXPECT_NE(d.Find("platform.thread_settings"), nullptr);
   EXPECT_EQ(d.findings.front().severity, Severity::kHigh);
 }

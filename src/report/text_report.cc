@@ -57,6 +57,31 @@ std::string DeviceText(const ReportDevice& d) {
   return text;
 }
 
+// One line per device, except that consecutive devices that ran no GPU op and share a name and
+// memory size share one line ("GPU 1-7 ... (ran no GPU op)"): an 8-GPU node whose trace is one
+// rank's otherwise pushes the diagnosis off the first screen.
+void DeviceLines(std::string& out, const std::vector<ReportDevice>& devices) {
+  size_t i = 0;
+  bool first = true;
+  while (i < devices.size()) {
+    size_t j = i + 1;
+    while (!devices[i].active && j < devices.size() && !devices[j].active &&
+           devices[j].name == devices[i].name &&
+           devices[j].memory_bytes == devices[i].memory_bytes &&
+           devices[j].id == devices[j - 1].id + 1) {
+      ++j;
+    }
+    std::string text = DeviceText(devices[i]);
+    if (j - i > 1) {
+      text.replace(0, fmt::format("GPU {}", devices[i].id).size(),
+                   fmt::format("GPU {}-{}", devices[i].id, devices[j - 1].id));
+    }
+    Field(out, first ? "devices" : "", text);
+    first = false;
+    i = j;
+  }
+}
+
 std::string StepsText(const StepBreakdownResult& steps) {
   const StepExtents& e = steps.extents;
   if (e.steps.empty()) return "none";
@@ -103,9 +128,7 @@ void RenderHeader(std::string& out, const Section& s) {
                                              : line + path + "\n";
   Field(out, "rank", RankText(h));
   if (h.devices.empty()) Field(out, "devices", "none recorded (CPU-only trace?)");
-  for (size_t i = 0; i < h.devices.size(); ++i) {
-    Field(out, i == 0 ? "devices" : "", DeviceText(h.devices[i]));
-  }
+  DeviceLines(out, h.devices);
   const UtilizationResult& u = s.analysis.utilization;
   Interval window = u.valid ? u.window : s.analysis.steps.extents.Window();
   if (window.length() > 0) {
@@ -130,9 +153,7 @@ void RenderSourceHeader(std::string& out, const Section& s) {
   const RankHeader& h = s.header;
   std::string line = "== " + FitKeepEnd(h.path, kReportWidth - 3);
   out += s.options.colour == TextColour::kOn ? "\x1b[1m" + line + "\x1b[0m\n" : line + "\n";
-  for (size_t i = 0; i < h.devices.size(); ++i) {
-    Field(out, i == 0 ? "devices" : "", DeviceText(h.devices[i]));
-  }
+  DeviceLines(out, h.devices);
 }
 
 void RenderUtilization(std::string& out, const Section& s) {

@@ -122,9 +122,7 @@ std::vector<RuleSpec> GpuBoundRuleSpecs() {
       .recoverable_logic = "not estimated from a trace: the other compute findings price what "
                            "their kernels could save; Nsight Compute measures each kernel",
       .params = {{"min_busy_pct", 85, "%",
-                  "gpuwhy, after the TensorBoard plugin's and HTA's guidance that idle time is "
-                  "the lever only while the GPU is idle: above ~85% busy the remaining idle "
-                  "buys little",
+                  "gpuwhy: above ~85% busy, idle time has little left to give",
                   "GPU busy share of the steady window (one-off time left out) at or above "
                   "this fires"}},
       .fixes = {{"Measure the top kernels against their roofline",

@@ -1,6 +1,8 @@
 // Host rules: periodic stalls (a few slow steps), CPU-bound gaps, DataParallel.
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 #include <unordered_set>
 
 #include "diagnose/capture.h"
@@ -108,6 +110,35 @@ void PeriodicStall(RuleContext& ctx) {
                           {"factor", factor.value}});
 }
 
+// The input-preparation fix names work (tokenizers, collate, image/video transforms and decode)
+// that must be among the host ops filling the gaps: a fix applies only where the evidence
+// shows what it changes (a DDP step's Python, a TensorRT teardown get no tokenizer advice).
+constexpr std::string_view kInputPrepFix = "Tokenize ahead of time";
+bool LooksLikeInputPreparation(std::string_view name) {
+  std::string lower(name.substr(0, 256));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view w : {"token", "collate", "transform", "processor", "processing_", "decode",
+                             "read_video", "pil/", "image", "augment", "resize"}) {
+    if (lower.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void DropInputPrepFixUnlessSeen(Finding& f) {
+  for (const std::string& name : f.top_events) {
+    if (LooksLikeInputPreparation(name)) return;
+  }
+  for (auto it = f.fixes.begin(); it != f.fixes.end(); ++it) {
+    if (!it->action.starts_with(kInputPrepFix)) continue;
+    f.fixes_left_out.push_back(
+        {it->action,
+         "no input preparation (tokenizer, collate, transforms, decode) among the "
+         "host ops in the gaps"});
+    f.fixes.erase(it);
+    return;
+  }
+}
+
 void CpuBoundGaps(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kCpuGaps);
   const RuleParam& min_pct = ctx.catalog.Get(kCpuGapsMinStepPct);
@@ -125,6 +156,7 @@ void CpuBoundGaps(RuleContext& ctx) {
   ctx.AddIdleEvidence(f, IdleCause::kHostBusy);
   f.top_events.clear();  // the host-busy ranking over all gaps is the better list
   for (const HostNameTime& h : ctx.analysis.idle_gaps.host_busy_top) f.top_events.push_back(h.name);
+  DropInputPrepFixUnlessSeen(f);
   ctx.Emit(std::move(f), {});
 }
 
