@@ -1,5 +1,6 @@
 #include "ingest/kineto/json_event_splitter.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gpuwhy {
@@ -100,9 +101,15 @@ StatusOr<bool> JsonEventSplitter::Step(Sink& sink) {
     char c = data[begin_];
     switch (mode_) {
       case Mode::kStart:
-        if (offset == 0 && end_ - begin_ >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
-          begin_ += 3;  // UTF-8 byte order mark
-          continue;
+        if (offset == 0 && std::memcmp(data, "\xEF\xBB\xBF", std::min<size_t>(3, end_)) == 0) {
+          // A UTF-8 byte order mark, or the start of one: a source may hand over its first
+          // bytes in pieces (the two it peeked at for a gzip magic), so wait for all three.
+          if (end_ < 3) {
+            if (!eof_) return false;
+          } else {
+            begin_ += 3;
+            continue;
+          }
         }
         if (c == '{') {
           mode_ = Mode::kObjectKey;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace gpuwhy {
@@ -198,6 +199,32 @@ TEST(KinetoImporterTest, EventsThatAreNotObjectsAreCounted) {
   ASSERT_TRUE(imported.ok());
   EXPECT_EQ(imported->problems.Get(DataProblem::kMalformedEvent), 3);
   EXPECT_EQ(imported->cpu_slices.size(), 1u);
+}
+
+}  // namespace kineto_importer_test
+}  // namespace gpuwhy
+
+namespace gpuwhy {
+namespace kineto_importer_test {
+
+// A UTF-8 byte order mark before the trace, read from a file: the file source hands over the
+// two bytes it peeked at for a gzip magic first, so the mark arrives in pieces (issue 38: such
+// a file was refused as "not JSON").
+TEST(KinetoImporterTest, AByteOrderMarkBeforeTheTraceIsSkippedWhenReadFromAFile) {
+  std::string path = ::testing::TempDir() + "bom_trace.json";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "\xEF\xBB\xBF{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
+        "\"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 5}]}",
+        f);
+    std::fclose(f);
+  }
+  auto trace = ImportKinetoFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->cpu_slices.size(), 1u);
+  std::remove(path.c_str());
 }
 
 }  // namespace kineto_importer_test
