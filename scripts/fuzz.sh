@@ -47,6 +47,10 @@ seed_dirs() {
     fuzz_nvidia_smi_table|fuzz_nvlink) echo logs/nvidia-smi ;;
     fuzz_infiniband) echo logs/infiniband ;;
     fuzz_command_capture) echo logs/nvidia-smi-captures ;;
+    # The whole path (src/e2e_fuzz): a seed of every kind it reads.
+    fuzz_e2e) echo kineto/hta kineto/param nsys_stats ncu memory/snapshots logs/memory_summary \
+      logs/oom logs/dmesg logs/dmon logs/dcgm logs/nvidia-smi logs/nvidia-smi-q logs/nvidia-smi-q-xml \
+      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband ;;
     *) ;;
   esac
 }
@@ -75,6 +79,8 @@ own_seeds() {
   case "$target" in
     fuzz_json_report) "$gpuwhy" analyze --format json "$tmp/t.json" -o "$dir/report.json" ;;
     fuzz_rank_summary) "$gpuwhy" analyze --summary "$tmp/t.json" -o "$dir/rank.summary.json" ;;
+    fuzz_e2e) cp "$tmp/t.json" "$dir/synth.pt.trace.json" &&
+      "$gpuwhy" analyze --summary "$tmp/t.json" -o "$dir/rank.summary.json" ;;
   esac >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }
