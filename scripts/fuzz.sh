@@ -27,6 +27,10 @@ done
 # The seed folders of TARGET under $data (absent folders are skipped).
 seed_dirs() {
   case "$1" in
+    # The whole path (src/e2e_fuzz): a seed of every kind it reads.
+    fuzz_e2e) echo kineto/hta kineto/param nsys_stats ncu memory/snapshots logs/memory_summary \
+      logs/oom logs/dmesg logs/dmon logs/dcgm logs/nvidia-smi logs/nvidia-smi-q logs/nvidia-smi-q-xml \
+      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband ;;
     fuzz_kineto) echo kineto/hta kineto/param kineto/kineto_tb_plugin kineto/tracelens ;;
     fuzz_nsys) echo nsys_sqlite ;;
     fuzz_metric_dmon|fuzz_metric_pmon) echo logs/dmon ;;
@@ -47,10 +51,6 @@ seed_dirs() {
     fuzz_nvidia_smi_table|fuzz_nvlink) echo logs/nvidia-smi ;;
     fuzz_infiniband) echo logs/infiniband ;;
     fuzz_command_capture) echo logs/nvidia-smi-captures ;;
-    # The whole path (src/e2e_fuzz): a seed of every kind it reads.
-    fuzz_e2e) echo kineto/hta kineto/param nsys_stats ncu memory/snapshots logs/memory_summary \
-      logs/oom logs/dmesg logs/dmon logs/dcgm logs/nvidia-smi logs/nvidia-smi-q logs/nvidia-smi-q-xml \
-      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband ;;
     *) ;;
   esac
 }
