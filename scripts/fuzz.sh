@@ -30,7 +30,7 @@ seed_dirs() {
     # The whole path (src/e2e_fuzz): a seed of every kind it reads.
     fuzz_e2e) echo kineto/hta kineto/param nsys_stats ncu memory/snapshots logs/memory_summary \
       logs/oom logs/dmesg logs/dmon logs/dcgm logs/nvidia-smi logs/nvidia-smi-q logs/nvidia-smi-q-xml \
-      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband ;;
+      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband logs/fabric-manager ;;
     fuzz_kineto) echo kineto/hta kineto/param kineto/kineto_tb_plugin kineto/tracelens ;;
     fuzz_nsys) echo nsys_sqlite ;;
     fuzz_metric_dmon|fuzz_metric_pmon) echo logs/dmon ;;

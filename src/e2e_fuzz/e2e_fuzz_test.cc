@@ -50,7 +50,7 @@ std::vector<std::string> SharedSeeds(size_t per_kind, size_t max_bytes) {
        {"kineto/hta", "kineto/param", "nsys_stats", "ncu", "memory/snapshots",
         "logs/memory_summary", "logs/dmesg", "logs/dmon", "logs/dcgm", "logs/nvidia-smi",
         "logs/nvidia-smi-q", "logs/nvidia-smi-q-xml", "logs/nvidia-smi-captures", "logs/topo",
-        "logs/nccl", "logs/lspci", "logs/infiniband", "logs/oom"}) {
+        "logs/nccl", "logs/lspci", "logs/infiniband", "logs/oom", "logs/fabric-manager"}) {
     std::vector<std::string> kind = testing::ReadSeedFiles({data / dir}, max_bytes);
     kind.resize(std::min(kind.size(), per_kind));
     for (std::string& seed : kind) seeds.push_back(std::move(seed));
