@@ -27,6 +27,10 @@ done
 # The seed folders of TARGET under $data (absent folders are skipped).
 seed_dirs() {
   case "$1" in
+    # The whole path (src/e2e_fuzz): a seed of every kind it reads.
+    fuzz_e2e) echo kineto/hta kineto/param nsys_stats ncu memory/snapshots logs/memory_summary \
+      logs/oom logs/dmesg logs/dmon logs/dcgm logs/nvidia-smi logs/nvidia-smi-q logs/nvidia-smi-q-xml \
+      logs/nvidia-smi-captures logs/topo logs/nccl logs/lspci logs/infiniband logs/fabric-manager ;;
     fuzz_kineto) echo kineto/hta kineto/param kineto/kineto_tb_plugin kineto/tracelens ;;
     fuzz_nsys) echo nsys_sqlite ;;
     fuzz_metric_dmon|fuzz_metric_pmon) echo logs/dmon ;;
@@ -76,6 +80,8 @@ own_seeds() {
   case "$target" in
     fuzz_json_report) "$gpuwhy" analyze --format json "$tmp/t.json" -o "$dir/report.json" ;;
     fuzz_rank_summary) "$gpuwhy" analyze --summary "$tmp/t.json" -o "$dir/rank.summary.json" ;;
+    fuzz_e2e) cp "$tmp/t.json" "$dir/synth.pt.trace.json" &&
+      "$gpuwhy" analyze --summary "$tmp/t.json" -o "$dir/rank.summary.json" ;;
   esac >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }

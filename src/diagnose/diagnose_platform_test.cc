@@ -213,6 +213,20 @@ TEST(DiagnosePlatformTest, MissingNvlinkNextToNvlinkIsMedium) {
   EXPECT_EQ(groups[0].gpus, (std::vector<std::string>{"GPU0", "GPU1"}));
 }
 
+// Issue 37's short-row crash, minimised by the end-to-end fuzzer (52 bytes): GPU0's row stops
+// before its GPU1 cell, so GPU1 reads NV12 to GPU0 and GPU0 has no cell for GPU1. A link read
+// one way only makes no group (the link count read the missing cell: signal 11).
+TEST(DiagnosePlatformTest, ShortTopoRowMakesNoGroupAndNoCrash) {
+  SystemFacts facts;
+  ASSERT_TRUE(ParseTopology("\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \nGPU1\tNV12\t X \t0-47\n",
+                            "t.txt", facts)
+                  .ok());
+  ASSERT_EQ(facts.topologies.size(), 1u);
+  EXPECT_TRUE(FindCommunicationGroups(facts.topologies[0]).empty());
+  Diagnosis d = DiagnoseSystemFacts(facts);
+  EXPECT_NE(Item(d, "GPU topology"), nullptr);
+}
+
 TEST(DiagnosePlatformTest, PendingRowRemapNeedsReset) {
   SKIP_WITHOUT_DATA();
   Diagnosis d = FromFiles({"nvidia-smi-q/gpud_nvidia-smi-query.535.129.03.out.0.valid.a10.txt"});

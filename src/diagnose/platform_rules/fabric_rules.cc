@@ -623,11 +623,14 @@ void IbRule(PlatformContext& ctx) {
 
 std::vector<CommunicationGroup> FindCommunicationGroups(const TopoMatrix& m) {
   std::vector<size_t> gpus = GpuColumns(m);
-  auto fast = [&](size_t a, size_t b) {
+  auto fast_one_way = [&](size_t a, size_t b) {
     const TopoCell* c = Cell(m, a, b);
     return c != nullptr && (c->kind == TopoLinkKind::kNvLink || c->kind == TopoLinkKind::kPix ||
                             c->kind == TopoLinkKind::kPxb);
   };
+  // A link is read from both GPUs' rows: a table cut short (a row missing or short, issue 37)
+  // shows no fast link, and every pair of a group has both cells for the link count below.
+  auto fast = [&](size_t a, size_t b) { return fast_one_way(a, b) && fast_one_way(b, a); };
   std::vector<std::vector<size_t>> groups;
   for (size_t g : gpus) {
     bool placed = false;
