@@ -25,6 +25,8 @@ struct NameSignals {
   bool backward = false;   // an autograd node, a backward op or kernel: gradients are computed
   bool optimizer = false;  // an optimizer's step
   bool adam = false;       // ... of the Adam family
+  // For kernel names: the precision of matrix math, read once (kUnread until then).
+  enum class Matmul : int8_t { kUnread, kNone, kLow, kFull } matmul = Matmul::kUnread;
 };
 
 NameSignals ReadName(std::string_view name) {
@@ -72,6 +74,17 @@ bool IsMatrixMath(KernelClass c) {
   return c == KernelClass::kGemm || c == KernelClass::kConvolution || c == KernelClass::kAttention;
 }
 
+// A kernel's matrix-math precision from the kernel table, once per distinct name (the table's
+// patterns cost far more than a lookup, and a 1 GB trace launches millions of kernels).
+NameSignals::Matmul MatmulOf(std::string_view kernel_name) {
+  KernelInfo info = DescribeKernel(GpuOpKind::kKernel, kernel_name);
+  if (!info.recognised || !IsMatrixMath(info.kernel_class)) return NameSignals::Matmul::kNone;
+  if (IsLowPrecision(info.dtype)) return NameSignals::Matmul::kLow;
+  if (info.dtype == KernelDtype::kFp32 || info.dtype == KernelDtype::kTf32)
+    return NameSignals::Matmul::kFull;
+  return NameSignals::Matmul::kNone;
+}
+
 }  // namespace
 
 JobFacts ComputeJobFacts(const Trace& trace) {
@@ -83,11 +96,9 @@ JobFacts ComputeJobFacts(const Trace& trace) {
   // One reading per distinct name, cached by string id.
   std::vector<int8_t> read(trace.strings.size(), -1);
   std::vector<NameSignals> signals(trace.strings.size());
-  auto signals_of = [&](StringId id) -> const NameSignals& {
-    if (id.value >= read.size()) {
-      static const NameSignals kNone;
-      return kNone;
-    }
+  NameSignals out_of_pool;  // an id past the pool (never in a finalized trace): no signal
+  auto signals_of = [&](StringId id) -> NameSignals& {
+    if (id.value >= read.size()) return out_of_pool = NameSignals{};
     if (read[id.value] < 0) {
       signals[id.value] = ReadName(trace.Str(id));
       read[id.value] = 1;
@@ -110,18 +121,14 @@ JobFacts ComputeJobFacts(const Trace& trace) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.kind[i] != GpuOpKind::kKernel) continue;
     any_kernel = true;
-    const NameSignals& n = signals_of(ops.name[i]);
+    NameSignals& n = signals_of(ops.name[i]);
     backward |= n.backward;
     optimizer |= n.optimizer;
     adam |= n.adam;
-    KernelInfo info = DescribeKernel(GpuOpKind::kKernel, trace.Str(ops.name[i]));
-    if (!info.recognised || !IsMatrixMath(info.kernel_class)) continue;
+    if (n.matmul == NameSignals::Matmul::kUnread) n.matmul = MatmulOf(trace.Str(ops.name[i]));
     DurationNs d = std::max<DurationNs>(0, ops.end[i] - ops.start[i]);
-    if (IsLowPrecision(info.dtype)) {
-      low += d;
-    } else if (info.dtype == KernelDtype::kFp32 || info.dtype == KernelDtype::kTf32) {
-      full += d;
-    }
+    if (n.matmul == NameSignals::Matmul::kLow) low += d;
+    if (n.matmul == NameSignals::Matmul::kFull) full += d;
   }
   if (backward || optimizer) {
     f.kind = JobKind::kTraining;
