@@ -1,3 +1,4 @@
+#include "base/bytes.h"
 #include "report/prometheus_text.h"
 
 #include <fmt/format.h>
@@ -18,7 +19,6 @@ struct GaugeSource {
   double scale;
 };
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 constexpr GaugeSource kGpuGauges[] = {
     {"gpu.util_pct", "gpuwhy_gpu_utilization_ratio", 0.01},

@@ -12,7 +12,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr size_t kNotedKernels = 5;
 // Nsight Compute's SOL rule: below 60% of peak on both units is latency, not throughput; a
 // quarter of the warp slots is gpuwhy's low-occupancy line (roofline.h).

@@ -13,7 +13,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kWarmup = "quality.warmup_dominated";
 
 struct SummaryRules {
