@@ -57,6 +57,7 @@ LONG_VALUE = 200
 # Steps of one group run at once (they only read the group's inputs).
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0))))
 SYNTH_STEPS = "4"
+RUN_TIMEOUT_S = 100
 
 FORMATS = (("text", "txt"), ("json", "json"), ("md", "md"), ("html", "html"))
 
@@ -79,8 +80,8 @@ class Group:
         self.steps = list(steps)
 
 
-def analyze_steps(inputs, prefix="analyze", extra=()):
-    return [Step(f"{prefix}-{fmt}", ["analyze", "--format", fmt, *extra, *inputs], ext)
+def analyze_steps(inputs, prefix="analyze"):
+    return [Step(f"{prefix}-{fmt}", ["analyze", "--format", fmt, *inputs], ext)
             for fmt, ext in FORMATS]
 
 
@@ -112,12 +113,24 @@ def synth_step(scenario, output, *extra):
 
 def synth_scenarios(gpuwhy):
     listing = run([gpuwhy, "synth", "--list"], ROOT, os.environ.copy()).stdout.decode()
-    return [m.group(1) for m in re.finditer(r"^([a-z0-9][a-z0-9-]*)\s", listing, re.M)]
+    scenarios = [m.group(1) for m in re.finditer(r"^([a-z0-9][a-z0-9-]*)\s", listing, re.M)]
+    if not scenarios:  # never read as "no scenario left" (--update would drop their goldens)
+        sys.exit(f"golden_check: no scenario in `gpuwhy synth --list`:\n{listing[:500]}")
+    return scenarios
 
 
-def help_group():
-    commands = ["analyze", "info", "synth", "demo", "serve", "diff", "annotate", "doctor", "run",
-                "record", "export-csv", "watch", "help", "completion", "version"]
+def subcommands(gpuwhy):
+    """The commands `gpuwhy --help` lists, so that a new command's help is a golden at once."""
+    listing = run([gpuwhy, "--help"], ROOT, os.environ.copy()).stdout.decode()
+    section = listing.split("Subcommands:", 1)[-1]
+    commands = re.findall(r"^  ([a-z][a-z0-9-]*)\s", section, re.M)
+    if not commands:
+        sys.exit(f"golden_check: no command in `gpuwhy --help`:\n{listing[:500]}")
+    return commands
+
+
+def help_group(gpuwhy):
+    commands = subcommands(gpuwhy)
     steps = [Step("help", ["--help"], "txt"), Step("version", ["version"], "txt"),
              Step("synth-list", ["synth", "--list"], "txt")]
     steps += [Step(f"help-{c}", [c, "--help"], "txt") for c in commands]
@@ -223,9 +236,22 @@ def real_groups():
 
 
 def all_groups(gpuwhy):
-    scenarios = synth_scenarios(gpuwhy) if gpuwhy else []
-    return ([help_group()] + [synth_group(s) for s in scenarios] + synth_extra_groups() +
-            real_groups())
+    return ([help_group(gpuwhy)] + [synth_group(s) for s in synth_scenarios(gpuwhy)] +
+            synth_extra_groups() + real_groups())
+
+
+def named_group(name, gpuwhy):
+    """One group by its name, without asking the binary for the others (a ctest test runs one);
+    None for a name no group has."""
+    if name == "cli_help":
+        return help_group(gpuwhy)
+    for group in synth_extra_groups() + real_groups():
+        if group.name == name:
+            return group
+    scenario = name[len("synth_"):].replace("_", "-")
+    if name.startswith("synth_") and scenario in synth_scenarios(gpuwhy):
+        return synth_group(scenario)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,8 +259,11 @@ def all_groups(gpuwhy):
 
 
 def run(argv, cwd, env):
-    return subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    try:
+        return subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:  # a golden of its own: "exit timeout"
+        return subprocess.CompletedProcess(argv, "timeout", e.stdout or b"", e.stderr or b"")
 
 
 def clean_env(scratch):
@@ -479,18 +508,20 @@ def main():
     if not args.gpuwhy:
         parser.error("--gpuwhy is required")
     gpuwhy = os.path.realpath(args.gpuwhy)
-    groups = all_groups(gpuwhy)
+    if args.group and not (args.list or args.groups):
+        chosen = [named_group(name, gpuwhy) for name in args.group]
+        unknown = [name for name, group in zip(args.group, chosen) if group is None]
+        if unknown:
+            print(f"golden_check: unknown group(s) {', '.join(unknown)}; --list names them")
+            return 2
+    else:
+        chosen = all_groups(gpuwhy)
+    by_name = {g.name: g for g in chosen}
     if args.list:
-        print("\n".join(g.name for g in groups))
+        print("\n".join(by_name))
         return 0
-    by_name = {g.name: g for g in groups}
     if args.groups:
         return check_group_folders(by_name)
-    unknown = [g for g in args.group if g not in by_name]
-    if unknown:
-        print(f"golden_check: unknown group(s) {', '.join(unknown)}; --list names them")
-        return 2
-    chosen = [by_name[g] for g in args.group] if args.group else groups
     data = pathlib.Path(args.data).resolve()
     version_out = run([gpuwhy, "version"], ROOT, os.environ.copy()).stdout.decode().split()
     version = version_out[1] if len(version_out) == 2 else None
