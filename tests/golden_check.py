@@ -314,10 +314,17 @@ def summarise_trace(raw):
             lines.append(f"{cat} " + json.dumps(event, sort_keys=True))
         elif cat.startswith("gpuwhy"):
             key = (cat, str(event.get("ph")), str(event.get("name")))
-            count, dur = totals.get(key, (0, 0.0))
-            totals[key] = (count + 1, dur + float(event.get("dur", 0) or 0))
-    for (cat, ph, name), (count, dur) in sorted(totals.items()):
-        lines.append(f"{cat} {ph} {name}: {count} events, {dur:.3f} us")
+            count, total = totals.get(key, (0, 0.0))
+            if event.get("ph") == "C":  # a counter: the sum of its values
+                amount = sum(v for v in event.get("args", {}).values()
+                             if isinstance(v, (int, float)))
+            else:
+                amount = float(event.get("dur", 0) or 0)
+            totals[key] = (count + 1, total + amount)
+    for (cat, ph, name), (count, total) in sorted(totals.items()):
+        what = "values sum to" if ph == "C" else "durations sum to"
+        unit = "" if ph == "C" else " us"
+        lines.append(f"{cat} {ph} {name}: {count} events, {what} {total:.3f}{unit}")
     return "\n".join(lines) + "\n"
 
 
