@@ -14,6 +14,7 @@ and its *_test_util.h headers (test fixtures such as collect/fake_nvml's). What 
 lives in the core (diagnose/shared_params.h), never in one kind reached into by another.
 
     tests/layer_check.py [REPO_ROOT]     prints each violation as FILE:LINE: edge; exit 1 if any
+    tests/layer_check.py --self-test     checks the checker on a small made-up tree
 """
 import pathlib
 import re
@@ -152,12 +153,65 @@ def check_links(root, layers, problems):
                                 f"({folder}, layer {layers[folder]} -> {dst}, layer {layers[dst]})")
 
 
-def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent).resolve()
+def find_problems(root):
     layers = read_layers(root)
     problems = []
     check_includes(root, layers, problems)
     check_links(root, layers, problems)
+    return layers, problems
+
+
+# A made-up tree: each file's includes, and the edges the check must name (by file and header).
+SELF_TEST_TREE = {
+    "src/base/base.h": [],
+    "src/diagnose/core.h": ["base/base.h"],
+    "src/diagnose/core.cc": ["diagnose/kind_a/kind_a.h", "diagnose/kind_b/helper.h"],
+    "src/diagnose/kind_a/kind_a.h": ["diagnose/core.h"],
+    "src/diagnose/kind_a/helper.h": [],
+    "src/diagnose/kind_a/a.cc": ["diagnose/kind_a/helper.h", "diagnose/core.h",
+                                 "diagnose/kind_b/kind_b.h", "pipeline/p.h"],
+    "src/diagnose/kind_a/a_test.cc": ["diagnose/kind_b/fixture_test_util.h"],
+    "src/diagnose/kind_b/kind_b.h": [],
+    "src/diagnose/kind_b/helper.h": [],
+    "src/diagnose/kind_b/fixture_test_util.h": [],
+    "src/diagnose/kind_b/b.cc": ["diagnose/kind_a/helper.h"],
+    "src/pipeline/p.h": [],
+    "src/pipeline/p.cc": ["diagnose/kind_a/kind_a.h", "diagnose/kind_a/helper.h"],
+}
+SELF_TEST_EXPECTED = [
+    ("src/diagnose/core.cc", "diagnose/kind_b/helper.h"),  # the core into a kind's internals
+    ("src/diagnose/kind_a/a.cc", "pipeline/p.h"),  # a kind upward, to a higher layer
+    ("src/diagnose/kind_b/b.cc", "diagnose/kind_a/helper.h"),  # into a sibling's internals
+    ("src/pipeline/p.cc", "diagnose/kind_a/helper.h"),  # a higher layer into the internals
+]
+
+
+def self_test():
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp)
+        (root / "ARCHITECTURE.md").write_text(
+            "## Layers\n\n| Layer | Folders |\n|---|---|\n| 1 | `src/base` |\n"
+            "| 2 | `src/diagnose` |\n| 3 | `src/pipeline` |\n\n## Next\n")
+        for name, includes in SELF_TEST_TREE.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f'#include "{h}"\n' for h in includes))
+        _, problems = find_problems(root)
+    found = sorted((p.split(":")[0], p.split("includes ")[1].split()[0].rstrip(",")) for p in problems)
+    if found != sorted(SELF_TEST_EXPECTED):
+        print("layer_check --self-test: expected", sorted(SELF_TEST_EXPECTED), "got", found)
+        print("\n".join(problems))
+        return 1
+    print(f"layer_check --self-test: the {len(found)} planted edges found, no other")
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent).resolve()
+    layers, problems = find_problems(root)
     for problem in problems:
         print(problem)
     print(f"layer_check: {len(layers)} folders in {max(layers.values())} layers, "
