@@ -6,7 +6,7 @@
 
 #include "diagnose/finding_builder.h"
 #include "diagnose/outcome_recorder.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {

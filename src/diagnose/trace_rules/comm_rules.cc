@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_params.h"
+#include "diagnose/shared_params.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {

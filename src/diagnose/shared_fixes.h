@@ -1,4 +1,5 @@
-// Fixes shared by the launch and compute rules' specs.
+// Fixes shared by the launch and compute rules' specs and by the summary rules, which evaluate
+// the same findings on a profiler's totals (in the shared core: no kind includes another's).
 #pragma once
 
 #include <vector>

@@ -1,5 +1,6 @@
 // Parameters of trace rules that other kinds of rules read too: the metric-series memory rule
-// and the all-ranks communication rules. The trace families that specify them list them.
+// and the all-ranks communication rules. The trace families that specify them list them; the
+// header sits in the shared core because a rule kind never includes another's internals.
 #pragma once
 
 #include "diagnose/param_ref.h"
