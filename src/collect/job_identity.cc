@@ -221,6 +221,11 @@ JobIdentity ReadJobIdentity(const std::string& root, pid_t pid) {
   JobIdentity identity = ParseProcCgroup(ReadProcFile(dir + "cgroup").first);
   auto [environ, readable] = ReadProcFile(dir + "environ");
   identity.environ_unreadable = !readable;
+  identity.command = ReadProcFile(dir + "comm").first;
+  while (!identity.command.empty() &&
+         std::isspace(static_cast<unsigned char>(identity.command.back()))) {
+    identity.command.pop_back();
+  }
   ApplyEnviron(environ, identity);
   if (!identity.pod_uid.empty() && identity.pod_name.empty()) {
     identity.pod_resources_socket = HasPodResourcesSocket(root);

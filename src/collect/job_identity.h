@@ -16,6 +16,7 @@
 namespace gpuwhy {
 
 struct JobIdentity {
+  std::string command;        // /proc/PID/comm ("" when gone)
   std::string pod_uid;        // "0b9d6c6e-…" (dashes), from the cgroup path
   std::string pod_namespace;  // from the environment (POD_NAMESPACE, …)
   std::string pod_name;       // from the environment (POD_NAME, …)
