@@ -3,14 +3,14 @@
 #include "collect/job_identity.h"
 
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
+
+#include "collect/job_identity_test_util.h"
 
 namespace gpuwhy {
 namespace job_identity_test {
@@ -125,15 +125,8 @@ TEST(JobIdentityTest, PodResourcesSocketIsDetectedNotQueried) {
   fs::create_directories(root / "proc/4242");
   fs::copy_file(kJobs + "v1/proc/4242/cgroup", root / "proc/4242/cgroup");
   EXPECT_FALSE(HasPodResourcesSocket(root.string()));
-  fs::path socket_path = root / std::string(kPodResourcesSocket);
-  fs::create_directories(socket_path.parent_path());
-  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  int fd = BindPodResourcesSocket(root);
   ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  ASSERT_LT(socket_path.string().size(), sizeof(addr.sun_path));
-  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof(addr.sun_path) - 1);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   EXPECT_TRUE(HasPodResourcesSocket(root.string()));
   JobIdentity id = ReadJobIdentity(root.string(), 4242);
   EXPECT_TRUE(id.pod_resources_socket);

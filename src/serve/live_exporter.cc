@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "diagnose/diagnose_signals.h"
 #include "report/prometheus_text.h"
 #include "report/report.h"
@@ -107,6 +109,14 @@ std::shared_ptr<const PublishedBodies> LiveExporter::Refresh() {
 
   Diagnosis live = DiagnoseSignals(window_, options_.diagnose);
   for (const std::string& note : window_.notes) live.notes.push_back("skipped: " + note);
+  if (options_.per_process && !options_.proc_root.empty() &&
+      HasPodResourcesSocket(options_.proc_root)) {
+    // Detected, not queried: the pod-resources API is gRPC (docs/job-identity.md).
+    live.notes.push_back(fmt::format(
+        "the kubelet's pod-resources socket is present (/{}): gpuwhy names pods by the UID in "
+        "their cgroup path and by the downward-API environment, and does not query the socket",
+        kPodResourcesSocket));
+  }
   LiveExport e;
   e.window = &window_;
   e.totals = totals_.totals();

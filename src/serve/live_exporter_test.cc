@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "collect/job_identity_test_util.h"
 #include "collect/nvml_sampler.h"
 
 namespace gpuwhy {
@@ -148,7 +150,7 @@ std::string ProcessesScript() {
   return s;
 }
 
-std::string ServedJobs(const std::string& proc_root) {
+std::shared_ptr<const PublishedBodies> ServedJobBodies(const std::string& proc_root) {
   EndpointOptions endpoint_options;
   endpoint_options.port = 0;
   HttpEndpoint endpoint(endpoint_options);
@@ -160,8 +162,10 @@ std::string ServedJobs(const std::string& proc_root) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   auto bodies = exporter.Refresh();
   exporter.Stop();
-  return bodies->metrics;
+  return bodies;
 }
+
+std::string ServedJobs(const std::string& proc_root) { return ServedJobBodies(proc_root)->metrics; }
 
 TEST(LiveExporterTest, PerProcessSeriesNameTheirJobs) {
   std::string m = ServedJobs(std::string(GPUWHY_SOURCE_DIR) + "/tests/data/jobs/v2");
@@ -179,6 +183,26 @@ TEST(LiveExporterTest, PerProcessSeriesNameTheirJobs) {
   // A process no scheduler runs (and one gone from /proc) has an empty job and no info row.
   EXPECT_NE(m.find(R"(pid="31337",name="",job=""})"), std::string::npos) << m;
   EXPECT_EQ(m.find(R"(gpuwhy_process_job_info{pid="31337")"), std::string::npos);
+}
+
+// A node whose kubelet serves pod-resources: /findings says the socket is there and is not
+// queried (gpuwhy speaks no gRPC); pods are still named by their cgroup UID.
+TEST(LiveExporterTest, PodResourcesSocketIsSaidNotQueried) {
+  fs::path root = fs::temp_directory_path() / fmt::format("gpuwhy_serve_jobs_{}", ::getpid());
+  fs::create_directories(root / "proc/4242");
+  fs::copy_file(std::string(GPUWHY_SOURCE_DIR) + "/tests/data/jobs/v1/proc/4242/cgroup",
+                root / "proc/4242/cgroup");
+  int fd = BindPodResourcesSocket(root);
+  ASSERT_GE(fd, 0);
+  auto bodies = ServedJobBodies(root.string());
+  ::close(fd);
+  fs::remove_all(root);
+  EXPECT_NE(bodies->findings_json.find("pod-resources socket is present"), std::string::npos)
+      << bodies->findings_json;
+  EXPECT_NE(
+      bodies->metrics.find(R"(pid="4242",name="",job="pod 0b9d6c6e-5f1a-4c7e-9a53-2d7e8f1c4b21"})"),
+      std::string::npos)
+      << bodies->metrics;
 }
 
 // The served text passes Prometheus' own linter (promtool check metrics), job labels and all.
