@@ -145,6 +145,7 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   // failure sticks and is reported at the end. The jobs of GPU processes are read once a
   // second, while they still run (docs/job-identity.md).
   JobIdentityCache jobs(live.proc_root);
+  jobs.Get(runner.pid());  // read now: it is gone by the time the report is written
   for (int64_t polls = 0; !runner.Poll(); ++polls) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     sampler->DrainInto(set);
