@@ -55,10 +55,10 @@ void ReportFinding(std::string& out, size_t number, const FindingPlace& place) {
   }
   const size_t more_evidence = f.evidence.size() - std::min(f.evidence.size(), kLeadEvidence);
   const size_t more_ranges = f.ranges.size() - std::min(f.ranges.size(), kLeadRanges);
-  if (more_evidence + more_ranges > 0) {
-    out += fmt::format("   (+{} evidence, +{} ranges: the finding tool)\n", more_evidence,
-                       more_ranges);
-  }
+  std::string more;
+  if (more_evidence > 0) more = fmt::format("+{} evidence", more_evidence);
+  if (more_ranges > 0) more += fmt::format("{}+{} ranges", more.empty() ? "" : ", ", more_ranges);
+  if (!more.empty()) out += fmt::format("   ({}: the finding tool)\n", more);
   FixLines(out, f, 1);
 }
 
