@@ -1,6 +1,8 @@
 #include "mcp/report_subset.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace gpuwhy::mcp {
 namespace {
@@ -63,18 +65,47 @@ void WriteFindings(JsonWriter& w, dom::object diagnosis, size_t max_bytes) {
   w.Field("findings_left_out", left_out);
 }
 
-// The checklist items that are not assessed in full and name a capture.
-void WriteCaptures(JsonWriter& w, dom::object diagnosis) {
+// A checklist item that is not assessed in full and names a capture, once over the ranks that
+// list it (with the same title and command).
+struct Capture {
+  dom::element item;
+  std::string_view title, command;
+  std::vector<int64_t> rank_indexes;
+};
+
+void GatherCaptures(dom::object diagnosis, int64_t rank_index, std::vector<Capture>& captures) {
   dom::array checklist;
   if (diagnosis["checklist"].get_array().get(checklist) != simdjson::SUCCESS) return;
+  for (dom::element item : checklist) {
+    std::string_view status, command, title;
+    if (item["status"].get_string().get(status) != simdjson::SUCCESS || status == "assessed" ||
+        item["command"].get_string().get(command) != simdjson::SUCCESS || command.empty() ||
+        item["title"].get_string().get(title) != simdjson::SUCCESS) {
+      continue;
+    }
+    auto same = std::find_if(captures.begin(), captures.end(), [&](const Capture& c) {
+      return c.title == title && c.command == command;
+    });
+    if (same == captures.end()) same = captures.insert(captures.end(), {item, title, command, {}});
+    same->rank_indexes.push_back(rank_index);
+  }
+}
+
+void WriteCaptures(JsonWriter& w, const std::vector<Capture>& captures) {
   w.Key("captures");
   w.BeginArray();
-  for (dom::element item : checklist) {
-    std::string_view status, command;
-    if (item["status"].get_string().get(status) != simdjson::SUCCESS || status == "assessed")
-      continue;
-    if (item["command"].get_string().get(command) != simdjson::SUCCESS || command.empty()) continue;
-    WriteJsonValue(w, item);
+  for (const Capture& capture : captures) {
+    dom::object item = capture.item.get_object().value_unsafe();
+    w.BeginObject();
+    for (dom::key_value_pair member : item) {
+      w.Key(member.key);
+      WriteJsonValue(w, member.value);
+    }
+    w.Key("rank_indexes");
+    w.BeginArray();
+    for (int64_t i : capture.rank_indexes) w.Int(i);
+    w.EndArray();
+    w.EndObject();
   }
   w.EndArray();
 }
@@ -117,29 +148,40 @@ StatusOr<std::string> ReportSubsetJson(std::string_view report_json, size_t max_
   w.BeginObject();
   CopyMember(w, report, "schema_version");
   CopyMember(w, report, "tool");
-  w.Key("ranks");
-  w.BeginArray();
-  int64_t index = 0;
-  if (dom::array ranks; report["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
-    for (dom::element rank : ranks) {
-      dom::object r;
-      if (rank.get_object().get(r) != simdjson::SUCCESS) continue;
-      w.BeginObject();
-      w.Field("index", index++);
-      for (std::string_view key : {"path", "rank", "span", "verdict"}) CopyMember(w, r, key);
-      WriteFindings(w, r, max_bytes);
-      WriteCaptures(w, r);
-      w.EndObject();
-    }
-  }
-  w.EndArray();
-  if (dom::object job; report["cross_rank"].get_object().get(job) == simdjson::SUCCESS) {
+  // The job-wide findings first: with many ranks they are the answer.
+  if (dom::object job;
+      report["cross_rank"]["diagnosis"].get_object().get(job) == simdjson::SUCCESS) {
     w.Key("cross_rank");
     w.BeginObject();
     CopyMember(w, job, "verdict");
     WriteFindings(w, job, max_bytes);
     w.EndObject();
   }
+  w.Key("ranks");
+  w.BeginArray();
+  int64_t index = 0;
+  int64_t ranks_left_out = 0;
+  std::vector<Capture> captures;
+  if (dom::array ranks; report["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
+    for (dom::element rank : ranks) {
+      dom::object r;
+      if (rank.get_object().get(r) != simdjson::SUCCESS) continue;
+      GatherCaptures(r, index, captures);
+      if (w.str().size() > max_bytes) {
+        ++index;
+        ++ranks_left_out;
+        continue;
+      }
+      w.BeginObject();
+      w.Field("index", index++);
+      for (std::string_view key : {"path", "rank", "span", "verdict"}) CopyMember(w, r, key);
+      WriteFindings(w, r, max_bytes);
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.Field("ranks_left_out", ranks_left_out);
+  WriteCaptures(w, captures);
   CopyMember(w, report, "errors");
   w.EndObject();
   return w.str();
@@ -151,7 +193,7 @@ StatusOr<std::string> FindingJson(std::string_view report_json, int rank_index,
   ASSIGN_OR_RETURN(dom::element root, Parse(parser, report_json));
   dom::element diagnosis;
   simdjson::error_code error =
-      rank_index < 0 ? root["cross_rank"].get(diagnosis)
+      rank_index < 0 ? root["cross_rank"]["diagnosis"].get(diagnosis)
                      : root["ranks"].at(static_cast<size_t>(rank_index)).get(diagnosis);
   dom::array findings;
   if (error != simdjson::SUCCESS ||

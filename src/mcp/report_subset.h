@@ -18,12 +18,13 @@ namespace gpuwhy::mcp {
 // Writes a parsed JSON value as it is.
 void WriteJsonValue(JsonWriter& w, simdjson::dom::element value);
 
-// {"schema_version", "tool", "ranks": [{"index", "path", "rank", "span", "verdict",
-// "findings": [...], "captures": [...]}], "cross_rank": {"verdict", "findings"}, "errors"}:
-// each finding whole but its ranges (the first few, the count of the rest in
-// "ranges_left_out"); the checklist items that name a capture. Once the text passes
-// |max_bytes|, further findings are only counted ("findings_left_out"), so the size is at
-// most |max_bytes| plus one finding.
+// {"schema_version", "tool", "cross_rank": {"verdict", "findings"}, "ranks": [{"index",
+// "path", "rank", "span", "verdict", "findings"}], "ranks_left_out", "captures", "errors"}:
+// the job-wide findings first; each finding whole but its ranges (the first few, the count of
+// the rest in "ranges_left_out"); the checklist items that name a capture, each once with the
+// "rank_indexes" that list it. Once the text passes |max_bytes|, further findings are only
+// counted ("findings_left_out") and further ranks too ("ranks_left_out"), so the size is at
+// most |max_bytes| plus one finding, one rank's header and the distinct captures.
 StatusOr<std::string> ReportSubsetJson(std::string_view report_json, size_t max_bytes);
 
 // {"place", "finding": the finding's object of the report, whole}: the finding |finding_id|

@@ -192,5 +192,44 @@ TEST_F(ToolsTest, DoctorReadsNodeLogs) {
   EXPECT_NE(Text(result).find("1. finding platform."), std::string::npos) << Text(result);
 }
 
+TEST_F(ToolsTest, AJobsAnswerPutsTheJobFirstAndStaysWithinItsBound) {
+  const fs::path job = *dir_ / "job";
+  fs::create_directories(job);
+  SynthOptions options;
+  options.scenario = "comm-exposed";
+  options.steps = 4;
+  options.ranks = 4;
+  ASSERT_TRUE(WriteSyntheticTrace(options, (job / "job.pt.trace.json").string()).ok());
+  const size_t bound = 4096;
+  Server small(ServerOptions{.structured_bytes = bound});
+  std::string answer =
+      small
+          .Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze",)"
+                  R"("arguments":{"paths":[")" +
+                  job.string() + R"("]}}})")
+          .value_or("");
+  dom::parser parser;
+  dom::element result = parser.parse(answer).value_unsafe()["result"];
+  ASSERT_FALSE(IsError(result)) << Text(result);
+  std::string text = Text(result);
+  ASSERT_NE(text.find("== job (cross-rank)"), std::string::npos) << text;
+  EXPECT_LT(text.find("== job (cross-rank)"), text.find("== ranks[0]")) << "the job comes first";
+  dom::element structured = result["structuredContent"];
+  EXPECT_TRUE(structured["cross_rank"]["findings"].is_array());
+  const int64_t shown = static_cast<int64_t>(structured["ranks"].get_array().value_unsafe().size());
+  EXPECT_EQ(shown + structured["ranks_left_out"].get_int64().value_unsafe(), 4);
+  std::string structured_json = simdjson::minify(structured);
+  std::string captures_json = simdjson::minify(structured["captures"]);
+  EXPECT_LT(structured_json.size() - captures_json.size(), 2 * bound)
+      << "a bound plus one finding and one rank's header";
+  // The finding tool reaches a job-wide finding by rank_index -1.
+  std::string job_finding(
+      structured["cross_rank"]["findings"].at(0)["id"].get_string().value_unsafe());
+  dom::element detail = Call("finding", R"({"paths":[")" + job.string() + R"("],"finding_id":")" +
+                                            job_finding + R"(","rank_index":-1})");
+  ASSERT_FALSE(IsError(detail)) << Text(detail);
+  EXPECT_EQ(detail["structuredContent"]["rank_index"].get_int64().value_unsafe(), -1);
+}
+
 }  // namespace tools_test
 }  // namespace gpuwhy::mcp
