@@ -3,7 +3,8 @@
 // from the shared data it asks "why is this GPU idle?" (analyze), checks that every finding id,
 // evidence id and range the answer cites is in `gpuwhy analyze --format json` of the same file,
 // then goes from question to fix: the rest of the answer (next_page), the top finding in full
-// (finding: its evidence, ranges and fix code), what to capture next (capture), and errors.
+// (finding: its evidence, ranges and fix code), what to capture next (capture), the fixed run
+// compared (diff: the num_workers=4 run of the same model, the finding resolved), and errors.
 //
 //   node sdk_client_test.cjs GPUWHY_BINARY TRACE
 'use strict';
@@ -101,6 +102,22 @@ function citedFindings(text) {
   assert.ok(capture.structuredContent.captures.length > 0);
   for (const c of capture.structuredContent.captures) assert.ok(commands.has(c.command), c.command);
 
+  // The fix applied: the same model with DataLoader workers (num_workers=4), when the shared
+  // data has that run. diff says whether the top finding went away and the step got faster.
+  const fixed = trace.replace(/2d19c63_resnet50_num_workers_0__/, '7bd25bd_resnet50_num_workers_4__');
+  let verified = 'no fixed run to compare';
+  if (fixed !== trace && fs.existsSync(fixed)) {
+    const diff = await client.callTool({ name: 'diff', arguments: { base: trace, test: fixed } });
+    assert.ok(!diff.isError, textOf(diff));
+    const change = diff.structuredContent.findings.find((f) => f.id === top.id);
+    assert.ok(change, `diff lists ${top.id}`);
+    assert.strictEqual(change.change, 'resolved', `${top.id} went away with the fix`);
+    assert.ok(diff.structuredContent.step_change_pct < 0 && diff.structuredContent.significant,
+              diff.structuredContent.verdict);
+    assert.ok(textOf(diff).includes(diff.structuredContent.verdict));
+    verified = diff.structuredContent.verdict;
+  }
+
   // Errors: a tool's failure is a result with isError and one line; a protocol error throws.
   const missing = await client.callTool({ name: 'analyze',
                                           arguments: { paths: ['/nonexistent/x.pt.trace.json'] } });
@@ -111,7 +128,7 @@ function citedFindings(text) {
 
   await client.close();
   console.log(`PASS: ${cited.length} findings cited (top: ${top.id}) over ${pages} pages; ` +
-              `finding, capture and errors as expected`);
+              `finding, capture and errors as expected; after the fix: ${verified}`);
 })().catch((error) => {
   console.log(`FAIL: ${error.stack || error}`);
   process.exit(1);
