@@ -128,5 +128,52 @@ TEST(ServerTest, ServeRefusesAnOversizedMessageAndGoesOn) {
   EXPECT_EQ(second, R"({"jsonrpc":"2.0","id":2,"result":{}})");
 }
 
+// Whatever a client sends, the answer is one line of valid JSON-RPC: a result or an error.
+void ExpectWellFormed(Server& server, std::string_view line) {
+  std::optional<std::string> answer = server.Handle(line);
+  if (!answer) return;  // a notification or a response
+  EXPECT_EQ(answer->find('\n'), std::string::npos);
+  dom::parser parser;
+  dom::element root;
+  ASSERT_EQ(parser.parse(*answer).get(root), simdjson::SUCCESS) << *answer;
+  EXPECT_EQ(root["jsonrpc"].get_string().value_unsafe(), "2.0");
+  EXPECT_TRUE(root["result"].is_object() || root["error"]["code"].is_int64()) << *answer;
+}
+
+TEST(ServerTest, HostileMessagesGetWellFormedAnswers) {
+  Server server(ServerOptions{});
+  const std::string deep(100000, '[');
+  for (
+      std::string_view line :
+      {std::string_view(""), std::string_view("null"), std::string_view("[]"),
+       std::string_view("{}"), std::string_view("123"), std::string_view("\"x\""),
+       std::string_view(R"({"jsonrpc":"2.0","id":{},"method":"ping"})"),
+       std::string_view("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}"),
+       std::string_view(R"({"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"})"),
+       std::string_view(
+           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze","arguments":{"paths":[1,2]}}})"),
+       std::string_view(
+           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze","arguments":{"paths":{}}}})"),
+       std::string_view(
+           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"next_page","arguments":{"cursor":"a18446744073709551616p1"}}})"),
+       std::string_view(
+           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"finding","arguments":{"paths":["x"],"finding_id":"y","rank_index":1e300}}})"),
+       std::string_view(deep)}) {
+    ExpectWellFormed(server, line);
+  }
+  uint64_t state = 0x9E3779B97F4A7C15u;  // a fixed seed: the same bytes on every run
+  for (int i = 0; i < 300; ++i) {
+    std::string bytes = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":)";
+    const size_t length = 1 + (state >> 58);
+    for (size_t j = 0; j < length; ++j) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      // JSON's punctuation, a letter, a digit, a stray UTF-8 byte and (index 13) a NUL.
+      bytes.push_back("{}[]\":,0a-\\ \x80"[(state >> 33) % 14]);
+    }
+    ExpectWellFormed(server, bytes);
+    ExpectWellFormed(server, bytes.substr(bytes.size() / 2));
+  }
+}
+
 }  // namespace server_test
 }  // namespace gpuwhy::mcp
