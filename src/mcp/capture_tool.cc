@@ -1,41 +1,13 @@
 // capture: the commands that record what the report says is missing, from its checklist
 // (the report names the capture that would decide each item it could not assess in full).
-#include "base/json_writer.h"
 #include "mcp/answer_text.h"
 #include "mcp/report_runs.h"
+#include "mcp/report_subset.h"
 #include "mcp/tool_arguments.h"
 #include "mcp/tools.h"
 
 namespace gpuwhy::mcp {
 namespace {
-
-std::string CapturesJson(const std::vector<CaptureItem>& items) {
-  JsonWriter w(0);
-  w.BeginObject();
-  w.Key("captures");
-  w.BeginArray();
-  for (const CaptureItem& capture : items) {
-    const ChecklistItem& item = *capture.item;
-    w.BeginObject();
-    w.Field("section", ChecklistSectionName(item.section));
-    w.Field("title", item.title);
-    w.Field("status", AssessStatusName(item.status));
-    w.Field("missing", item.missing);
-    w.Field("command", item.command);
-    w.Key("rules");
-    w.BeginArray();
-    for (const std::string& id : item.rule_ids) w.String(id);
-    w.EndArray();
-    w.Key("rank_indexes");
-    w.BeginArray();
-    for (int i : capture.rank_indexes) w.Int(i);
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return w.str();
-}
 
 ToolResult RunCapture(simdjson::dom::object arguments, ToolContext& context) {
   if (Status known = CheckKnownArguments(arguments, {"paths", "finding_id", "section"});
@@ -50,9 +22,13 @@ ToolResult RunCapture(simdjson::dom::object arguments, ToolContext& context) {
   if (!section.ok()) return ToolError(section.status().message());
   StatusOr<std::shared_ptr<const CachedReport>> cached = EarlierReport(*paths, context);
   if (!cached.ok()) return ToolError(cached.status().message());
-  std::vector<CaptureItem> items =
-      CollectCaptures((*cached)->report, finding_id->value_or(""), section->value_or(""));
-  return {RenderCaptureAnswer(**cached, items), CapturesJson(items)};
+  const std::string id = finding_id->value_or(""), in_section = section->value_or("");
+  // The text from the Report, the structured content from its JSON: the same items in the same
+  // order (the job's, then each rank's, each once).
+  StatusOr<std::string> structured = CapturesJson((*cached)->json, id, in_section);
+  if (!structured.ok()) return ToolError(structured.status().message());
+  return {RenderCaptureAnswer(**cached, CollectCaptures((*cached)->report, id, in_section)),
+          std::move(*structured)};
 }
 
 }  // namespace

@@ -73,14 +73,38 @@ struct Capture {
   std::vector<int64_t> rank_indexes;
 };
 
-void GatherCaptures(dom::object diagnosis, int64_t rank_index, std::vector<Capture>& captures) {
+// Which checklist items to keep: those whose rules include |finding_id| and of |section|
+// (empty: any).
+struct CaptureFilter {
+  std::string_view finding_id;
+  std::string_view section;
+};
+
+bool Keeps(const CaptureFilter& filter, dom::element item) {
+  std::string_view section;
+  if (!filter.section.empty() && (item["section"].get_string().get(section) != simdjson::SUCCESS ||
+                                  section != filter.section)) {
+    return false;
+  }
+  if (filter.finding_id.empty()) return true;
+  dom::array rules;
+  if (item["rules"].get_array().get(rules) != simdjson::SUCCESS) return false;
+  for (dom::element rule : rules) {
+    std::string_view id;
+    if (rule.get_string().get(id) == simdjson::SUCCESS && id == filter.finding_id) return true;
+  }
+  return false;
+}
+
+void GatherCaptures(dom::object diagnosis, int64_t rank_index, const CaptureFilter& filter,
+                    std::vector<Capture>& captures) {
   dom::array checklist;
   if (diagnosis["checklist"].get_array().get(checklist) != simdjson::SUCCESS) return;
   for (dom::element item : checklist) {
     std::string_view status, command, title;
     if (item["status"].get_string().get(status) != simdjson::SUCCESS || status == "assessed" ||
         item["command"].get_string().get(command) != simdjson::SUCCESS || command.empty() ||
-        item["title"].get_string().get(title) != simdjson::SUCCESS) {
+        item["title"].get_string().get(title) != simdjson::SUCCESS || !Keeps(filter, item)) {
       continue;
     }
     auto same = std::find_if(captures.begin(), captures.end(), [&](const Capture& c) {
@@ -89,6 +113,25 @@ void GatherCaptures(dom::object diagnosis, int64_t rank_index, std::vector<Captu
     if (same == captures.end()) same = captures.insert(captures.end(), {item, title, command, {}});
     same->rank_indexes.push_back(rank_index);
   }
+}
+
+// The job's (-1) and then every rank's captures.
+std::vector<Capture> GatherAllCaptures(dom::object report, const CaptureFilter& filter) {
+  std::vector<Capture> captures;
+  if (dom::object job;
+      report["cross_rank"]["diagnosis"].get_object().get(job) == simdjson::SUCCESS) {
+    GatherCaptures(job, -1, filter, captures);
+  }
+  int64_t index = 0;
+  if (dom::array ranks; report["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
+    for (dom::element rank : ranks) {
+      if (dom::object r; rank.get_object().get(r) == simdjson::SUCCESS) {
+        GatherCaptures(r, index, filter, captures);
+      }
+      ++index;
+    }
+  }
+  return captures;
 }
 
 void WriteCaptures(JsonWriter& w, const std::vector<Capture>& captures) {
@@ -161,12 +204,10 @@ StatusOr<std::string> ReportSubsetJson(std::string_view report_json, size_t max_
   w.BeginArray();
   int64_t index = 0;
   int64_t ranks_left_out = 0;
-  std::vector<Capture> captures;
   if (dom::array ranks; report["ranks"].get_array().get(ranks) == simdjson::SUCCESS) {
     for (dom::element rank : ranks) {
       dom::object r;
       if (rank.get_object().get(r) != simdjson::SUCCESS) continue;
-      GatherCaptures(r, index, captures);
       if (w.str().size() > max_bytes) {
         ++index;
         ++ranks_left_out;
@@ -181,7 +222,7 @@ StatusOr<std::string> ReportSubsetJson(std::string_view report_json, size_t max_
   }
   w.EndArray();
   w.Field("ranks_left_out", ranks_left_out);
-  WriteCaptures(w, captures);
+  WriteCaptures(w, GatherAllCaptures(report, {}));
   CopyMember(w, report, "errors");
   w.EndObject();
   return w.str();
@@ -213,6 +254,17 @@ StatusOr<std::string> FindingJson(std::string_view report_json, int rank_index,
     return w.str();
   }
   return Internal("the report JSON has no finding {} at {}", finding_id, place);
+}
+
+StatusOr<std::string> CapturesJson(std::string_view report_json, std::string_view finding_id,
+                                   std::string_view section) {
+  dom::parser parser;
+  ASSIGN_OR_RETURN(dom::element root, Parse(parser, report_json));
+  JsonWriter w(0);
+  w.BeginObject();
+  WriteCaptures(w, GatherAllCaptures(root.get_object().value_unsafe(), {finding_id, section}));
+  w.EndObject();
+  return w.str();
 }
 
 StatusOr<std::string> OneLineJson(std::string_view json) {

@@ -32,6 +32,12 @@ StatusOr<std::string> ReportSubsetJson(std::string_view report_json, size_t max_
 StatusOr<std::string> FindingJson(std::string_view report_json, int rank_index,
                                   std::string_view finding_id, std::string_view place);
 
+// {"captures": [...]}: the checklist items that name a capture, as ReportSubsetJson lists
+// them (the job's, then each rank's; each once with its "rank_indexes"), kept to those whose
+// rules include |finding_id| and of |section| (empty: any).
+StatusOr<std::string> CapturesJson(std::string_view report_json, std::string_view finding_id,
+                                   std::string_view section);
+
 // |json| (an object) re-written on one line.
 StatusOr<std::string> OneLineJson(std::string_view json);
 

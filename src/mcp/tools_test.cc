@@ -169,6 +169,20 @@ TEST_F(ToolsTest, CaptureNamesTheChecklistsCommands) {
     ++captures;
   }
   EXPECT_GT(captures, 0u);
+  // By a rule: only the items whose rules include it.
+  std::string rule;
+  for (dom::element c : capture_list) {
+    dom::array rules = c["rules"].get_array().value_unsafe();
+    if (rules.size() > 0) rule = std::string(rules.at(0).get_string().value_unsafe());
+  }
+  ASSERT_FALSE(rule.empty());
+  dom::element by_rule = Call(
+      "capture", R"({"paths":[")" + Trace("input-bound") + R"("],"finding_id":")" + rule + "\"}");
+  dom::array kept = by_rule["structuredContent"]["captures"].get_array().value_unsafe();
+  EXPECT_GT(kept.size(), 0u);
+  for (dom::element c : kept) {
+    EXPECT_NE(simdjson::minify(c["rules"]).find("\"" + rule + "\""), std::string::npos);
+  }
   dom::element filtered =
       Call("capture", R"({"paths":[")" + Trace("input-bound") + R"("],"section":"no section"})");
   EXPECT_EQ(filtered["structuredContent"]["captures"].get_array().value_unsafe().size(), 0u);
