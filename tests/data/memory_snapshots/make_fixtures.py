@@ -6,6 +6,11 @@ data, and gpuwhy reads them with its restricted decoder (never a general unpickl
 
   snapshot_protocol{0,1,4}.pickle  one snapshot-shaped dict at protocols 0 and 1 (text opcodes,
                                    no PROTO) and 4: they must read the same (issue 38)
+  oom_fragmented.pickle            an OOM whose request the free blocks held in all but in no one
+                                   block (256 MiB free in 8 blocks of 32 MiB, 128 MiB asked)
+  oom_full.pickle                  an OOM whose request not even all free blocks held (128 MiB
+                                   free, 256 MiB asked); both dumped after the exception freed
+                                   everything, so the end state alone shows one free 1 GiB block
 """
 import os
 import pickle
@@ -62,6 +67,47 @@ def protocol_snapshot():
     }
 
 
+def oom_snapshot(live_mib, gap_mib, request_mib, never_used_mib=0):
+    """One 1 GiB segment filled with live blocks of |live_mib| each followed by a block of
+    |gap_mib| freed before the OOM, its last |never_used_mib| never allocated; the OOM asks for
+    |request_mib|; then everything is freed."""
+    seg = 1024 * MiB
+    where = frames('forward', 42)
+    trace = [{'action': 'segment_alloc', 'addr': BASE, 'size': seg, 'stream': 0, 'frames': where}]
+    live, gaps, at = [], [], 0
+    while at + (live_mib + gap_mib) * MiB <= seg - never_used_mib * MiB:
+        live.append((BASE + at, live_mib * MiB))
+        at += live_mib * MiB
+        if gap_mib:
+            gaps.append((BASE + at, gap_mib * MiB))
+            at += gap_mib * MiB
+    for addr, size in sorted(live + gaps):
+        trace.append({'action': 'alloc', 'addr': addr, 'size': size, 'stream': 0, 'frames': where})
+    for addr, size in gaps:
+        trace.append({'action': 'free_requested', 'addr': addr, 'size': size, 'stream': 0,
+                      'frames': where})
+        trace.append({'action': 'free_completed', 'addr': addr, 'size': size, 'stream': 0,
+                      'frames': where})
+    trace.append({'action': 'oom', 'device_free': 20 * MiB, 'size': request_mib * MiB,
+                  'stream': 0, 'frames': where})
+    for addr, size in live:  # the exception unwinds and frees the step's tensors
+        trace.append({'action': 'free_completed', 'addr': addr, 'size': size, 'stream': 0,
+                      'frames': where})
+    for i, entry in enumerate(trace):
+        entry['time_us'] = 1_700_000_000_000_000 + 10 * i
+    return {
+        'segments': [{'device': 0, 'address': BASE, 'total_size': seg, 'allocated_size': 0,
+                      'active_size': 0, 'requested_size': 0, 'stream': 0,
+                      'segment_type': 'large', 'segment_pool_id': (0, 0),
+                      'is_expandable': False, 'frames': where,
+                      'blocks': [{'address': BASE, 'size': seg, 'requested_size': 0,
+                                  'state': 'inactive', 'frames': []}]}],
+        'device_traces': [trace],
+        'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': '', 'max_split_size': -1,
+                               'expandable_segments': False},
+    }
+
+
 def write(name, obj, protocol):
     with open(os.path.join(HERE, name), 'wb') as f:
         f.write(pickle.dumps(obj, protocol=protocol))
@@ -70,6 +116,8 @@ def write(name, obj, protocol):
 def main():
     for protocol in (0, 1, 4):
         write(f'snapshot_protocol{protocol}.pickle', protocol_snapshot(), protocol)
+    write('oom_fragmented.pickle', oom_snapshot(96, 32, 128), 4)
+    write('oom_full.pickle', oom_snapshot(128, 0, 256, never_used_mib=128), 4)
 
 
 if __name__ == '__main__':
