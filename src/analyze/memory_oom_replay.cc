@@ -95,9 +95,13 @@ std::map<int64_t, Segment>::iterator Replay::Holding(int64_t address, int64_t si
   return it;
 }
 
+// A live block that starts in [begin, end) or reaches into it from below.
 bool Replay::LiveInside(int64_t begin, int64_t end) const {
   auto it = live_.lower_bound(begin);
-  return it != live_.end() && it->first < end;
+  if (it != live_.end() && it->first < end) return true;
+  if (it == live_.begin()) return false;
+  --it;
+  return it->first + it->second.extent > begin;
 }
 
 bool Replay::UndoFree(size_t i, const MemoryTraceEntry& e) {

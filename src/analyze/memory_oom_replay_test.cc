@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 
 #include "analyze/allocator_state.h"
 #include "base/file_input.h"
+#include "base/fuzz_mutator.h"
 #include "ingest/memory/snapshot_importer.h"
 
 namespace gpuwhy {
@@ -166,6 +168,55 @@ TEST(MemoryOomReplayTest, EveryRealTraceReplaysToItsStart) {
     }
   }
   EXPECT_GE(traced, 5u);
+}
+
+// Mutated traces (entries dropped, repeated, moved by an address or size step, given another
+// action or device) over the OOM fixtures: the replay either names a disagreement or keeps its
+// bounds in order; it never reads past its maps. Short in ctest; GPUWHY_FUZZ_SECONDS=N for long.
+TEST(MemoryOomReplayTest, MutatedTracesReplayWithinTheirBoundsOrSayWhereTheyDisagree) {
+  std::vector<MemorySnapshot> seeds;
+  for (const char* name : {"oom_fragmented.pickle", "oom_full.pickle"}) {
+    StatusOr<std::string> bytes =
+        ReadWholeFile(std::string(GPUWHY_TEST_DATA) + "/memory_snapshots/" + name);
+    ASSERT_TRUE(bytes.ok()) << name;
+    StatusOr<MemorySnapshot> s = ParseMemorySnapshot(*bytes, name);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    seeds.push_back(std::move(*s));
+  }
+  std::mt19937_64 rng(0x6f6f6d);
+  testing::FuzzBudget budget(3000);
+  int64_t replayed = 0;
+  while (budget.Next()) {
+    MemorySnapshot& s = seeds[testing::Pick(rng, seeds.size())];
+    const std::vector<MemoryTraceEntry> kept = s.trace;  // a snapshot is not copyable
+    for (int edits = 1 + static_cast<int>(testing::Pick(rng, 4)); edits > 0; --edits) {
+      if (s.trace.empty()) break;
+      const size_t i = testing::Pick(rng, s.trace.size());
+      MemoryTraceEntry& e = s.trace[i];
+      switch (testing::Pick(rng, 6)) {
+        case 0: s.trace.erase(s.trace.begin() + static_cast<ptrdiff_t>(i)); break;
+        case 1: s.trace.insert(s.trace.begin() + static_cast<ptrdiff_t>(i), e); break;
+        case 2: e.address += (static_cast<int64_t>(testing::Pick(rng, 5)) - 2) * 16 * kMiB; break;
+        case 3: e.size = static_cast<int64_t>(testing::Pick(rng, 2048)) * kMiB - 1; break;
+        case 4: e.action = static_cast<MemoryAction>(testing::Pick(rng, kMemoryActionCount)); break;
+        default: e.device = static_cast<int32_t>(testing::Pick(rng, 2)); break;
+      }
+    }
+    const size_t index = testing::Pick(rng, s.trace.size() + 1);
+    const int64_t request = static_cast<int64_t>(testing::Pick(rng, 512)) * kMiB + 512;
+    const FreeBlocksAt at = ReplayFreeBlocks(s, 0, index, request, 0);
+    s.trace = kept;
+    if (!at.replayed) {
+      ASSERT_FALSE(at.disagreement.empty());
+      continue;
+    }
+    ++replayed;
+    ASSERT_LE(at.largest_free_block_min, at.largest_free_block);
+    ASSERT_LE(at.largest_free_block, at.free_bytes);
+    ASSERT_LE(at.free_bytes_min, at.free_bytes);
+    ASSERT_LE(at.free_bytes + at.live, at.reserved) << "mutant " << budget.runs();
+  }
+  EXPECT_GT(replayed, 0);
 }
 
 }  // namespace memory_oom_replay_test
