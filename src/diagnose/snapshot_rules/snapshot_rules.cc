@@ -9,6 +9,7 @@
 //     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary(), or a log's CUDA
 //     out-of-memory messages (what the allocator said was free, cached and held by others).
 // A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
+#include "base/bytes.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
 #include <fmt/format.h>
@@ -33,11 +34,9 @@ constexpr ParamRef kChurnMinFrees{kChurn, "min_segment_frees"};
 constexpr ParamRef kLeakMinPrints{kLeak, "min_prints"};
 constexpr ParamRef kLeakMinMiB{kLeak, "min_growth_mib"};
 constexpr ParamRef kLeakMinPct{kLeak, "min_growth_pct"};
-constexpr std::array<const ParamRef*, 6> kParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
+constexpr std::array<const ParamRef*, 6> kSnapshotRulesParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
                                                     &kLeakMinPrints, &kLeakMinMiB, &kLeakMinPct};
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr const char* kExpandable = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
 
 class SnapshotRuleContext {
@@ -443,7 +442,7 @@ Fix ExpandableFix() {
 
 }  // namespace
 
-std::vector<const ParamRef*> SnapshotParamRefs() { return {kParams.begin(), kParams.end()}; }
+std::vector<const ParamRef*> SnapshotParamRefs() { return {kSnapshotRulesParams.begin(), kSnapshotRulesParams.end()}; }
 
 std::vector<RuleSpec> SnapshotRuleSpecs() {
   const std::vector<ChecklistRef> checklist = {
