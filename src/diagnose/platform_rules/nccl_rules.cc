@@ -18,6 +18,9 @@ namespace {
 
 constexpr const char* kFailure = "platform.nccl_failure";
 constexpr const char* kTests = "platform.nccl_tests_bandwidth";
+// The fix that presumes a slow transport: left out where the plateau cannot be judged.
+constexpr const char* kRdmaFix =
+    "Run the collectives over the RDMA fabric: load its NCCL network plugin and provider";
 
 struct Meaning {
   std::string_view mark;
@@ -375,6 +378,14 @@ void CannotTell(PlatformContext& ctx, const NcclLog& log, const Plateau& p, std:
                   "{:.1f} GB/s) over {}; whether that is slow cannot be told: {}{}",
                   p.plateau, p.peak, what, decide, avg));
   f.confidence = Confidence::kLow;
+  for (auto it = f.fixes.begin(); it != f.fixes.end();) {
+    if (it->action != kRdmaFix) {
+      ++it;
+      continue;
+    }
+    f.fixes_left_out.push_back({it->action, "the plateau is not known to be slow"});
+    it = f.fixes.erase(it);
+  }
   AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", p.plateau, "GB/s");
   AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", p.peak, "GB/s");
   AddQuote(f, p.largest->quote);
@@ -556,7 +567,7 @@ std::vector<RuleSpec> NcclRuleSpecs() {
        "has no plateau; otherwise the peak and plateau are a note",
        "nccl-tests bus bandwidth plateaus at {plateau} GB/s over {transport}",
        {},
-       {{"Run the collectives over the RDMA fabric: load its NCCL network plugin and provider",
+       {{kRdmaFix,
          "NCCL_DEBUG=INFO; expect 'Using network IB' or the plugin (aws-ofi-nccl for EFA)"},
         {"Compare with the fabric's rate: busbw plateau near the NIC line rate per GPU",
          "ibstat (Rate); nccl-tests all_reduce_perf -b 8 -e 8G -f 2 -g 1"}},
