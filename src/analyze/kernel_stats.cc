@@ -120,7 +120,7 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
                 PercentOf(static_cast<double>(r.tc_eligible_ns), total));
     metrics.Add(metric::kKernelsTcEligibleWithoutTcPct, MetricScope::Rank(),
                 PercentOf(static_cast<double>(r.tc_eligible_without_tc_ns),
-                    static_cast<double>(r.tc_eligible_ns)));
+                          static_cast<double>(r.tc_eligible_ns)));
   }
   if (r.per_step.empty()) return;
   double sum = 0;

@@ -26,8 +26,9 @@ void AddKernels(const ProfileSummary& s, ProfileSummaryAnalysis& a, size_t top_n
   }
   for (size_t c = 0; c < by_class.size(); ++c) {
     if (by_class[c] == 0) continue;
-    a.classes.push_back({static_cast<KernelClass>(c), by_class[c],
-                         PercentOf(static_cast<double>(by_class[c]), static_cast<double>(a.kernel_ns))});
+    a.classes.push_back(
+        {static_cast<KernelClass>(c), by_class[c],
+         PercentOf(static_cast<double>(by_class[c]), static_cast<double>(a.kernel_ns))});
   }
   std::stable_sort(a.classes.begin(), a.classes.end(),
                    [](const SummaryClassShare& x, const SummaryClassShare& y) {
@@ -51,7 +52,8 @@ void EmitMetrics(const ProfileSummary& s, ProfileSummaryAnalysis& a) {
     m.Add(metric::kSummaryKernelMs, rank, NsToMs(a.kernel_ns));
     for (const SummaryClassShare& c : a.classes)
       m.Add(metric::kSummaryClassPct, KernelClassName(c.kernel_class), rank, c.pct);
-    m.Add(metric::kSummaryTensorCorePct, rank, PercentOf(static_cast<double>(a.tensor_core_ns), total));
+    m.Add(metric::kSummaryTensorCorePct, rank,
+          PercentOf(static_cast<double>(a.tensor_core_ns), total));
     m.Add(metric::kSummaryWithoutTcPct, rank,
           PercentOf(static_cast<double>(a.tc_eligible_without_tc_ns), total));
   }

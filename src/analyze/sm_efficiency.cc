@@ -162,9 +162,9 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
     if (d.est_occupancy_pct)
       metrics.Add(metric::kKernelsEstOccupancyPct, MetricScope::Device(device),
                   *d.est_occupancy_pct);
-    metrics.Add(
-        metric::kKernelsSmallGridTimePct, MetricScope::Device(device),
-        PercentOf(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns)));
+    metrics.Add(metric::kKernelsSmallGridTimePct, MetricScope::Device(device),
+                PercentOf(static_cast<double>(t.small_grid_ns),
+                          static_cast<double>(t.compute_with_blocks_ns)));
     result.per_device.push_back(d);
   }
   const GridFillTotals& t = result.totals;
@@ -178,8 +178,8 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
   }
   result.valid = true;
   result.est_sm_efficiency_pct = efficiency_sum / static_cast<double>(result.per_device.size());
-  result.small_grid_time_pct =
-      PercentOf(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns));
+  result.small_grid_time_pct = PercentOf(static_cast<double>(t.small_grid_ns),
+                                         static_cast<double>(t.compute_with_blocks_ns));
   result.small_grid_mean_fill =
       t.small_grid_ns > 0 ? t.small_grid_fill_ns / static_cast<double>(t.small_grid_ns) : 0;
   result.blocks_coverage_pct =

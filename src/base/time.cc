@@ -6,7 +6,6 @@
 namespace gpuwhy {
 namespace {
 
-
 // Multiplies |value| by 10 and adds |digit|; false on int64 overflow.
 bool AccumulateDigit(int64_t& value, int digit) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();

@@ -1,5 +1,5 @@
-#include "base/bytes.h"
 #include "collect/nvml_sampler.h"
+#include "base/bytes.h"
 
 #include <fmt/format.h>
 

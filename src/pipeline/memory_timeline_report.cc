@@ -16,7 +16,6 @@
 namespace gpuwhy {
 namespace {
 
-
 // "activation 2472.4 MiB (84.1%), unknown 128.0 MiB (4.4%), ...": largest first, empty ones out.
 std::string CategoriesText(const MemoryTimelineStats& s) {
   std::array<size_t, kMemoryCategoryCount> order;

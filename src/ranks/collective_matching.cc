@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "analyze/communication.h"
-#include "ranks/cross_rank.h"
 #include "base/median.h"
+#include "ranks/cross_rank.h"
 
 namespace gpuwhy {
 namespace {

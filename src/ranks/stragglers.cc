@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
-#include "ranks/cross_rank.h"
 #include "base/median.h"
+#include "ranks/cross_rank.h"
 
 namespace gpuwhy {
 namespace {

@@ -68,7 +68,7 @@ std::string Label(double v) {
 }
 
 void AxisText(std::string& out, double x, double y, std::string_view text,
-          std::string_view anchor = "start") {
+              std::string_view anchor = "start") {
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" class=\"axis\">{}</text>", N(x),
                      N(y), anchor, Escape(text));
 }
@@ -80,7 +80,8 @@ class MemoryChart {
         {d.peak_allocated, d.peak_reserved == kNoValue ? 0 : d.peak_reserved, 1}));
     unit_ = ByteUnitFor(most);
     max_ = NiceCeiling(most / unit_.scale) * unit_.scale;
-    dx_ = (kMemoryChartWidth - kMemoryChartLeft - kMemoryChartRight) / static_cast<double>(std::max<size_t>(1, d.buckets.size()));
+    dx_ = (kMemoryChartWidth - kMemoryChartLeft - kMemoryChartRight) /
+          static_cast<double>(std::max<size_t>(1, d.buckets.size()));
     time_ = TimeUnitFor(static_cast<double>(d.x_end - origin_));
   }
 
@@ -89,7 +90,8 @@ class MemoryChart {
         "<figure class=\"chart memory-timeline\" data-device=\"{}\" data-peak-bytes=\"{}\" "
         "data-buckets=\"{}\"><figcaption>{}</figcaption><svg class=\"chart-svg\" role=\"img\" "
         "viewBox=\"0 0 {} {}\" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\">",
-        d_.device, d_.peak_allocated, d_.buckets.size(), Escape(Caption()), N(kMemoryChartWidth), N(kMemoryChartHeight));
+        d_.device, d_.peak_allocated, d_.buckets.size(), Escape(Caption()), N(kMemoryChartWidth),
+        N(kMemoryChartHeight));
     YAxis(out);
     if (d_.has_reserved) Band(out, &MemoryBucket::reserved, kReservedColour, "reserved");
     Band(out, &MemoryBucket::allocated, kAllocatedColour, "allocated");
@@ -122,8 +124,8 @@ class MemoryChart {
   void YAxis(std::string& out) const {
     for (int i = 0; i <= 4; ++i) {
       const double y = kBottom - (kBottom - kTop) * i / 4.0;
-      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", N(kMemoryChartLeft),
-                         N(y), N(kMemoryChartWidth - kMemoryChartRight), N(y));
+      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>",
+                         N(kMemoryChartLeft), N(y), N(kMemoryChartWidth - kMemoryChartRight), N(y));
       AxisText(out, kMemoryChartLeft - 4, y + 4, Label(max_ * i / 4.0 / unit_.scale), "end");
     }
     AxisText(out, 2, kTop - 10, unit_.name);
@@ -140,11 +142,11 @@ class MemoryChart {
       AxisText(out, X(x), y, text, i == 0 ? "start" : i == 4 ? "end" : "middle");
     }
     AxisText(out, (kMemoryChartWidth + kMemoryChartLeft) / 2, y + 16,
-         d_.axis == MemoryAxis::kTime
-             ? fmt::format("time ({}) from the {}", time_.name,
-                           d_.source == "[memory] events" ? "trace start" : "first event")
-             : std::string("trace entry (the snapshot's entries carry no time)"),
-         "middle");
+             d_.axis == MemoryAxis::kTime
+                 ? fmt::format("time ({}) from the {}", time_.name,
+                               d_.source == "[memory] events" ? "trace start" : "first event")
+                 : std::string("trace entry (the snapshot's entries carry no time)"),
+             "middle");
   }
 
   // The bucket's lowest to highest level as a filled band, its last level as a line.

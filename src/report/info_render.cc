@@ -1,5 +1,5 @@
-#include "base/bytes.h"
 #include "report/info_render.h"
+#include "base/bytes.h"
 
 #include <fmt/format.h>
 
@@ -21,7 +21,6 @@ void InfoField(std::string& out, std::string_view label, std::string_view value)
 }
 
 namespace {
-
 
 void Field(std::string& out, std::string_view label, std::string_view value) {
   InfoField(out, label, value);
@@ -79,7 +78,7 @@ void RenderCounts(std::string& out, const InfoSummary& s) {
       std::string label = fmt::format("{} {} -> {}", CopyDirectionName(copy.direction),
                                       MemoryKindName(copy.src_kind), MemoryKindName(copy.dst_kind));
       InfoLine(out, fmt::format("      {:<26}{:>14}  {}", label, GroupDigits(copy.count),
-                            FormatBytes(static_cast<uint64_t>(copy.bytes))));
+                                FormatBytes(static_cast<uint64_t>(copy.bytes))));
     }
   }
 }
@@ -255,14 +254,14 @@ void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode c
   Field(out, "kernels",
         fmt::format("{} profiled launches, {} metric values", p.kernels.size(),
                     GroupDigits(p.metric_count)));
-  InfoLine(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class", "SM",
-                        "memory", "occup.", "grid x blk", "kernel"));
+  InfoLine(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class",
+                            "SM", "memory", "occup.", "grid x blk", "kernel"));
   for (const ProfiledKernelInfo& k : p.kernels) {
     const KernelRoofline& r = k.roofline;
     InfoLine(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", k.id,
-                          RooflineClassName(r.roofline_class), OptionalPct(r.sm_pct),
-                          OptionalPct(r.memory_pct), OptionalPct(r.achieved_occupancy_pct),
-                          LaunchShape(k), k.name));
+                              RooflineClassName(r.roofline_class), OptionalPct(r.sm_pct),
+                              OptionalPct(r.memory_pct), OptionalPct(r.achieved_occupancy_pct),
+                              LaunchShape(k), k.name));
     InfoLine(out, fmt::format("        rule: {}", r.rule));
   }
   RenderImportStats(out, p.problems, colour);

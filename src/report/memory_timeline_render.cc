@@ -11,7 +11,6 @@
 namespace gpuwhy {
 namespace {
 
-
 std::string MiB(int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / kMiB); }
 
 }  // namespace

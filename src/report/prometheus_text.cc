@@ -1,5 +1,5 @@
-#include "base/bytes.h"
 #include "report/prometheus_text.h"
+#include "base/bytes.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +19,6 @@ struct GaugeSource {
   std::string_view family;
   double scale;
 };
-
 
 constexpr GaugeSource kGpuGauges[] = {
     {"gpu.util_pct", "gpuwhy_gpu_utilization_ratio", 0.01},

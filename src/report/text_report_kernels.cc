@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "base/percent.h"
 #include "report/efficiency_lines.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
-#include "base/percent.h"
 
 namespace gpuwhy::report {
 namespace {
@@ -21,10 +21,10 @@ void RenderKernelSummary(std::string& out, const KernelStatsResult& r) {
       Threshold(defaults.short_kernel_ns),
       Pct(PercentOf(static_cast<double>(r.short_time_ns), static_cast<double>(r.kernel_time_ns))));
   if (r.tensor_core_applicable) {
-    text += fmt::format(
-        "; tensor cores {} of kernel time; TC-eligible work without them {}",
-        Pct(PercentOf(static_cast<double>(r.tensor_core_ns), static_cast<double>(r.kernel_time_ns))),
-        MsNs(r.tc_eligible_without_tc_ns));
+    text += fmt::format("; tensor cores {} of kernel time; TC-eligible work without them {}",
+                        Pct(PercentOf(static_cast<double>(r.tensor_core_ns),
+                                      static_cast<double>(r.kernel_time_ns))),
+                        MsNs(r.tc_eligible_without_tc_ns));
   }
   Wrapped(out, text, 2);
   std::vector<std::string> classes;
@@ -225,10 +225,10 @@ void RenderLaunch(std::string& out, const Section& s) {
             fmt::format("{} over {}", Count(r.runtime_outliers),
                         Threshold(defaults.runtime_outlier_ns))});
   t.Render(out);
-  Line(out,
-       fmt::format("  short kernels (GPU time < launch call time): {} of {} launches ({})",
-                   Count(r.short_kernels), Count(r.calls),
-                   Pct(PercentOf(static_cast<double>(r.short_kernels), static_cast<double>(r.calls)))));
+  Line(out, fmt::format("  short kernels (GPU time < launch call time): {} of {} launches ({})",
+                        Count(r.short_kernels), Count(r.calls),
+                        Pct(PercentOf(static_cast<double>(r.short_kernels),
+                                      static_cast<double>(r.calls)))));
   RenderQueues(out, s);
   NotApplicableLines(out, r.not_applicable);
 }

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "base/percent.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
-#include "base/percent.h"
 
 namespace gpuwhy::report {
 namespace {

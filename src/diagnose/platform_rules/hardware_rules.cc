@@ -28,7 +28,7 @@ constexpr ParamRef kClocksTempMarginC{kClocks, "temp_margin_c"};
 constexpr ParamRef kClocksPowerPct{kClocks, "power_pct"};
 constexpr ParamRef kPcieMaxRatio{kPcie, "max_ratio"};
 constexpr std::array<const ParamRef*, 4> kHardwareRulesParams = {&kXidMinCount, &kClocksTempMarginC,
-                                                    &kClocksPowerPct, &kPcieMaxRatio};
+                                                                 &kClocksPowerPct, &kPcieMaxRatio};
 
 std::string GpuLabel(const GpuState& g) {
   std::string label = g.pci_bus_id.empty() ? g.name : g.pci_bus_id;

@@ -9,8 +9,8 @@
 //     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary(), or a log's CUDA
 //     out-of-memory messages (what the allocator said was free, cached and held by others).
 // A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
-#include "base/bytes.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
+#include "base/bytes.h"
 
 #include <fmt/format.h>
 
@@ -34,8 +34,8 @@ constexpr ParamRef kChurnMinFrees{kChurn, "min_segment_frees"};
 constexpr ParamRef kLeakMinPrints{kLeak, "min_prints"};
 constexpr ParamRef kLeakMinMiB{kLeak, "min_growth_mib"};
 constexpr ParamRef kLeakMinPct{kLeak, "min_growth_pct"};
-constexpr std::array<const ParamRef*, 6> kSnapshotRulesParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
-                                                    &kLeakMinPrints, &kLeakMinMiB, &kLeakMinPct};
+constexpr std::array<const ParamRef*, 6> kSnapshotRulesParams = {
+    &kFragMinPct, &kFragMinGiB, &kChurnMinFrees, &kLeakMinPrints, &kLeakMinMiB, &kLeakMinPct};
 
 constexpr const char* kExpandable = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
 
@@ -442,7 +442,9 @@ Fix ExpandableFix() {
 
 }  // namespace
 
-std::vector<const ParamRef*> SnapshotParamRefs() { return {kSnapshotRulesParams.begin(), kSnapshotRulesParams.end()}; }
+std::vector<const ParamRef*> SnapshotParamRefs() {
+  return {kSnapshotRulesParams.begin(), kSnapshotRulesParams.end()};
+}
 
 std::vector<RuleSpec> SnapshotRuleSpecs() {
   const std::vector<ChecklistRef> checklist = {

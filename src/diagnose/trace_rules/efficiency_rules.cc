@@ -18,8 +18,8 @@ constexpr ParamRef kMinUtilPct{kBusyNotEfficient, "min_util_pct"};
 constexpr ParamRef kMaxSmActivePct{kBusyNotEfficient, "max_sm_active_pct"};
 constexpr ParamRef kTargetSmActivePct{kBusyNotEfficient, "target_sm_active_pct"};
 constexpr ParamRef kMinCoveragePct{kBusyNotEfficient, "min_coverage_pct"};
-constexpr std::array<const ParamRef*, 4> kEfficiencyRulesParams = {&kMinUtilPct, &kMaxSmActivePct,
-                                                    &kTargetSmActivePct, &kMinCoveragePct};
+constexpr std::array<const ParamRef*, 4> kEfficiencyRulesParams = {
+    &kMinUtilPct, &kMaxSmActivePct, &kTargetSmActivePct, &kMinCoveragePct};
 
 const DeviceUtilization* UtilOf(const UtilizationResult& util, int32_t device) {
   for (const DeviceUtilization& d : util.per_device) {

@@ -21,9 +21,9 @@ constexpr ParamRef kStallMinStepPct{kStall, "min_step_pct"};
 constexpr ParamRef kStallLongGapMs{kStall, "long_gap_ms"};
 constexpr ParamRef kCpuGapsMinStepPct{kCpuGaps, "min_step_pct"};
 constexpr ParamRef kDataParallelMinDevices{kDataParallel, "min_devices"};
-constexpr std::array<const ParamRef*, 6> kHostRulesParams = {&kStallSlowFactor,   &kStallMaxSlowSharePct,
-                                                    &kStallMinStepPct,   &kStallLongGapMs,
-                                                    &kCpuGapsMinStepPct, &kDataParallelMinDevices};
+constexpr std::array<const ParamRef*, 6> kHostRulesParams = {
+    &kStallSlowFactor, &kStallMaxSlowSharePct, &kStallMinStepPct,
+    &kStallLongGapMs,  &kCpuGapsMinStepPct,    &kDataParallelMinDevices};
 
 void PeriodicStall(RuleContext& ctx) {
   const RuleSpec& spec = ctx.catalog.Spec(kStall);

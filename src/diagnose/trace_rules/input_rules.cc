@@ -19,8 +19,8 @@ constexpr ParamRef kDataLoaderMinStepPct{kDataLoader, "min_step_pct"};
 constexpr ParamRef kDataLoaderHighPct{kDataLoader, "high_pct"};
 constexpr ParamRef kPageableMinStepPct{kPageable, "min_step_pct"};
 constexpr ParamRef kH2dMinStepPct{kH2d, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kInputRulesParams = {&kDataLoaderMinStepPct, &kDataLoaderHighPct,
-                                                    &kPageableMinStepPct, &kH2dMinStepPct};
+constexpr std::array<const ParamRef*, 4> kInputRulesParams = {
+    &kDataLoaderMinStepPct, &kDataLoaderHighPct, &kPageableMinStepPct, &kH2dMinStepPct};
 
 bool NoGpuWork(RuleContext& ctx, const char* id) {
   if (ctx.step_ns > 0 && !ctx.trace.active_devices().empty()) return false;

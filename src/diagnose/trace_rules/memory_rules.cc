@@ -17,9 +17,9 @@ constexpr const char* kSmallGemms = "memory.small_batch_gemms";
 constexpr ParamRef kChurnMinCallsPerStep{kChurn, "min_calls_per_step"};
 constexpr ParamRef kSmallGemmsMinGemmSharePct{kSmallGemms, "min_gemm_share_pct"};
 constexpr ParamRef kSmallGemmsMinStepPct{kSmallGemms, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kMemoryRulesParams = {&kNearCapacityPeakPct, &kChurnMinCallsPerStep,
-                                                    &kSmallGemmsMinGemmSharePct,
-                                                    &kSmallGemmsMinStepPct};
+constexpr std::array<const ParamRef*, 4> kMemoryRulesParams = {
+    &kNearCapacityPeakPct, &kChurnMinCallsPerStep, &kSmallGemmsMinGemmSharePct,
+    &kSmallGemmsMinStepPct};
 
 void NearCapacity(RuleContext& ctx) {
   const MemoryUsageResult& mem = ctx.analysis.memory;

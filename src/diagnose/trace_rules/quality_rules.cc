@@ -18,8 +18,8 @@ constexpr const char* kTooLittle = "quality.too_little_gpu_work";
 constexpr ParamRef kWarmupMinSharePct{kWarmup, "min_share_pct"};
 constexpr ParamRef kWarmupMinCaptureMs{kWarmup, "min_capture_ms"};
 constexpr ParamRef kTooLittleMinKernels{kTooLittle, "min_kernels"};
-constexpr std::array<const ParamRef*, 3> kQualityRulesParams = {&kWarmupMinSharePct, &kWarmupMinCaptureMs,
-                                                    &kTooLittleMinKernels};
+constexpr std::array<const ParamRef*, 3> kQualityRulesParams = {
+    &kWarmupMinSharePct, &kWarmupMinCaptureMs, &kTooLittleMinKernels};
 
 // MTIA's device events (mtia_ccp_events) are command-processor records: HTA reads them as
 // kernels, but their spans are not kernel executions, so idle and busy on them are not the

@@ -9,9 +9,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "base/ascii.h"
 #include "base/time.h"
 #include "ingest/kineto/kineto_arg_keys.h"
-#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
@@ -140,7 +140,6 @@ bool ReadNumberText(Cursor& c, std::string_view& out) {
   if (*c.p == '"') return c.String(out);
   return c.Token(out);
 }
-
 
 // A time in µs read straight to ns in the one scan that finds its end: the shapes
 // profilers write (optional '-', 1 to 16 integer digits, an optional fraction of which

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/ascii.h"
 #include "base/checked_math.h"
 #include "base/time.h"
 #include "ingest/kineto/legacy_profiler_form.h"
-#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
-
 
 // "stream 7" → 7, "4093687616" → 4093687616; false when there is no trailing integer.
 bool TrailingInteger(std::string_view text, int64_t& out) {

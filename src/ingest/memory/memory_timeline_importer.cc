@@ -5,16 +5,15 @@
 
 #include <fmt/format.h>
 
+#include "base/ascii.h"
 #include "base/file_input.h"
 #include "base/input_limits.h"
-#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
 
 constexpr size_t kRowValues = 4;  // time, action, bytes, category
 constexpr size_t kChunkBytes = 1 << 20;
-
 
 // One value of a row: an integer being read, or a reason it is none.
 struct Number {

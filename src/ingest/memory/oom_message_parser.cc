@@ -13,7 +13,6 @@ namespace {
 // A message is one sentence run; logs that wrap it keep it within a few hundred bytes.
 constexpr size_t kMessageWindow = 1200;
 
-
 // The window after a marker as one line: a message a log wrapped keeps going on the next lines,
 // behind the same prefix as its first ("[rank1]: "): the part a continuation line shares with
 // the marker's line, up to a space, is dropped with the line break. (A prefix that changes from
@@ -51,7 +50,8 @@ std::optional<int64_t> SizeBefore(std::string_view text, size_t at) {
   size_t number = unit;
   while (number > 0 && IsAsciiSpace(text[number - 1])) --number;
   size_t start = number;
-  while (start > 0 && !IsAsciiSpace(text[start - 1]) && text[start - 1] != '(' && text[start - 1] != ';')
+  while (start > 0 && !IsAsciiSpace(text[start - 1]) && text[start - 1] != '(' &&
+         text[start - 1] != ';')
     --start;
   if (start == number || unit == end) return std::nullopt;
   return ParseAllocatorSize(text.substr(start, end - start));

@@ -11,7 +11,6 @@
 namespace gpuwhy {
 namespace {
 
-
 std::string ListTables(const SqliteReader& reader) {
   constexpr size_t kMaxListed = 8;
   std::vector<std::string> names(reader.tables().begin(), reader.tables().end());
