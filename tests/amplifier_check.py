@@ -5,8 +5,9 @@ bound (README, "what an input may claim"), never a crash, a signal or a bad_allo
 Every input is built here, small: an Nsight Systems export whose correlation ids are +-2^63 and
 one whose string id is 2^31, a 40 KB snapshot pickle that shares one segment and one block 10^4
 times each, two Kineto traces that claim world_size 2^62, a Kineto event whose ts + dur passes
-int64, a gzip bomb given as a node log, and --config /dev/zero. The peak RSS of each command
-is read from wait4().
+int64, a gzip bomb given as a node log, --config /dev/zero, a Kineto trace of 50,000 steps and
+one whose kernels name 5,000 devices (reports capped to their row limits, docs/limits.md). The
+peak RSS of each command is read from wait4().
 
     tests/amplifier_check.py --gpuwhy BUILD/gpuwhy
 Exit 0 when every check holds, 1 otherwise.
@@ -90,6 +91,65 @@ def kineto_trace(path, rank, world_size, extra_events=()):
         json.dump(doc, f)
 
 
+def many_steps_trace(path, steps):
+    """A Kineto trace of `steps` ProfilerSteps, one launch and one kernel each (gzipped)."""
+    events = []
+    for i in range(steps):
+        t = 12 * i
+        events += [
+            {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1,
+             "tid": 1, "ts": t, "dur": 10},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": t + 1,
+             "dur": 5},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+             "ts": t + 2, "dur": 1, "args": {"correlation": i + 1}},
+            {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": t + 3,
+             "dur": 4 + i % 7, "args": {"device": 0, "stream": 7, "correlation": i + 1}}]
+    with gzip.open(path, "wt", compresslevel=6) as f:
+        json.dump({"traceEvents": events}, f)
+
+
+def many_devices_trace(path, devices):
+    """A Kineto trace whose kernels run on `devices` devices, one kernel each (gzipped)."""
+    events = []
+    for d in range(devices):
+        events += [
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+             "ts": 5 * d, "dur": 1, "args": {"correlation": d + 1}},
+            {"ph": "X", "cat": "kernel", "name": "gemm", "pid": d, "tid": 7, "ts": 5 * d + 1,
+             "dur": 3, "args": {"device": d, "stream": 7, "correlation": d + 1}}]
+    with gzip.open(path, "wt", compresslevel=6) as f:
+        json.dump({"traceEvents": events}, f)
+
+
+def gunzipped_size(path):
+    with gzip.open(path, "rb") as f:
+        return sum(len(chunk) for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
+def check_capped_report(check, gpuwhy, tmp, name, trace, key, max_report, rss_factor):
+    """analyze --format json/html on `trace`: every report under max_report bytes, its rows
+    capped and said so, the peak RSS under rss_factor x the decompressed trace + 64 MiB."""
+    content = gunzipped_size(trace)
+    bound = rss_factor * content + 64 * MIB
+    for fmt in ("json", "html", "text"):
+        out = os.path.join(tmp, f"{name}.{fmt}")
+        code, err, rss = run(gpuwhy, ["analyze", trace, "--format", fmt, "-o", out])
+        size = os.path.getsize(out) if os.path.exists(out) else 0
+        said = True
+        if fmt == "json" and code in (0, 1):
+            with open(out) as f:
+                left_out = json.load(f)["ranks"][0].get("rows_left_out", {})
+            said = left_out.get(key, 0) > 0 and left_out.get("why", "") != ""
+        elif code in (0, 1):
+            with open(out, errors="replace") as f:
+                said = "not listed" in f.read()
+        check(f"{name}: {fmt}", code in (0, 1) and size < max_report and said and rss < bound,
+              f"exit {code}, report {size / MIB:.1f} MiB (< {max_report / MIB:.0f}), rows left "
+              f"out said: {said}, {rss / MIB:.0f} MiB (bound {bound / MIB:.0f} MiB for "
+              f"{content / MIB:.1f} MiB of JSON) {err.strip()[:120]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpuwhy", required=True)
@@ -166,6 +226,18 @@ def main():
         code, err, _ = run(args.gpuwhy, ["analyze", "--config", "/dev/zero", wild])
         check("--config /dev/zero", code == 2 and "not a regular file" in err,
               f"exit {code} {err.strip()[:120]}")
+
+        # 50,000 steps (a 304 MB JSON report and 1.27 GB RSS before the step-row cap).
+        steps = os.path.join(tmp, "steps.json.gz")
+        many_steps_trace(steps, 50_000)
+        check_capped_report(check, args.gpuwhy, tmp, "50,000 steps", steps, "steps",
+                            16 * MIB, 12)
+
+        # 5,000 devices (20,000 wrote a 592 MB JSON report, a 762 MB HTML one).
+        devices = os.path.join(tmp, "devices.json.gz")
+        many_devices_trace(devices, 5_000)
+        check_capped_report(check, args.gpuwhy, tmp, "5,000 devices", devices, "devices",
+                            4 * MIB, 80)
 
     print(f"{len(failures)} check(s) failed" if failures else "every amplifier is bounded")
     return 1 if failures else 0

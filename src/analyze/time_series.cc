@@ -1,6 +1,7 @@
 #include "analyze/time_series.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace gpuwhy {
@@ -99,18 +100,27 @@ TimeSeriesResult ComputeTimeSeries(const AnalysisInput& input, const Utilization
     return r;
   }
   r.window = utilization.window;
+  // The per-device series cost devices x buckets: past kFullSeriesDevices devices the buckets
+  // shrink so that all of them hold what that many would (20,000 devices held 422 MB of series
+  // for a 6 MB trace; issue 37). A report draws at most that many devices (report_rows.h).
+  constexpr size_t kFullSeriesDevices = 64;
+  const size_t device_count = input.timelines.by_device.size();
+  if (device_count > kFullSeriesDevices)
+    buckets = std::min(buckets, std::max<size_t>(4, buckets * kFullSeriesDevices / device_count));
   DurationNs length = r.window.length();
   r.bucket_count =
       static_cast<size_t>(std::min<DurationNs>(static_cast<DurationNs>(buckets), length));
   r.bucket_ns = length / static_cast<DurationNs>(r.bucket_count);
+  std::map<int32_t, const DeviceIdleGaps*> idle_of;  // one look-up per device, not a scan
+  for (const DeviceIdleGaps& d : idle.devices) idle_of.emplace(d.device, &d);
   for (const auto& [device, timeline] : input.timelines.by_device) {
     DeviceBusySeries s;
     s.device = device;
     s.kernel_pct = CoveredPct(timeline.kernels, r);
     s.gpu_op_pct = CoveredPct(timeline.all_ops, r);
-    for (const DeviceIdleGaps& d : idle.devices) {
-      if (d.device != device) continue;
-      for (size_t c = 0; c < kIdleCauseCount; ++c) s.idle_pct[c] = CoveredPct(d.by_cause[c], r);
+    if (auto it = idle_of.find(device); it != idle_of.end()) {
+      for (size_t c = 0; c < kIdleCauseCount; ++c)
+        s.idle_pct[c] = CoveredPct(it->second->by_cause[c], r);
     }
     for (auto& column : s.idle_pct) {
       if (column.empty()) column.assign(r.bucket_count, 0.0);

@@ -125,13 +125,15 @@ void Rank(std::string& out, const RankReport& rank, const TextReportOptions& opt
   }
   out += "**Verdict:** " + verdict + ".\n";
   if (rank.analysis.hta_compat) out += "\n" + HtaCompatText(rank.analysis) + ".\n";
+  const ReportRows rows = SelectReportRows(h, rank.analysis);
   for (const ReportDevice& dev : h.devices) {
-    if (trace && !dev.active) continue;
+    if ((trace && !dev.active) || !rows.devices.Keeps(dev.id)) continue;
     out += fmt::format(
         "\nGPU {}: {}{}", dev.id, dev.name.empty() ? "unknown model" : MarkdownText(dev.name),
         dev.memory_bytes > 0 ? fmt::format(" ({})", Bytes(static_cast<double>(dev.memory_bytes)))
                              : "");
   }
+  if (rows.Capped()) out += "\n\n*Rows left out:* " + MarkdownText(rows.Why()) + ".";
   out += "\n";
   if (!d.findings.empty()) {
     out +=

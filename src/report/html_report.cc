@@ -12,6 +12,7 @@
 #include "report/html_sections.h"
 #include "report/html_writer.h"
 #include "report/report.h"
+#include "report/report_rows.h"
 #include "report/text_format.h"
 
 namespace gpuwhy {
@@ -49,7 +50,8 @@ std::string IdleName(size_t c) {
 
 // |trace|: false for an input without a trace (a memory snapshot or timeline, node logs), whose
 // header names the input and its devices only.
-void RenderHeaderSection(std::string& out, const RankHeader& h, bool trace) {
+void RenderHeaderSection(std::string& out, const RankHeader& h, bool trace,
+                         const report::ReportRows& rows) {
   std::string title = !trace               ? "Input"
                       : h.rank == kNoValue ? "Trace"
                                            : fmt::format("Rank {}", h.rank);
@@ -57,12 +59,15 @@ void RenderHeaderSection(std::string& out, const RankHeader& h, bool trace) {
                      Escape(h.path));
   std::string devices;
   for (const ReportDevice& d : h.devices) {
+    if (!rows.devices.Keeps(d.id)) continue;
     if (!devices.empty()) devices += "; ";
     devices += fmt::format(
         "GPU {}{}{}{}", d.id, d.name.empty() ? "" : " " + d.name,
         d.memory_bytes == kNoValue ? "" : ", " + Bytes(static_cast<double>(d.memory_bytes)),
         d.active ? "" : " (no GPU op)");
   }
+  if (rows.devices.left_out > 0)
+    devices += fmt::format("; {} more not listed", Count(rows.devices.left_out));
   if (!trace) {
     if (!devices.empty()) Element(out, "p", "devices: " + devices, "class=\"meta\"");
     return;
@@ -126,7 +131,8 @@ void RenderStepsHtml(std::string& out, const StepBreakdownResult& steps) {
   CloseSection(out);
 }
 
-void RenderUtilizationHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a) {
+void RenderUtilizationHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a,
+                           const report::DeviceRows& rows) {
   const TimeSeriesResult& s = a.series;
   OpenSection(
       out, "", "GPU utilization over time",
@@ -138,6 +144,7 @@ void RenderUtilizationHtml(std::string& out, const RankHeader& h, const TraceAna
                         s.bucket_count, Duration(static_cast<double>(s.bucket_ns)))
           : "no GPU op");
   for (const DeviceBusySeries& d : s.devices) {
+    if (!rows.Keeps(d.device)) continue;
     TimeAreaChart chart;
     double kernel_pct = 0, gpu_op_pct = 0;
     for (const DeviceUtilization& u : a.utilization.per_device) {
@@ -277,7 +284,8 @@ void RenderKernelsHtml(std::string& out, const TraceAnalysis& a) {
   CloseSection(out);
 }
 
-void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
+void RenderCommunicationHtml(std::string& out, const CommunicationResult& c,
+                             const report::DeviceRows& device_rows) {
   if (c.rank.kernel_count == 0) return;
   OpenSection(
       out, "", "Communication",
@@ -287,6 +295,7 @@ void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
                   MsNs(c.rank.exposed)));
   std::vector<std::vector<Cell>> rows;
   for (const CommDeviceStats& d : c.devices) {
+    if (!device_rows.Keeps(d.device)) continue;
     rows.push_back({Num(std::to_string(d.device), d.device),
                     Num(Count(d.kernel_count), static_cast<double>(d.kernel_count)),
                     Num(MsNs(d.comm_time), static_cast<double>(d.comm_time)),
@@ -320,13 +329,14 @@ void RenderCommunicationHtml(std::string& out, const CommunicationResult& c) {
 
 // |draw_series|: the old 240-bucket chart, when no memory timeline (html_memory.cc) replaces it.
 void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis& a,
-                      bool draw_series) {
+                      bool draw_series, const report::DeviceRows& device_rows) {
   const MemoryUsageResult& m = a.memory;
   if (m.devices.empty() && a.series.memory.empty()) return;
   OpenSection(out, "", "Memory",
               "the caching allocator's totals from [memory] events (profile_memory=True)");
   std::vector<std::vector<Cell>> rows;
   for (const DeviceMemoryStats& d : m.devices) {
+    if (!device_rows.Keeps(d.device)) continue;
     rows.push_back(
         {Num(std::to_string(d.device), d.device),
          Num(Bytes(static_cast<double>(d.peak_allocated)), static_cast<double>(d.peak_allocated)),
@@ -344,6 +354,7 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
   }
   for (const DeviceMemorySeries& s : a.series.memory) {
     if (!draw_series) break;
+    if (!device_rows.Keeps(s.device)) continue;
     double max = 0;
     for (int64_t v : s.reserved_bytes) max = std::max(max, static_cast<double>(v));
     for (int64_t v : s.allocated_bytes) max = std::max(max, static_cast<double>(v));
@@ -511,17 +522,19 @@ std::string RenderReportHtml(std::span<const RankReport> ranks,
     out += fmt::format("<div class=\"rank\" id=\"rank-{}\">", RankNumber(r.header));
     // Without a trace (a memory snapshot, node logs) the trace's sections would say "none".
     const bool trace = HasTraceAnalysis(r);
-    RenderHeaderSection(out, r.header, trace);
+    const report::ReportRows rows = report::SelectReportRows(r.header, r.analysis);
+    RenderHeaderSection(out, r.header, trace, rows);
+    if (rows.Capped()) Element(out, "p", "Rows left out: " + rows.Why() + ".", "class=\"note\"");
     if (r.analysis.hta_compat)
       Element(out, "p", report::HtaCompatText(r.analysis), "class=\"meta\"");
     RenderVerdict(out, r.header, r.diagnosis);
     if (trace) {
       RenderStepsHtml(out, r.analysis.steps);
-      RenderUtilizationHtml(out, r.header, r.analysis);
+      RenderUtilizationHtml(out, r.header, r.analysis, rows.devices);
       RenderIdleHtml(out, r.header, r.analysis.idle_gaps);
       RenderKernelsHtml(out, r.analysis);
-      RenderCommunicationHtml(out, r.analysis.communication);
-      RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty());
+      RenderCommunicationHtml(out, r.analysis.communication, rows.devices);
+      RenderMemoryHtml(out, r.header, r.analysis, r.memory_series.devices.empty(), rows.devices);
     }
     RenderMemoryTimelineHtml(out, r.header, r.memory_series);
     RenderChecklistHtml(out, r.diagnosis);

@@ -6,6 +6,7 @@
 #include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
 #include "report/report.h"
+#include "report/report_rows.h"
 
 namespace gpuwhy {
 namespace {
@@ -13,10 +14,13 @@ namespace {
 using report::WriteMetricScope;
 using report::WriteOptionalInt;
 
-void WriteMetrics(JsonWriter& w, const MetricSet& metrics) {
+using report::ReportRows;
+
+void WriteMetrics(JsonWriter& w, const MetricSet& metrics, const ReportRows& rows) {
   w.Key("metrics");
   w.BeginArray();
   for (const Metric& m : metrics.all()) {
+    if (!rows.KeepsMetric(m)) continue;
     w.BeginObject();
     w.Field("id", m.id);
     WriteMetricScope(w, m.scope);
@@ -106,10 +110,12 @@ void WriteIdleGaps(JsonWriter& w, const IdleGapsResult& r, size_t top_n) {
   w.EndObject();
 }
 
-void WriteSteps(JsonWriter& w, const StepBreakdownResult& r) {
+void WriteSteps(JsonWriter& w, const StepBreakdownResult& r, const ReportRows& rows) {
   w.Key("steps");
   w.BeginArray();
-  for (const StepCosts& step : r.steps) {
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    if (!rows.steps.Keeps(i)) continue;
+    const StepCosts& step = r.steps[i];
     w.BeginObject();
     w.Field("step", step.number);
     w.Field("start_ns", step.window.start);
@@ -126,9 +132,22 @@ void WriteSteps(JsonWriter& w, const StepBreakdownResult& r) {
   w.EndArray();
   w.Key("steps_excluded");
   w.BeginArray();
-  for (int64_t number : r.extents.excluded) w.Int(number);
+  for (size_t i = 0; i < r.extents.excluded.size() && i < report::kMaxStepRows; ++i)
+    w.Int(r.extents.excluded[i]);
   w.EndArray();
   w.Field("steps_synthesized", r.extents.synthesized);
+}
+
+// Said only when rows were left out, so a report under the caps reads as before.
+void WriteRowsLeftOut(JsonWriter& w, const ReportRows& rows) {
+  if (!rows.Capped()) return;
+  w.Key("rows_left_out");
+  w.BeginObject();
+  w.Field("steps", static_cast<int64_t>(rows.steps.left_out));
+  w.Field("steps_excluded", static_cast<int64_t>(rows.steps.excluded_left_out));
+  w.Field("devices", static_cast<int64_t>(rows.devices.left_out));
+  w.Field("why", rows.Why());
+  w.EndObject();
 }
 
 void WriteQuality(JsonWriter& w, const DataQualityResult& r) {
@@ -145,7 +164,7 @@ void WriteQuality(JsonWriter& w, const DataQualityResult& r) {
   w.EndArray();
 }
 
-void WriteHeader(JsonWriter& w, const RankHeader& h) {
+void WriteHeader(JsonWriter& w, const RankHeader& h, const ReportRows& rows) {
   w.Field("path", h.path);
   WriteOptionalInt(w, "rank", h.rank);
   WriteOptionalInt(w, "world_size", h.world_size);
@@ -153,6 +172,7 @@ void WriteHeader(JsonWriter& w, const RankHeader& h) {
   w.Key("devices");
   w.BeginArray();
   for (const ReportDevice& d : h.devices) {
+    if (!rows.devices.Keeps(d.id)) continue;
     w.BeginObject();
     w.Field("id", d.id);
     w.Field("name", d.name);
@@ -212,7 +232,7 @@ void WriteProfiledKernels(JsonWriter& w, const ProfiledKernelsResult& r) {
 }
 
 // Grid fill estimated from Kineto's launch arguments (absent when no kernel carries them).
-void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r) {
+void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r, const ReportRows& rows) {
   if (!r.valid) return;
   w.Key("sm_efficiency");
   w.BeginObject();
@@ -227,6 +247,7 @@ void WriteSmEfficiency(JsonWriter& w, const SmEfficiencyResult& r) {
   w.Key("per_device");
   w.BeginArray();
   for (const DeviceSmEfficiency& d : r.per_device) {
+    if (!rows.devices.Keeps(d.device)) continue;
     w.BeginObject();
     w.Field("device", static_cast<int64_t>(d.device));
     w.FieldOrNull("est_sm_efficiency_pct", d.est_sm_efficiency_pct);
@@ -264,7 +285,7 @@ void WriteGpuMetricMeans(JsonWriter& w, const GpuMetricMeans& m) {
 }
 
 // Sampled GPU activity (absent without GPU_METRICS).
-void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r) {
+void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r, const ReportRows& rows) {
   if (!r.valid) return;
   w.Key("gpu_metrics");
   w.BeginObject();
@@ -276,6 +297,7 @@ void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r) {
   w.Key("per_device");
   w.BeginArray();
   for (const DeviceGpuMetrics& d : r.per_device) {
+    if (!rows.devices.Keeps(d.device)) continue;
     w.BeginObject();
     w.Field("device", static_cast<int64_t>(d.device));
     WriteGpuMetricMeans(w, d.means);
@@ -285,6 +307,7 @@ void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r) {
   w.Key("per_step");
   w.BeginArray();
   for (const StepGpuMetrics& s : r.per_step) {
+    if (!rows.steps.KeepsNumber(s.step)) continue;
     w.BeginObject();
     w.Field("step", s.step);
     WriteGpuMetricMeans(w, s.means);
@@ -296,18 +319,20 @@ void WriteGpuMetrics(JsonWriter& w, const GpuMetricsResult& r) {
 
 void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   const TraceAnalysis& a = rank.analysis;
+  const ReportRows rows = report::SelectReportRows(rank.header, a);
   w.BeginObject();
-  WriteHeader(w, rank.header);
+  WriteHeader(w, rank.header, rows);
   report::WriteDiagnosisJson(w, rank.diagnosis);
   // A profiler summary's rank has no trace analysis: its own summary.* metrics stand in.
-  WriteMetrics(w, a.metrics.all().empty() ? rank.summary_metrics : a.metrics);
+  WriteMetrics(w, a.metrics.all().empty() ? rank.summary_metrics : a.metrics, rows);
   WriteTopKernels(w, a.kernels, top_n);
   WriteIdleGaps(w, a.idle_gaps, top_n);
-  WriteSteps(w, a.steps);
+  WriteSteps(w, a.steps, rows);
+  WriteRowsLeftOut(w, rows);
   w.Field("hta_compat", a.hta_compat);
   WriteProfiledKernels(w, a.profiled_kernels);
-  WriteSmEfficiency(w, a.sm_efficiency);
-  WriteGpuMetrics(w, a.gpu_metrics);
+  WriteSmEfficiency(w, a.sm_efficiency, rows);
+  WriteGpuMetrics(w, a.gpu_metrics, rows);
   WriteQuality(w, a.data_quality);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");

@@ -1,6 +1,7 @@
 // Text report: the per-rank header and the time-accounting sections (utilization, HTA
 // temporal breakdown and idle split). The other sections live in text_report_*.cc.
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -60,7 +61,12 @@ std::string DeviceText(const ReportDevice& d) {
 // One line per device, except that consecutive devices that ran no GPU op and share a name and
 // memory size share one line ("GPU 1-7 ... (ran no GPU op)"): an 8-GPU node whose trace is one
 // rank's otherwise pushes the diagnosis off the first screen.
-void DeviceLines(std::string& out, const std::vector<ReportDevice>& devices) {
+void DeviceLines(std::string& out, const std::vector<ReportDevice>& all_devices,
+                 const DeviceRows& rows) {
+  std::vector<ReportDevice> devices;
+  for (const ReportDevice& d : all_devices) {
+    if (rows.Keeps(d.id)) devices.push_back(d);
+  }
   size_t i = 0;
   bool first = true;
   while (i < devices.size()) {
@@ -80,6 +86,11 @@ void DeviceLines(std::string& out, const std::vector<ReportDevice>& devices) {
     first = false;
     i = j;
   }
+  if (rows.left_out > 0) {
+    Field(out, first ? "devices" : "",
+          fmt::format("... {} more not listed ({} ran no GPU op)", rows.left_out,
+                      rows.idle_left_out));
+  }
 }
 
 std::string StepsText(const StepBreakdownResult& steps) {
@@ -95,7 +106,10 @@ std::string StepsText(const StepBreakdownResult& steps) {
   std::string text = fmt::format("{} analysed ({}), step time mean {}", e.steps.size(), numbers,
                                  Ms(steps.mean_total_ns / 1e6));
   if (!e.excluded.empty()) {
-    text += fmt::format("; {} left out (#{})", e.excluded.size(), fmt::join(e.excluded, ", #"));
+    constexpr size_t kListed = 50;
+    std::span<const int64_t> listed(e.excluded.data(), std::min(e.excluded.size(), kListed));
+    text += fmt::format("; {} left out (#{}{})", e.excluded.size(), fmt::join(listed, ", #"),
+                        e.excluded.size() > kListed ? ", ..." : "");
   }
   return text;
 }
@@ -128,7 +142,8 @@ void RenderHeader(std::string& out, const Section& s) {
                                              : line + path + "\n";
   Field(out, "rank", RankText(h));
   if (h.devices.empty()) Field(out, "devices", "none recorded (CPU-only trace?)");
-  DeviceLines(out, h.devices);
+  DeviceLines(out, h.devices, s.rows.devices);
+  if (s.rows.Capped()) WrappedField(out, "rows", s.rows.Why());
   const UtilizationResult& u = s.analysis.utilization;
   Interval window = u.valid ? u.window : s.analysis.steps.extents.Window();
   if (window.length() > 0) {
@@ -153,7 +168,7 @@ void RenderSourceHeader(std::string& out, const Section& s) {
   const RankHeader& h = s.header;
   std::string line = "== " + FitKeepEnd(h.path, kReportWidth - 3);
   out += s.options.colour == TextColour::kOn ? "\x1b[1m" + line + "\x1b[0m\n" : line + "\n";
-  DeviceLines(out, h.devices);
+  DeviceLines(out, h.devices, s.rows.devices);
 }
 
 void RenderUtilization(std::string& out, const Section& s) {
@@ -174,6 +189,7 @@ void RenderUtilization(std::string& out, const Section& s) {
             MsNs(u.rank.gpu_op_busy_ns)});
   if (u.per_device.size() > 1) {
     for (const DeviceUtilization& d : u.per_device) {
+      if (!s.rows.devices.Keeps(d.device)) continue;
       t.AddRow({fmt::format("GPU {}", d.device), ShareCells(d.share), Pct(d.share.gpu_op_pct),
                 MsNs(d.share.kernel_busy_ns), MsNs(d.share.gpu_op_busy_ns)});
     }
@@ -216,7 +232,8 @@ void RenderTemporal(std::string& out, const Section& s) {
               fmt::format("{} {:>7}", MsNs(b.non_compute_ns), Pct(b.non_compute_pct))});
   };
   row("rank", r.rank);
-  for (const TemporalBreakdown& b : r.per_device) row(fmt::format("GPU {}", b.device), b);
+  for (const TemporalBreakdown& b : r.per_device)
+    if (s.rows.devices.Keeps(b.device)) row(fmt::format("GPU {}", b.device), b);
   t.Render(out);
   NotApplicableLines(out, r.not_applicable);
 }

@@ -92,7 +92,8 @@ void RenderCommunication(std::string& out, const Section& s) {
   };
   row("rank", r.rank);
   if (r.devices.size() > 1) {
-    for (const CommDeviceStats& d : r.devices) row(fmt::format("GPU {}", d.device), d);
+    for (const CommDeviceStats& d : r.devices)
+      if (s.rows.devices.Keeps(d.device)) row(fmt::format("GPU {}", d.device), d);
   }
   t.Render(out);
   if (!r.per_step.empty()) {
@@ -139,6 +140,7 @@ void RenderMemory(std::string& out, const Section& s) {
       return capacity == kNoValue ? text : fmt::format("{} ({})", text, Pct(pct));
     };
     for (const DeviceMemoryStats& d : r.devices) {
+      if (!s.rows.devices.Keeps(d.device)) continue;
       t.AddRow({fmt::format("{}", d.device),
                 with_pct(d.peak_allocated, d.peak_allocated_pct, d.capacity),
                 with_pct(d.peak_reserved, d.peak_reserved_pct, d.capacity),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "report/report_rows.h"
 
 namespace gpuwhy::report {
 
@@ -13,6 +14,8 @@ struct Section {
   const RankHeader& header;
   const TraceAnalysis& analysis;
   const TextReportOptions& options;
+  // The per-step and per-device rows listed (all of them under the caps).
+  ReportRows rows = SelectReportRows(header, analysis);
 };
 
 // A section title, bold when colour is on, followed by a short summary on the same line.
