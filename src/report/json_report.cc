@@ -309,6 +309,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   WriteSmEfficiency(w, a.sm_efficiency);
   WriteGpuMetrics(w, a.gpu_metrics);
   WriteQuality(w, a.data_quality);
+  if (rank.replay.available) report::WriteReplayJson(w, rank.replay);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");
   w.BeginArray();
