@@ -21,9 +21,11 @@ namespace {
 
 constexpr DurationNs kDefaultLaunchLatencyNs = 5 * kNsPerUs;
 
+// The lower median: of an even count the smaller middle value, so one late op among two does
+// not become the typical delay.
 DurationNs Median(std::vector<DurationNs>& v, DurationNs fallback) {
   if (v.empty()) return fallback;
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "analyze/host_activity.h"
@@ -108,6 +109,7 @@ class Replayer {
     out.edges = graph_.edge_count();
     out.sync_waits = graph_.sync_waits;
     out.event_waits = graph_.event_waits;
+    out.inferred_waits = graph_.inferred_waits;
     out.launch_latency_ns = graph_.launch_latency_ns;
     out.queue_gap_ns = graph_.queue_gap_ns;
     out.points_in_cycles = base.points_in_cycles;
@@ -261,7 +263,7 @@ class Replayer {
 
   PathClass EdgeClass(uint32_t e) const {
     switch (graph_.kind[e]) {
-      case DepEdgeKind::kGpuBusy: return OpClass(trace_, graph_.ItemOf(graph_.src[e]));
+      case DepEdgeKind::kGpuBusy: return CachedOpClass(graph_.ItemOf(graph_.src[e]));
       case DepEdgeKind::kLaunch:
       case DepEdgeKind::kStreamOrder: return PathClass::kLaunch;
       case DepEdgeKind::kSync:
@@ -274,6 +276,12 @@ class Replayer {
       }
     }
     return PathClass::kHost;
+  }
+  // Kernel names are classified once each: the kernel table's matching is costly per launch.
+  PathClass CachedOpClass(size_t op) const {
+    auto [it, added] = op_class_.try_emplace(trace_.gpu_ops.name[op].value, PathClass::kHost);
+    if (added) it->second = OpClass(trace_, op);
+    return it->second;
   }
   // The host slice whose own time a host edge spans: the slice it starts in, or the parent of
   // the slice it leaves; -1 between top-level slices.
@@ -372,6 +380,7 @@ class Replayer {
   std::vector<uint32_t> main_points_;
   std::vector<std::vector<uint32_t>> step_ops_;
   std::vector<uint8_t> rows_kept_;
+  mutable std::unordered_map<uint32_t, PathClass> op_class_;  // by kernel name id
 };
 
 }  // namespace

@@ -82,6 +82,7 @@ struct ReplayResult {
   size_t edges = 0;
   int64_t sync_waits = 0;
   int64_t event_waits = 0;
+  int64_t inferred_waits = 0;
   DurationNs launch_latency_ns = 0;
   DurationNs queue_gap_ns = 0;
   int64_t points_in_cycles = 0;

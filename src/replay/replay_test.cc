@@ -92,6 +92,31 @@ TEST(ReplayTest, ReplayReproducesStepsAndInputWhatIfSavesTheLoad) {
   EXPECT_LE(syncs->saving_ns, 52 * kNsPerUs);
 }
 
+// Two streams, no cuda_sync record: stream 8's kernel is launched early but starts |start_us|.
+Trace TwoStreamTrace(int64_t start_us) {
+  Trace t;
+  ThreadId th = t.GetOrCreateThread(1, 1);
+  auto us = [](int64_t v) { return v * kNsPerUs; };
+  t.cpu_slices.Append(
+      {th, 0, us(5), t.strings.Intern("cudaLaunchKernel"), CpuSliceKind::kRuntime, 1});
+  t.cpu_slices.Append(
+      {th, us(20), us(25), t.strings.Intern("cudaLaunchKernel"), CpuSliceKind::kRuntime, 2});
+  t.gpu_ops.Append({GpuOpKind::kKernel, 0, 7, us(10), us(1010), t.strings.Intern("gemm_a"), 1});
+  t.gpu_ops.Append(
+      {GpuOpKind::kKernel, 0, 8, us(start_us), us(start_us + 100), t.strings.Intern("gemm_b"), 2});
+  t.Finalize();
+  return t;
+}
+
+TEST(ReplayTest, LateStartRightAfterAnotherStreamsOpIsAnInferredWait) {
+  for (int64_t start_us : {1012, 1025, 1500}) {
+    Trace t = TwoStreamTrace(start_us);
+    DependencyGraph g = BuildDependencyGraph(t, ClassifyHostActivity(t));
+    // Within 20 us of stream 7's op end: it waited for it; later: nothing explains the start.
+    EXPECT_EQ(g.inferred_waits, start_us <= 1030 ? 1 : 0) << start_us;
+  }
+}
+
 // HTA's overlaid result on its own end-to-end test trace: the path HTA drew runs from
 // 1694039968956739 to 1694040010534392 µs and skips 142,581 µs over its zero-weight edges
 // (dependency edges between top-level ops, sync edges): 41,435,072 µs.
@@ -109,6 +134,33 @@ TEST(ReplayTest, MatchesHolisticTraceAnalysisCriticalPath) {
   EXPECT_NEAR(ours_us, hta_us, 0.01 * hta_us);
   std::printf("HTA critical path %.0f us, gpuwhy %.0f us (%+.3f%%)\n", hta_us, ours_us,
               100.0 * (ours_us - hta_us) / hta_us);
+}
+
+// HTA's other critical-path test traces: the host's cudaEventSynchronize waits on a kernel; the
+// multi-stream one also makes a stream wait on another's event (a cuda_sync record). The
+// simple-add benchmark is the trace HTA's overlaid result was computed from.
+TEST(ReplayTest, HtaCriticalPathTracesGetTheirWaitEdges) {
+  const fs::path hta = kKineto / "hta";
+  const fs::path event_sync = hta / "critical_path_cuda_event_sync_event_sync_trace.json.gz";
+  const fs::path multi_stream =
+      hta / "critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz";
+  const fs::path simple_add =
+      hta / "critical_path_simple_add_benchmark_result_493459_1694039959_trace.json.gz";
+  if (!fs::exists(event_sync) || !fs::exists(multi_stream) || !fs::exists(simple_add))
+    GTEST_SKIP() << "HTA's critical-path traces are absent: real-trace test skipped";
+  auto graph_of = [](const fs::path& path) {
+    auto trace = ImportKinetoFile(path.string());
+    EXPECT_TRUE(trace.ok()) << path;
+    if (!trace.ok()) return DependencyGraph{};
+    return BuildDependencyGraph(*trace, ClassifyHostActivity(*trace), {.hta = true});
+  };
+  EXPECT_EQ(graph_of(event_sync).sync_waits, 1);
+  DependencyGraph multi = graph_of(multi_stream);
+  EXPECT_EQ(multi.sync_waits, 1);
+  EXPECT_EQ(multi.event_waits, 1);
+  const double simple_add_us =
+      static_cast<double>(HtaCriticalPathLength(graph_of(simple_add))) / kNsPerUs;
+  EXPECT_NEAR(simple_add_us, 41435072, 0.01 * 41435072);
 }
 
 ReplayResult ReplayFile(const fs::path& path, DurationNs* measured_median = nullptr) {

@@ -61,6 +61,7 @@ void WriteReplayJson(JsonWriter& w, const ReplayResult& r) {
   w.Field("edges", static_cast<int64_t>(r.edges));
   w.Field("sync_waits", r.sync_waits);
   w.Field("event_waits", r.event_waits);
+  w.Field("inferred_waits", r.inferred_waits);
   w.Field("launch_latency_us", static_cast<double>(r.launch_latency_ns) / kNsPerUs);
   w.Field("queue_gap_us", static_cast<double>(r.queue_gap_ns) / kNsPerUs);
   w.EndObject();
