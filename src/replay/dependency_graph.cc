@@ -39,18 +39,45 @@ class GraphBuilder {
   void Build() {
     const CpuSliceTable& cpu = trace_.cpu_slices;
     const GpuOpTable& ops = trace_.gpu_ops;
-    g_.slice_count = cpu.size();
-    g_.op_count = ops.size();
-    g_.time.resize(2 * (cpu.size() + ops.size()));
-    for (size_t i = 0; i < cpu.size(); ++i) {
-      g_.time[g_.SliceStart(i)] = cpu.start[i];
-      g_.time[g_.SliceEnd(i)] = std::max(cpu.start[i], cpu.end[i]);
+    const Interval w = options_.window;
+    const bool all = w.length() <= 0;
+    auto first_at = [&](const std::vector<TimeNs>& t, size_t b, size_t e, TimeNs v) {
+      return static_cast<size_t>(std::lower_bound(t.begin() + static_cast<std::ptrdiff_t>(b),
+                                                  t.begin() + static_cast<std::ptrdiff_t>(e), v) -
+                                 t.begin());
+    };
+    for (size_t t = 0; t < trace_.threads.size(); ++t) {
+      auto [begin, end] = trace_.ThreadRows(ThreadId(static_cast<uint32_t>(t)));
+      size_t b = begin, e = end;
+      if (!all) {  // rows of a thread are in start order
+        b = first_at(cpu.start, begin, end, w.start);
+        e = first_at(cpu.start, b, end, w.end + 1);
+      }
+      if (b >= e) continue;
+      g_.segments.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e),
+                             static_cast<uint32_t>(2 * g_.slice_count)});
+      g_.slice_count += e - b;
     }
-    for (size_t j = 0; j < ops.size(); ++j) {
+    std::sort(
+        g_.segments.begin(), g_.segments.end(),
+        [](const SliceSegment& a, const SliceSegment& b) { return a.row_begin < b.row_begin; });
+    g_.op_begin = all ? 0 : static_cast<uint32_t>(first_at(ops.start, 0, ops.size(), w.start));
+    g_.op_end =
+        all ? static_cast<uint32_t>(ops.size())
+            : static_cast<uint32_t>(first_at(ops.start, g_.op_begin, ops.size(), w.end + 1));
+    g_.op_count = g_.op_end - g_.op_begin;
+    g_.time.resize(2 * (g_.slice_count + g_.op_count));
+    for (const SliceSegment& s : g_.segments) {
+      for (size_t i = s.row_begin; i < s.row_end; ++i) {
+        g_.time[g_.SliceStart(i)] = cpu.start[i];
+        g_.time[g_.SliceEnd(i)] = std::max(cpu.start[i], cpu.end[i]);
+      }
+    }
+    for (size_t j = g_.op_begin; j < g_.op_end; ++j) {
       g_.time[g_.OpStart(j)] = ops.start[j];
       g_.time[g_.OpEnd(j)] = std::max(ops.start[j], ops.end[j]);
     }
-    const size_t expected_edges = 2 * cpu.size() + 4 * ops.size();
+    const size_t expected_edges = 2 * g_.slice_count + 4 * g_.op_count;
     for (auto* v : {&g_.src, &g_.dst}) v->reserve(expected_edges);
     g_.kind.reserve(expected_edges);
     g_.models.reserve(expected_edges);
@@ -89,9 +116,9 @@ class GraphBuilder {
   void IndexLaunches() {
     const GpuOpTable& ops = trace_.gpu_ops;
     op_launch_.assign(ops.size(), kNone);
-    for (size_t j = 0; j < ops.size(); ++j) {
+    for (size_t j = g_.op_begin; j < g_.op_end; ++j) {
       CpuSliceId l = trace_.FindLaunch(ops.correlation[j]);
-      if (l.valid()) op_launch_[j] = l.value;
+      if (l.valid() && g_.HasSlice(l.value)) op_launch_[j] = l.value;
     }
   }
   TimeNs IssueTime(size_t op) const {
@@ -102,7 +129,7 @@ class GraphBuilder {
     const GpuOpTable& ops = trace_.gpu_ops;
     std::map<std::pair<int32_t, int64_t>, uint32_t> ids;
     op_stream_.resize(ops.size());
-    for (size_t j = 0; j < ops.size(); ++j) {
+    for (size_t j = g_.op_begin; j < g_.op_end; ++j) {
       auto [it, added] =
           ids.try_emplace({ops.device[j], ops.stream[j]}, static_cast<uint32_t>(ids.size()));
       if (added) {
@@ -136,8 +163,8 @@ class GraphBuilder {
   void ResolveHostWaits() {
     const CpuSliceTable& cpu = trace_.cpu_slices;
     const GpuOpTable& ops = trace_.gpu_ops;
-    g_.awaited_op.assign(cpu.size(), -1);
-    sync_models_.assign(cpu.size(), kInReplay);
+    g_.awaited_op.assign(g_.slice_count, -1);
+    sync_models_.assign(g_.slice_count, kInReplay);
     std::map<int64_t, size_t> sync_record;  // correlation -> gpu_syncs row
     for (size_t r = 0; r < trace_.gpu_syncs.size(); ++r) {
       const auto& row = trace_.gpu_syncs.rows[r];
@@ -145,45 +172,56 @@ class GraphBuilder {
       if (row.correlation != kNoValue && (name == "Stream Sync" || name == "Context Sync"))
         sync_record.emplace(row.correlation, r);
     }
-    for (size_t i = 0; i < cpu.size(); ++i) {
-      if ((host_.roles[i] & kRoleBlockingSync) == 0) continue;
-      const TimeNs start = cpu.start[i], end = cpu.end[i];
-      int64_t best = -1;
-      auto consider = [&](int64_t j) {
-        if (j < 0 || ops.end[j] > end) return;
-        if (best < 0 || ops.end[j] > ops.end[best]) best = j;
-      };
-      const std::string_view name = trace_.Str(cpu.name[i]);
-      if (ClassifyRuntimeCall(name) == RuntimeCallKind::kSyncMemcpy) {
-        for (const CorrelatedGpuOp& op : trace_.FindGpuOps(cpu.correlation[i]))
-          consider(op.op.value);
-      }
-      if (best < 0) {
-        auto rec = sync_record.find(cpu.correlation[i]);
-        for (size_t s = 0; s < stream_ops_.size(); ++s) {
-          if (rec != sync_record.end()) {
-            const auto& row = trace_.gpu_syncs.rows[rec->second];
-            if (trace_.Str(row.name) == "Stream Sync" &&
-                stream_key_[s] != std::make_pair(row.device, row.stream))
-              continue;
+    for (const SliceSegment& seg : g_.segments) {
+      for (size_t i = seg.row_begin; i < seg.row_end; ++i) {
+        if ((host_.roles[i] & kRoleBlockingSync) == 0) continue;
+        const TimeNs start = cpu.start[i], end = cpu.end[i];
+        int64_t best = -1;
+        auto consider = [&](int64_t j) {
+          if (j < 0 || !g_.HasOp(static_cast<size_t>(j)) || ops.end[j] > end) return;
+          if (best < 0 || ops.end[j] > ops.end[best]) best = j;
+        };
+        const std::string_view name = trace_.Str(cpu.name[i]);
+        if (ClassifyRuntimeCall(name) == RuntimeCallKind::kSyncMemcpy) {
+          for (const CorrelatedGpuOp& op : trace_.FindGpuOps(cpu.correlation[i]))
+            consider(op.op.value);
+        }
+        if (best < 0) {
+          auto rec = sync_record.find(cpu.correlation[i]);
+          for (size_t s = 0; s < stream_ops_.size(); ++s) {
+            if (rec != sync_record.end()) {
+              const auto& row = trace_.gpu_syncs.rows[rec->second];
+              if (trace_.Str(row.name) == "Stream Sync" &&
+                  stream_key_[s] != std::make_pair(row.device, row.stream))
+                continue;
+            }
+            int64_t k = LastIssuedBefore(s, start);
+            if (k >= 0) consider(stream_ops_[s][static_cast<size_t>(k)]);
           }
-          int64_t k = LastIssuedBefore(s, start);
-          if (k >= 0) consider(stream_ops_[s][static_cast<size_t>(k)]);
+        }
+        if (best >= 0 && ops.end[best] > start) {
+          const size_t local = g_.LocalSlice(i);
+          g_.awaited_op[local] = best;
+          // HTA links a host call to the GPU only through a cuda_sync record (weight 0).
+          if (sync_record.count(cpu.correlation[i]) > 0) sync_models_[local] = kInReplay | kInHta;
+          ++g_.sync_waits;
         }
       }
-      if (best >= 0 && ops.end[best] > start) {
-        g_.awaited_op[i] = best;
-        // HTA links a host call to the GPU only through a cuda_sync record (weight 0).
-        if (sync_record.count(cpu.correlation[i]) > 0) sync_models_[i] = kInReplay | kInHta;
-        ++g_.sync_waits;
-      }
     }
+  }
+  // The window's rows of |thread|: [begin, end), empty when it has none.
+  std::pair<size_t, size_t> WindowRows(ThreadId thread) const {
+    auto [begin, end] = trace_.ThreadRows(thread);
+    for (const SliceSegment& s : g_.segments) {
+      if (s.row_begin >= begin && s.row_end <= end) return {s.row_begin, s.row_end};
+    }
+    return {0, 0};
   }
 
   // The replay's host chain of one thread (every slice), in nesting order.
   void ChainThread(ThreadId thread) {
     const CpuSliceTable& cpu = trace_.cpu_slices;
-    auto [begin, end] = trace_.ThreadRows(thread);
+    auto [begin, end] = WindowRows(thread);
     const bool main = thread == host_.main_thread;
     std::vector<uint32_t> stack;
     int64_t last = -1;
@@ -191,12 +229,12 @@ class GraphBuilder {
       const uint32_t p = g_.SliceEnd(row);
       if (last >= 0) {
         DurationNs w = Gap(static_cast<uint32_t>(last), p);
-        const int64_t awaited = g_.awaited_op[row];
+        const int64_t awaited = g_.awaited_op[g_.LocalSlice(row)];
         if (awaited >= 0) {  // only the part after the awaited op ended is the call's own
           const uint32_t op_end = g_.OpEnd(static_cast<size_t>(awaited));
           const DurationNs post = std::max<DurationNs>(0, g_.time[p] - g_.time[op_end]);
           w = std::min(w, post);
-          AddEdge(op_end, p, DepEdgeKind::kSync, sync_models_[row], post, false);
+          AddEdge(op_end, p, DepEdgeKind::kSync, sync_models_[g_.LocalSlice(row)], post, false);
         }
         AddEdge(static_cast<uint32_t>(last), p, DepEdgeKind::kHostOrder, kInReplay, w, false);
       }
@@ -253,7 +291,7 @@ class GraphBuilder {
   void ChainHtaThreads() {
     const CpuSliceTable& cpu = trace_.cpu_slices;
     for (size_t t = 0; t < trace_.threads.size(); ++t) {
-      auto [begin, end] = trace_.ThreadRows(ThreadId(static_cast<uint32_t>(t)));
+      auto [begin, end] = WindowRows(ThreadId(static_cast<uint32_t>(t)));
       std::vector<uint32_t> stack;
       int64_t last = -1;
       auto close = [&](uint32_t row) {
@@ -378,6 +416,7 @@ class GraphBuilder {
       CpuSliceId wait = trace_.FindLaunch(row.correlation);
       auto s = stream_index.find({row.device, row.stream});
       if (!record.valid() || !wait.valid() || s == stream_index.end()) continue;
+      if (!g_.HasSlice(record.value) || !g_.HasSlice(wait.value)) continue;
       const size_t t = cpu.thread[record.value].value;
       const auto& times = thread_launch_times[t];
       auto it = std::lower_bound(times.begin(), times.end(), cpu.start[record.value]);
@@ -402,8 +441,9 @@ class GraphBuilder {
   void InferStreamWaits() {
     const GpuOpTable& ops = trace_.gpu_ops;
     const CpuSliceTable& cpu = trace_.cpu_slices;
-    std::vector<uint32_t> by_end(ops.size());
-    for (size_t j = 0; j < ops.size(); ++j) by_end[j] = static_cast<uint32_t>(j);
+    std::vector<uint32_t> by_end;
+    by_end.reserve(g_.op_count);
+    for (size_t j = g_.op_begin; j < g_.op_end; ++j) by_end.push_back(static_cast<uint32_t>(j));
     std::sort(by_end.begin(), by_end.end(), [&ops](uint32_t a, uint32_t b) {
       return ops.end[a] != ops.end[b] ? ops.end[a] < ops.end[b] : a < b;
     });

@@ -96,7 +96,7 @@ class Replayer {
       return out;
     }
     host_ = ClassifyHostActivity(trace_);
-    graph_ = BuildDependencyGraph(trace_, host_);
+    graph_ = BuildDependencyGraph(trace_, host_, {.window = SampleSteps()});
     index_ = IndexEdgesBySource(graph_);
     slice_class_ = SliceClasses(trace_, host_);
     IndexMainPoints();
@@ -193,11 +193,33 @@ class Replayer {
     return *mid;
   }
 
+  // The steady steps replayed: all of them, or the middle kMaxSteps of a long capture, whose
+  // window (from the step before them, so the replay starts warm) bounds the graph's memory.
+  Interval SampleSteps() {
+    const std::vector<StepExtent>& kept = analysis_.steps.extents.steps;
+    if (kept.size() <= options_.max_steps) {
+      sampled_ = kept;
+      return {};
+    }
+    const size_t first = (kept.size() - options_.max_steps) / 2;
+    sampled_.assign(kept.begin() + static_cast<std::ptrdiff_t>(first),
+                    kept.begin() + static_cast<std::ptrdiff_t>(first + options_.max_steps));
+    const auto& rows = trace_.steps.rows;
+    TimeNs start = trace_.span().start;
+    for (size_t k = 1; k < rows.size(); ++k) {
+      if (rows[k].host_start == sampled_.front().host.start) start = rows[k - 1].host_start;
+    }
+    TimeNs end = start;
+    for (const StepExtent& s : sampled_) end = std::max({end, s.window.end, s.host.end});
+    return {start, end};
+  }
+
   // Main-thread points in time order: a step boundary is read at the last one at or before it.
   void IndexMainPoints() {
     if (!host_.main_thread.valid()) return;
     auto [begin, end] = trace_.ThreadRows(host_.main_thread);
     for (size_t i = begin; i < end; ++i) {
+      if (!graph_.HasSlice(i)) continue;
       main_points_.push_back(graph_.SliceStart(i));
       main_points_.push_back(graph_.SliceEnd(i));
     }
@@ -219,14 +241,14 @@ class Replayer {
     step_ops_.resize(rows.size());
     rows_kept_.assign(rows.size(), 0);
     for (size_t k = 0; k < rows.size(); ++k) {
-      for (const StepExtent& s : analysis_.steps.extents.steps) {
+      for (const StepExtent& s : sampled_) {
         if (s.host.start == rows[k].host_start && s.number == rows[k].number) rows_kept_[k] = 1;
       }
     }
     const CpuSliceTable& cpu = trace_.cpu_slices;
-    for (size_t j = 0; j < trace_.gpu_ops.size(); ++j) {
+    for (size_t j = graph_.op_begin; j < graph_.op_end; ++j) {
       const CpuSliceId l = trace_.FindLaunch(trace_.gpu_ops.correlation[j]);
-      if (!l.valid()) continue;
+      if (!l.valid() || !graph_.HasSlice(l.value)) continue;
       const TimeNs t = cpu.start[l.value];
       auto it = std::upper_bound(rows.begin(), rows.end(), t,
                                  [](TimeNs v, const auto& r) { return v < r.host_start; });
@@ -290,7 +312,8 @@ class Replayer {
     const size_t i = graph_.ItemOf(p);
     if (graph_.IsStart(p)) return static_cast<int64_t>(i);
     const CpuSliceId parent = trace_.cpu_slices.parent[i];
-    return parent.valid() ? static_cast<int64_t>(parent.value) : -1;
+    return parent.valid() && graph_.HasSlice(parent.value) ? static_cast<int64_t>(parent.value)
+                                                           : -1;
   }
   uint32_t EdgeName(uint32_t e) const {
     switch (graph_.kind[e]) {
@@ -380,6 +403,7 @@ class Replayer {
   std::vector<uint32_t> main_points_;
   std::vector<std::vector<uint32_t>> step_ops_;
   std::vector<uint8_t> rows_kept_;
+  std::vector<StepExtent> sampled_;                           // the steady steps replayed
   mutable std::unordered_map<uint32_t, PathClass> op_class_;  // by kernel name id
 };
 

@@ -67,7 +67,7 @@ struct WhatIfResult {
 struct ReplayResult {
   bool available = false;
   std::string not_applicable;     // why not, when !available
-  std::vector<ReplayStep> steps;  // the steady steps
+  std::vector<ReplayStep> steps;  // the steady steps replayed (at most ReplayOptions::max_steps)
   double error_median_pct = 0;    // of |error_pct|
   double error_max_pct = 0;
   DurationNs measured_median_ns = 0;
@@ -96,6 +96,9 @@ struct ReplayResult {
 
 struct ReplayOptions {
   size_t top_n = 5;
+  // A capture with more steady steps replays the middle ones only: the graph then holds those
+  // steps' events alone, so memory stays small on a long capture.
+  size_t max_steps = 16;
 };
 
 ReplayResult ComputeReplay(const Trace& trace, const TraceAnalysis& analysis,

@@ -92,6 +92,21 @@ TEST(ReplayTest, ReplayReproducesStepsAndInputWhatIfSavesTheLoad) {
   EXPECT_LE(syncs->saving_ns, 52 * kNsPerUs);
 }
 
+// A long capture replays its middle steps alone, in a graph of their window only.
+TEST(ReplayTest, ALongCaptureReplaysItsMiddleStepsInTheirWindow) {
+  Trace t = InputBoundTrace(100, 50);
+  TraceAnalysis analysis = AnalyzeTrace(t);
+  ReplayResult all = ComputeReplay(t, analysis);
+  ReplayResult sampled = ComputeReplay(t, analysis, {.max_steps = 1});
+  ASSERT_TRUE(sampled.available) << sampled.not_applicable;
+  ASSERT_EQ(sampled.steps.size(), 1u);
+  EXPECT_EQ(sampled.steps[0].number, 3);  // the middle of steady steps 2, 3, 4
+  EXPECT_LT(sampled.points, all.points);
+  EXPECT_LT(sampled.error_max_pct, 0.5);
+  ASSERT_NE(sampled.Find(WhatIf::kInputRemoved), nullptr);
+  EXPECT_EQ(sampled.Find(WhatIf::kInputRemoved)->saving_ns, 100 * kNsPerUs);
+}
+
 // Two streams, no cuda_sync record: stream 8's kernel is launched early but starts |start_us|.
 Trace TwoStreamTrace(int64_t start_us) {
   Trace t;
