@@ -149,9 +149,7 @@ class Replayer {
     out.replayed_median_ns = MedianOf(replayed_ns);
     std::vector<PathEntry> top;
     for (const auto& [key, ns] : entries) {
-      top.push_back({key.second == kUntraced ? std::string("(untraced host time)")
-                                             : std::string(trace_.Str(StringId(key.second))),
-                     static_cast<PathClass>(key.first), ns / n});
+      top.push_back({EntryName(key.second), static_cast<PathClass>(key.first), ns / n});
     }
     std::sort(top.begin(), top.end(), [](const PathEntry& a, const PathEntry& b) {
       return a.ns_per_step != b.ns_per_step ? a.ns_per_step > b.ns_per_step : a.name < b.name;
@@ -161,24 +159,35 @@ class Replayer {
 
     for (size_t w = 0; w < kWhatIfCount; ++w) {
       const auto what_if = static_cast<WhatIf>(w);
-      std::vector<DurationNs> weight = WhatIfWeights(what_if);
-      if (weight.empty()) continue;
-      Schedule s = Simulate(graph_, index_, weight, kInReplay);
-      std::vector<Window> after = Windows(s.time);
-      std::vector<DurationNs> steps_after, savings;
-      for (size_t k = 0; k < rows_kept_.size(); ++k) {
-        if (!rows_kept_[k]) continue;
-        const DurationNs a = after[k].end - after[k].start;
-        steps_after.push_back(a);
-        savings.push_back((replayed[k].end - replayed[k].start) - a);
+      std::vector<DurationNs> weight = graph_.weight;
+      if (!ApplyWhatIf(what_if, weight)) continue;
+      auto [step, saving] = ReplayAfter(weight, replayed);
+      out.what_ifs.push_back({what_if, step, saving});
+    }
+    // Two fixes that both save time may share it (the same idle time waits on both): what
+    // applying both gives is replayed too, not added up.
+    for (size_t a = 0; a < out.what_ifs.size(); ++a) {
+      for (size_t b = a + 1; b < out.what_ifs.size(); ++b) {
+        if (out.what_ifs[a].saving_ns <= 0 || out.what_ifs[b].saving_ns <= 0) continue;
+        std::vector<DurationNs> weight = graph_.weight;
+        ApplyWhatIf(out.what_ifs[a].what_if, weight);
+        ApplyWhatIf(out.what_ifs[b].what_if, weight);
+        auto [step, saving] = ReplayAfter(weight, replayed);
+        out.what_if_pairs.push_back(
+            {out.what_ifs[a].what_if, out.what_ifs[b].what_if, step, saving});
       }
-      out.what_ifs.push_back({what_if, MedianOf(steps_after), MedianOf(savings)});
     }
     return out;
   }
 
  private:
   static constexpr uint32_t kUntraced = std::numeric_limits<uint32_t>::max();
+  static constexpr uint32_t kStepGaps = kUntraced - 1;
+  std::string EntryName(uint32_t name) const {
+    if (name == kUntraced) return "(untraced host time)";
+    if (name == kStepGaps) return "(host time between ops in the step)";
+    return std::string(trace_.Str(StringId(name)));
+  }
   struct Window {
     TimeNs start = 0;
     TimeNs end = 0;
@@ -326,7 +335,11 @@ class Replayer {
       case DepEdgeKind::kHostOrder:
       case DepEdgeKind::kHostGap: {
         const int64_t owner = Owner(e);
-        return owner < 0 ? kUntraced : trace_.cpu_slices.name[static_cast<size_t>(owner)].value;
+        if (owner < 0) return kUntraced;
+        // Each step's own name differs (ProfilerStep#5, #6, ...): its time between ops is one
+        // entry.
+        if (host_.roles[static_cast<size_t>(owner)] & kRoleProfilerStep) return kStepGaps;
+        return trace_.cpu_slices.name[static_cast<size_t>(owner)].value;
       }
     }
     return kUntraced;
@@ -360,9 +373,23 @@ class Replayer {
     }
   }
 
-  // The graph's weights with one fix family's waits taken out; empty when nothing changes.
-  std::vector<DurationNs> WhatIfWeights(WhatIf what_if) const {
-    std::vector<DurationNs> w = graph_.weight;
+  // The median replayed step with |weight|, and the median saving against |replayed|.
+  std::pair<DurationNs, DurationNs> ReplayAfter(const std::vector<DurationNs>& weight,
+                                                const std::vector<Window>& replayed) const {
+    Schedule s = Simulate(graph_, index_, weight, kInReplay);
+    std::vector<Window> after = Windows(s.time);
+    std::vector<DurationNs> steps_after, savings;
+    for (size_t k = 0; k < rows_kept_.size(); ++k) {
+      if (!rows_kept_[k]) continue;
+      const DurationNs a = after[k].end - after[k].start;
+      steps_after.push_back(a);
+      savings.push_back((replayed[k].end - replayed[k].start) - a);
+    }
+    return {MedianOf(steps_after), MedianOf(savings)};
+  }
+
+  // Takes one fix family's waits out of |w|; false when nothing changes.
+  bool ApplyWhatIf(WhatIf what_if, std::vector<DurationNs>& w) const {
     bool changed = false;
     for (size_t e = 0; e < w.size(); ++e) {
       const DepEdgeKind k = graph_.kind[e];
@@ -388,8 +415,7 @@ class Replayer {
           break;
       }
     }
-    if (!changed) w.clear();
-    return w;
+    return changed;
   }
 
   static constexpr uint32_t kNoPoint = std::numeric_limits<uint32_t>::max();

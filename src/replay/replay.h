@@ -64,6 +64,14 @@ struct WhatIfResult {
   DurationNs saving_ns = 0;  // median over steps of (replayed step - step after the fix)
 };
 
+// Two fixes applied together.
+struct WhatIfPair {
+  WhatIf first = WhatIf::kInputRemoved;
+  WhatIf second = WhatIf::kSyncsRemoved;
+  DurationNs step_ns = 0;
+  DurationNs saving_ns = 0;
+};
+
 struct ReplayResult {
   bool available = false;
   std::string not_applicable;     // why not, when !available
@@ -77,6 +85,7 @@ struct ReplayResult {
   std::array<DurationNs, kPathClassCount> class_ns{};
   std::vector<PathEntry> top;  // longest first
   std::vector<WhatIfResult> what_ifs;
+  std::vector<WhatIfPair> what_if_pairs;  // each pair of what-ifs that both save time
   // The graph.
   size_t points = 0;
   size_t edges = 0;

@@ -90,6 +90,10 @@ TEST(ReplayTest, ReplayReproducesStepsAndInputWhatIfSavesTheLoad) {
   ASSERT_NE(syncs, nullptr);
   EXPECT_GT(syncs->saving_ns, 0);
   EXPECT_LE(syncs->saving_ns, 52 * kNsPerUs);
+  // Both fixes together: replayed, not the sum of the two savings.
+  ASSERT_EQ(r.what_if_pairs.size(), 1u);
+  EXPECT_GE(r.what_if_pairs[0].saving_ns, input->saving_ns);
+  EXPECT_LE(r.what_if_pairs[0].saving_ns, input->saving_ns + syncs->saving_ns);
 }
 
 // A long capture replays its middle steps alone, in a graph of their window only.

@@ -6,8 +6,8 @@
 
 #include "base/json_writer.h"
 #include "diagnose/diagnose.h"
-#include "report/report.h"
 #include "replay/replay.h"
+#include "report/report.h"
 #include "report/text_sections.h"
 
 namespace gpuwhy::report {

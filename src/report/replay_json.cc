@@ -55,6 +55,20 @@ void WriteReplayJson(JsonWriter& w, const ReplayResult& r) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("what_if_pairs");
+  w.BeginArray();
+  for (const WhatIfPair& x : r.what_if_pairs) {
+    w.BeginObject();
+    w.Key("fixes");
+    w.BeginArray();
+    w.String(WhatIfName(x.first));
+    w.String(WhatIfName(x.second));
+    w.EndArray();
+    w.Field("step_ms", NsToMs(x.step_ns));
+    w.Field("saving_ms", NsToMs(x.saving_ns));
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("graph");
   w.BeginObject();
   w.Field("points", static_cast<int64_t>(r.points));
