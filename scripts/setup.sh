@@ -28,6 +28,12 @@ TEST_PACKAGES=(
   prometheus wrk chromium
 )
 
+# What only the MCP tests need (src/mcp/CMakeLists.txt, docs/mcp.md): npm packages, pinned,
+# installed with npm outside the source tree; without npm the tests skip and say so. The
+# conformance suite stays at 0.1.13: later versions need Node >= 22 (fs.globSync).
+NPM_PACKAGES=(@modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.13)
+NPM_DIR="${GPUWHY_NPM_DIR:-$HOME/.cache/gpuwhy-npm}"
+
 mode=build
 case "${1:-}" in
   "") ;;
@@ -56,8 +62,32 @@ install_missing() {
     apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
+install_npm_packages() {
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup.sh: npm not found: the MCP tests (mcp_sdk_client, mcp_conformance) will skip" >&2
+    return
+  fi
+  local package installed=0
+  for package in "${NPM_PACKAGES[@]}"; do
+    local name="${package%@*}" version="${package##*@}" manifest
+    manifest="$NPM_DIR/node_modules/$name/package.json"
+    if [[ -f "$manifest" ]] && grep -q "\"version\": *\"$version\"" "$manifest"; then
+      installed=$((installed + 1))
+    fi
+  done
+  if ((installed == ${#NPM_PACKAGES[@]})); then
+    echo "setup.sh: all ${#NPM_PACKAGES[@]} npm packages present in $NPM_DIR" >&2
+    return
+  fi
+  echo "setup.sh: installing npm packages into $NPM_DIR: ${NPM_PACKAGES[*]}" >&2
+  mkdir -p "$NPM_DIR"
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund "${NPM_PACKAGES[@]}" >&2 ||
+    echo "setup.sh: npm install failed: the MCP tests will skip" >&2
+}
+
 if [[ "$mode" == test-packages ]]; then
   install_missing "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+  install_npm_packages
   exit 0
 fi
 install_missing "${BUILD_PACKAGES[@]}"

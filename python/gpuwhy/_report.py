@@ -104,10 +104,24 @@ class Report(dict):
     def _repr_html_(self):
         if self._html is None:
             try:
-                self._html = report_html(self._paths, **self._options)
+                self._html = notebook_frame(report_html(self._paths, **self._options))
             except GpuwhyError as e:
                 self._html = _fallback_html(self, e)
         return self._html
+
+
+# The report page in a notebook cell: its own frame, so the page's styles (body width, fonts,
+# tables) neither leak into the notebook nor overflow the cell; the frame is as wide as the
+# cell and scrolls inside. The page's policy still forbids every fetch; scripts run sandboxed
+# (table sorting) with no access to the notebook.
+NOTEBOOK_FRAME_HEIGHT_PX = 640
+
+
+def notebook_frame(page):
+    return (f'<iframe class="gpuwhy-report" sandbox="allow-scripts" '
+            f'style="width:100%;max-width:100%;height:{NOTEBOOK_FRAME_HEIGHT_PX}px;'
+            f'border:1px solid #ddd;box-sizing:border-box" '
+            f'srcdoc="{html.escape(page, quote=True)}"></iframe>')
 
 
 def _fallback_html(report, error):
@@ -115,7 +129,8 @@ def _fallback_html(report, error):
         f"<tr><td>{html.escape(f.severity)}</td><td>{html.escape(f.id)}</td>"
         f"<td>{html.escape(f.title)}</td></tr>" for f in report.findings)
     return (f"<p>gpuwhy report (HTML view unavailable: {html.escape(error.message)})</p>"
-            f"<table><tr><th>severity</th><th>finding</th><th>title</th></tr>{rows}</table>")
+            f'<div style="overflow-x:auto;max-width:100%"><table>'
+            f"<tr><th>severity</th><th>finding</th><th>title</th></tr>{rows}</table></div>")
 
 
 def _json_run(command, paths, options):

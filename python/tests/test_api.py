@@ -1,5 +1,6 @@
 """gpuwhy's Python API against the real binary, on a synthetic trace the binary writes."""
 
+import html
 import os
 import shutil
 import subprocess
@@ -97,7 +98,16 @@ class ApiTest(unittest.TestCase):
         page = gpuwhy.report_html(self.trace)
         self.assertIn("<html", page.lower())
         self.assertIn("input.dataloader_wait", page)
-        self.assertIn("<html", gpuwhy.analyze(self.trace)._repr_html_().lower())
+        # In a notebook the page sits in its own frame: its styles neither leak into the
+        # notebook nor overflow the cell, and it is the same page.
+        cell = gpuwhy.analyze(self.trace)._repr_html_()
+        self.assertTrue(cell.startswith('<iframe class="gpuwhy-report"'), cell[:200])
+        self.assertIn("width:100%", cell)
+        self.assertNotIn("<style", cell)
+        self.assertNotIn("<html", cell.lower())
+        srcdoc = cell[cell.index('srcdoc="') + 8:cell.rindex('"></iframe>')]
+        self.assertNotIn('"', srcdoc)
+        self.assertEqual(html.unescape(srcdoc), page)
 
     def test_missing_binary_says_how_to_get_it(self):
         saved = dict(os.environ)

@@ -48,7 +48,9 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
   // At the first OOM entry: live bytes (relative) and segment bytes mapped and released so far.
   std::optional<int64_t> oom_current, oom_seg_alloc, oom_seg_free;
   std::optional<int64_t> burst_current;  // live bytes (relative) at the fullest run's start
-  for (const MemoryTraceEntry& e : s.trace) {
+  std::optional<size_t> oom_index;
+  for (size_t index = 0; index < s.trace.size(); ++index) {
+    const MemoryTraceEntry& e = s.trace[index];
     if (e.action == MemoryAction::kAlloc) in_free_run = false;
     switch (e.action) {
       case MemoryAction::kAlloc: {
@@ -83,6 +85,7 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
         ++out.ooms;
         out.largest_oom_request = std::max(out.largest_oom_request, e.size);
         if (!oom_current) {
+          oom_index = index;
           oom_current = current;
           oom_seg_alloc = out.segment_alloc_bytes;
           oom_seg_free = out.segment_free_bytes;
@@ -105,6 +108,9 @@ void AddTrace(const MemorySnapshot& s, AllocatorState& out, SiteTable& sites) {
     out.oom_reserved = out.reserved - (out.segment_alloc_bytes - *oom_seg_alloc) +
                        (out.segment_free_bytes - *oom_seg_free);
     out.oom_cached_free = std::max<int64_t>(0, out.oom_reserved - out.oom_live);
+    const MemoryTraceEntry& oom = s.trace[*oom_index];
+    out.oom_blocks = ReplayFreeBlocks(s, oom.device, *oom_index, oom.size, oom.stream);
+    out.oom_device_free = oom.device_free;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/memory_oom_replay.h"
 #include "model/memory_snapshot.h"
 
 namespace gpuwhy {
@@ -64,7 +65,11 @@ struct AllocatorState {
   int64_t oom_reserved = kNoValue;
   int64_t oom_cached_free = kNoValue;
   int64_t oom_request = kNoValue;
-  int64_t alloc_retries = 0;  // memory_summary's "cudaMalloc retries"
+  // The same moment block by block (analyze/memory_oom_replay.h): the free blocks of the
+  // request's pool and stream, the largest beside the request; unset without an OOM entry.
+  std::optional<FreeBlocksAt> oom_blocks;
+  int64_t oom_device_free = kNoValue;  // what the driver reported free, when the entry holds it
+  int64_t alloc_retries = 0;           // memory_summary's "cudaMalloc retries"
   // A log's CUDA out-of-memory messages: how many, and the one that asked for the most (its
   // free, cached-but-unallocated and other processes' bytes say why it failed).
   int64_t oom_messages = 0;

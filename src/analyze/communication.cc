@@ -5,6 +5,7 @@
 #include "analyze/collective_sizes.h"
 #include "analyze/hta_view.h"
 #include "analyze/runtime_calls.h"
+#include "base/percent.h"
 
 namespace gpuwhy {
 namespace {
@@ -74,17 +75,13 @@ std::vector<CommStepStats> PerStep(const Trace& trace, const std::map<int32_t, C
   return out;
 }
 
-double Pct(DurationNs part, DurationNs whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
-}
-
 void AddDeviceMetrics(const CommDeviceStats& d, MetricScope scope, MetricSet& m) {
   m.Add(metric::kCommKernelCount, scope, static_cast<double>(d.kernel_count));
   m.Add(metric::kCommKernelMs, scope, NsToMs(d.kernel_time));
   m.Add(metric::kCommTimeMs, scope, NsToMs(d.comm_time));
   m.Add(metric::kCommOverlapPct, scope, d.overlap_pct);
   m.Add(metric::kCommExposedMs, scope, NsToMs(d.exposed));
-  m.Add(metric::kCommExposedPct, scope, Pct(d.exposed, d.comm_time));
+  m.Add(metric::kCommExposedPct, scope, PercentOf(d.exposed, d.comm_time));
 }
 
 void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
@@ -97,7 +94,7 @@ void EmitMetrics(const CommunicationResult& r, MetricSet& m) {
     MetricScope scope = MetricScope::Step(s.step);
     m.Add(metric::kCommTimeMs, scope, NsToMs(s.comm_time));
     m.Add(metric::kCommExposedMs, scope, NsToMs(s.exposed));
-    m.Add(metric::kCommExposedStepPct, scope, Pct(s.exposed, s.step_time));
+    m.Add(metric::kCommExposedStepPct, scope, PercentOf(s.exposed, s.step_time));
   }
   int64_t count = 0, bytes = 0;
   DurationNs time = 0;

@@ -8,13 +8,6 @@
 namespace gpuwhy {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Role bits that follow from the name and kind alone (launches need the correlation index).
 uint8_t NameRoles(std::string_view name, CpuSliceKind kind) {
   uint8_t roles = 0;
@@ -23,9 +16,9 @@ uint8_t NameRoles(std::string_view name, CpuSliceKind kind) {
     roles |= kRoleDataLoader;
   if (host_op && IsPluginCollectiveName(name)) roles |= kRolePluginCollective;
   if (host_op && IsCollectiveScopeName(name)) roles |= kRoleCollectiveScope;
-  if (host_op && StartsWith(name, "ProfilerStep#")) roles |= kRoleProfilerStep;
+  if (host_op && name.starts_with("ProfilerStep#")) roles |= kRoleProfilerStep;
   if (kind == CpuSliceKind::kOp &&
-      (StartsWith(name, "aten::") || StartsWith(name, "autograd::engine::evaluate_function"))) {
+      (name.starts_with("aten::") || name.starts_with("autograd::engine::evaluate_function"))) {
     roles |= kRoleDispatchOp;
   }
   if (kind == CpuSliceKind::kOp && (name == "aten::item" || name == "aten::_local_scalar_dense")) {
@@ -37,30 +30,30 @@ uint8_t NameRoles(std::string_view name, CpuSliceKind kind) {
 }
 
 bool IsMemcpyCallName(std::string_view name) {
-  return StartsWith(name, "cudaMemcpy") || StartsWith(name, "hipMemcpy") ||
-         StartsWith(name, "cuMemcpy");
+  return name.starts_with("cudaMemcpy") || name.starts_with("hipMemcpy") ||
+         name.starts_with("cuMemcpy");
 }
 
 }  // namespace
 
 bool IsDataLoaderName(std::string_view name) {
-  if ((StartsWith(name, "enumerate(DataLoader)#") && EndsWith(name, ".__next__")) ||
-      StartsWith(name, "enumerate(DataPipe)#"))
+  if ((name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) ||
+      name.starts_with("enumerate(DataPipe)#"))
     return true;
   // with_stack frames of the DataLoader's iterator, in any form the main thread waits in it
   // (a loop that calls next(it) itself gets no enumerate() annotation): "torch/utils/data/
   // dataloader.py(1328): _next_data", "...: __next__", "...: _get_data", "...: _try_get_data".
   if (name.find("torch/utils/data/dataloader.py(") == std::string_view::npos) return false;
-  return EndsWith(name, ": __next__") || EndsWith(name, ": _next_data") ||
-         EndsWith(name, ": _get_data") || EndsWith(name, ": _try_get_data");
+  return name.ends_with(": __next__") || name.ends_with(": _next_data") ||
+         name.ends_with(": _get_data") || name.ends_with(": _try_get_data");
 }
 
 bool IsPluginCollectiveName(std::string_view name) {
-  return StartsWith(name, "nccl:") || StartsWith(name, "gloo:");
+  return name.starts_with("nccl:") || name.starts_with("gloo:");
 }
 
 bool IsCollectiveScopeName(std::string_view name) {
-  return IsPluginCollectiveName(name) || StartsWith(name, "c10d::") || name == "record_param_comms";
+  return IsPluginCollectiveName(name) || name.starts_with("c10d::") || name == "record_param_comms";
 }
 
 bool IsBlockingSyncCallName(std::string_view name) {

@@ -1,4 +1,5 @@
 #include "analyze/kernel_stats.h"
+#include "base/percent.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,8 +9,6 @@
 
 namespace gpuwhy {
 namespace {
-
-double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 std::vector<HistogramBucket> EmptyHistogram() {
   std::vector<HistogramBucket> buckets;
@@ -92,9 +91,9 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
   metrics.Add(metric::kKernelsUniqueNames, MetricScope::Rank(),
               static_cast<double>(r.all_names.size()));
   metrics.Add(metric::kKernelsShortCountPct, MetricScope::Rank(),
-              Pct(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count)));
+              PercentOf(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count)));
   metrics.Add(metric::kKernelsShortTimePct, MetricScope::Rank(),
-              Pct(static_cast<double>(r.short_time_ns), total));
+              PercentOf(static_cast<double>(r.short_time_ns), total));
   for (const KernelClassShare& c : r.classes) {
     metrics.Add(metric::kKernelsClassPct, KernelClassName(c.kernel_class), MetricScope::Rank(),
                 c.time_pct);
@@ -113,14 +112,14 @@ void EmitMetrics(const KernelStatsResult& r, MetricSet& metrics) {
   if (!r.hta_types.empty())
     metrics.Add(metric::kKernelsHtaOverlapPct, MetricScope::Rank(), overlap_pct);
   metrics.Add(metric::kKernelsUnclassifiedPct, MetricScope::Rank(),
-              Pct(static_cast<double>(r.unclassified_ns), total));
+              PercentOf(static_cast<double>(r.unclassified_ns), total));
   if (r.tensor_core_applicable) {
     metrics.Add(metric::kKernelsTensorCoreTimePct, MetricScope::Rank(),
-                Pct(static_cast<double>(r.tensor_core_ns), total));
+                PercentOf(static_cast<double>(r.tensor_core_ns), total));
     metrics.Add(metric::kKernelsTcEligibleTimePct, MetricScope::Rank(),
-                Pct(static_cast<double>(r.tc_eligible_ns), total));
+                PercentOf(static_cast<double>(r.tc_eligible_ns), total));
     metrics.Add(metric::kKernelsTcEligibleWithoutTcPct, MetricScope::Rank(),
-                Pct(static_cast<double>(r.tc_eligible_without_tc_ns),
+                PercentOf(static_cast<double>(r.tc_eligible_without_tc_ns),
                     static_cast<double>(r.tc_eligible_ns)));
   }
   if (r.per_step.empty()) return;
@@ -173,7 +172,7 @@ KernelStatsResult ComputeKernelStats(const AnalysisInput& input, MetricSet& metr
     c.total_ns += d;
   }
   for (auto& [cls, c] : classes) {
-    c.time_pct = Pct(static_cast<double>(c.total_ns), static_cast<double>(r.kernel_time_ns));
+    c.time_pct = PercentOf(static_cast<double>(c.total_ns), static_cast<double>(r.kernel_time_ns));
     r.classes.push_back(c);
   }
   std::stable_sort(

@@ -127,10 +127,6 @@ constexpr std::array kRows = std::to_array<Row>({
 });
 // clang-format on
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 bool Contains(std::string_view s, std::string_view needle) {
   return s.find(needle) != std::string_view::npos;
 }
@@ -140,7 +136,7 @@ bool TermHolds(std::string_view lower, std::string_view term) {
   while (!term.empty()) {
     size_t bar = term.find('|');
     std::string_view alt = term.substr(0, bar);
-    if (!alt.empty() && alt[0] == '^' ? StartsWith(lower, alt.substr(1)) : Contains(lower, alt))
+    if (!alt.empty() && alt[0] == '^' ? lower.starts_with(alt.substr(1)) : Contains(lower, alt))
       return true;
     if (bar == std::string_view::npos) break;
     term.remove_prefix(bar + 1);
@@ -167,8 +163,8 @@ std::optional<KernelDtype> TensileDtype(std::string_view name) {
   for (int i = 0; i < 3 && at != std::string_view::npos; ++i) at = name.find('_', at + 1);
   if (at == std::string_view::npos || at + 1 >= name.size()) return std::nullopt;
   std::string_view t = name.substr(at + 1);
-  if (StartsWith(t, "F8") || StartsWith(t, "B8")) return D::kFp8;
-  if (StartsWith(t, "I8") || StartsWith(t, "4xi8")) return D::kInt8;
+  if (t.starts_with("F8") || t.starts_with("B8")) return D::kFp8;
+  if (t.starts_with("I8") || t.starts_with("4xi8")) return D::kInt8;
   switch (t[0]) {
     case 'S':
     case 'C': return D::kFp32;
@@ -184,9 +180,9 @@ std::optional<KernelDtype> TensileDtype(std::string_view name) {
 // The lowest-precision type the name states, lowest first so "bf16 x mxfp4" reads fp4 and
 // "bfloat16" is not read as "float".
 KernelDtype DtypeFromName(std::string_view name, std::string lower) {
-  if (StartsWith(name, "Cijk_")) return TensileDtype(name).value_or(D::kUnknown);
+  if (name.starts_with("Cijk_")) return TensileDtype(name).value_or(D::kUnknown);
   // Composable Kernel's bhalf_t is an unsigned short, mangled 't' in its type lists ("ttft").
-  if (StartsWith(lower, "_zn2ck") && (Contains(lower, "ttft") || Contains(lower, "tttf")))
+  if (lower.starts_with("_zn2ck") && (Contains(lower, "ttft") || Contains(lower, "tttf")))
     return D::kBf16;
   // vLLM's Fp8KVCacheDataType 0 (kAuto) names an fp8 cache that is not used: blanked in place,
   // one pass, and no token can form across the blank.
@@ -231,7 +227,7 @@ KernelInfo DescribeKernel(GpuOpKind kind, std::string_view name) {
   for (size_t at = 0; (at = match.find("fbgemm", at)) != std::string::npos; at += 6)
     match.replace(at, 6, "fb_lib");
   std::string_view body = match;
-  if (StartsWith(body, "void ")) body.remove_prefix(5);
+  if (body.starts_with("void ")) body.remove_prefix(5);
   for (const Row& row : kRows) {
     if (!Matches(body, row.pattern)) continue;
     KernelDtype dtype = row.dtype ? *row.dtype : DtypeFromName(name, lower);

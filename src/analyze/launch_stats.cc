@@ -7,6 +7,7 @@
 
 #include "analyze/runtime_calls.h"
 #include "analyze/sorted_runs.h"
+#include "base/percent.h"
 
 namespace gpuwhy {
 namespace {
@@ -129,10 +130,6 @@ std::vector<QueueEvent> QueueEvents(const Trace& trace, const LaunchStatsResult&
   return events;
 }
 
-double Pct(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
-}
-
 void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricSet& m) {
   MetricScope rank = MetricScope::Rank();
   m.Add(metric::kLaunchCalls, rank, static_cast<double>(r.calls));
@@ -146,11 +143,11 @@ void EmitMetrics(const AnalysisInput& input, const LaunchStatsResult& r, MetricS
   m.Add(metric::kLaunchDelayP95Us, rank, r.delay_ns.p95 / kNsPerUs);
   m.Add(metric::kLaunchDelayMaxUs, rank, r.delay_ns.max / kNsPerUs);
   m.Add(metric::kLaunchRuntimeOutliers, rank, static_cast<double>(r.runtime_outliers));
-  m.Add(metric::kLaunchRuntimeOutlierPct, rank, Pct(r.runtime_outliers, r.calls));
+  m.Add(metric::kLaunchRuntimeOutlierPct, rank, PercentOf(r.runtime_outliers, r.calls));
   m.Add(metric::kLaunchDelayOutliers, rank, static_cast<double>(r.delay_outliers));
-  m.Add(metric::kLaunchDelayOutlierPct, rank, Pct(r.delay_outliers, r.calls));
+  m.Add(metric::kLaunchDelayOutlierPct, rank, PercentOf(r.delay_outliers, r.calls));
   m.Add(metric::kLaunchShortKernels, rank, static_cast<double>(r.short_kernels));
-  m.Add(metric::kLaunchShortKernelPct, rank, Pct(r.short_kernels, r.calls));
+  m.Add(metric::kLaunchShortKernelPct, rank, PercentOf(r.short_kernels, r.calls));
   for (const StreamQueue& q : r.queues) {
     MetricScope scope = MetricScope::Stream(q.device, q.stream);
     m.Add(metric::kLaunchQueueLengthMean, scope, q.samples.mean);

@@ -5,13 +5,10 @@
 
 #include "analyze/runtime_calls.h"
 #include "analyze/step_breakdown.h"
+#include "base/percent.h"
 
 namespace gpuwhy {
 namespace {
-
-double Pct(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
-}
 
 void CollectPeaks(const Trace& trace, MemoryUsageResult& r) {
   std::map<int32_t, DeviceMemoryStats> by_device;
@@ -33,8 +30,8 @@ void CollectPeaks(const Trace& trace, MemoryUsageResult& r) {
   for (auto& [id, d] : by_device) {
     if (const DeviceTable::Row* row = trace.devices.Find(id)) d.capacity = row->total_memory_bytes;
     if (d.capacity > 0) {
-      d.peak_allocated_pct = Pct(d.peak_allocated, d.capacity);
-      d.peak_reserved_pct = Pct(d.peak_reserved, d.capacity);
+      d.peak_allocated_pct = PercentOf(d.peak_allocated, d.capacity);
+      d.peak_reserved_pct = PercentOf(d.peak_reserved, d.capacity);
     }
     if (d.peak_allocated > 0) {
       d.reserved_to_allocated =

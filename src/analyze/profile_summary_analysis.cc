@@ -1,12 +1,11 @@
 #include "analyze/profile_summary_analysis.h"
+#include "base/percent.h"
 
 #include <algorithm>
 #include <array>
 
 namespace gpuwhy {
 namespace {
-
-double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 void AddKernels(const ProfileSummary& s, ProfileSummaryAnalysis& a, size_t top_n) {
   std::array<DurationNs, static_cast<size_t>(KernelClass::kOther) + 1> by_class{};
@@ -28,7 +27,7 @@ void AddKernels(const ProfileSummary& s, ProfileSummaryAnalysis& a, size_t top_n
   for (size_t c = 0; c < by_class.size(); ++c) {
     if (by_class[c] == 0) continue;
     a.classes.push_back({static_cast<KernelClass>(c), by_class[c],
-                         Pct(static_cast<double>(by_class[c]), static_cast<double>(a.kernel_ns))});
+                         PercentOf(static_cast<double>(by_class[c]), static_cast<double>(a.kernel_ns))});
   }
   std::stable_sort(a.classes.begin(), a.classes.end(),
                    [](const SummaryClassShare& x, const SummaryClassShare& y) {
@@ -39,7 +38,7 @@ void AddKernels(const ProfileSummary& s, ProfileSummaryAnalysis& a, size_t top_n
       [](const SummaryTopKernel& x, const SummaryTopKernel& y) { return x.total_ns > y.total_ns; });
   if (a.top.size() > top_n) a.top.resize(top_n);
   for (SummaryTopKernel& k : a.top)
-    k.pct = Pct(static_cast<double>(k.total_ns), static_cast<double>(a.kernel_ns));
+    k.pct = PercentOf(static_cast<double>(k.total_ns), static_cast<double>(a.kernel_ns));
 }
 
 void EmitMetrics(const ProfileSummary& s, ProfileSummaryAnalysis& a) {
@@ -52,9 +51,9 @@ void EmitMetrics(const ProfileSummary& s, ProfileSummaryAnalysis& a) {
     m.Add(metric::kSummaryKernelMs, rank, NsToMs(a.kernel_ns));
     for (const SummaryClassShare& c : a.classes)
       m.Add(metric::kSummaryClassPct, KernelClassName(c.kernel_class), rank, c.pct);
-    m.Add(metric::kSummaryTensorCorePct, rank, Pct(static_cast<double>(a.tensor_core_ns), total));
+    m.Add(metric::kSummaryTensorCorePct, rank, PercentOf(static_cast<double>(a.tensor_core_ns), total));
     m.Add(metric::kSummaryWithoutTcPct, rank,
-          Pct(static_cast<double>(a.tc_eligible_without_tc_ns), total));
+          PercentOf(static_cast<double>(a.tc_eligible_without_tc_ns), total));
   }
   if (!s.dlprof) return;
   const DlprofTotals& t = *s.dlprof;
@@ -62,11 +61,11 @@ void EmitMetrics(const ProfileSummary& s, ProfileSummaryAnalysis& a) {
   if (t.wall_ns >= 0) m.Add(metric::kSummaryWallMs, rank, NsToMs(t.wall_ns));
   if (t.wall_ns > 0 && t.kernel_ns >= 0) {
     m.Add(metric::kSummaryGpuBusyPct, rank,
-          Pct(static_cast<double>(t.kernel_ns), static_cast<double>(t.wall_ns)));
+          PercentOf(static_cast<double>(t.kernel_ns), static_cast<double>(t.wall_ns)));
   }
   if (t.kernel_ns >= 0 && t.tc_kernel_ns >= 0) {
     m.Add(metric::kSummaryTensorCorePct, rank,
-          Pct(static_cast<double>(t.tc_kernel_ns), static_cast<double>(t.kernel_ns)));
+          PercentOf(static_cast<double>(t.tc_kernel_ns), static_cast<double>(t.kernel_ns)));
   }
 }
 

@@ -7,9 +7,6 @@
 namespace gpuwhy {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 bool Contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
@@ -18,7 +15,7 @@ bool Contains(std::string_view s, std::string_view part) {
 // "MemcpyHtoD_v2". Returns false for names from no GPU runtime.
 bool StripApiPrefix(std::string_view name, std::string_view& rest) {
   for (std::string_view prefix : {"cuda", "hip", "cu"}) {
-    if (StartsWith(name, prefix)) {
+    if (name.starts_with(prefix)) {
       rest = name.substr(prefix.size());
       return true;
     }
@@ -35,9 +32,9 @@ RuntimeCallKind ClassifyRuntimeCall(std::string_view name) {
     if (name == "runFunction - job_prep_and_submit_for_execution") return RuntimeCallKind::kLaunch;
     return RuntimeCallKind::kOther;
   }
-  if (StartsWith(rest, "GraphLaunch")) return RuntimeCallKind::kGraphLaunch;
-  if (StartsWith(rest, "Launch") || StartsWith(rest, "ModuleLaunch") ||
-      StartsWith(rest, "ExtModuleLaunch") || StartsWith(rest, "ExtLaunch")) {
+  if (rest.starts_with("GraphLaunch")) return RuntimeCallKind::kGraphLaunch;
+  if (rest.starts_with("Launch") || rest.starts_with("ModuleLaunch") ||
+      rest.starts_with("ExtModuleLaunch") || rest.starts_with("ExtLaunch")) {
     return RuntimeCallKind::kLaunch;
   }
   if (rest == "DeviceSynchronize" || rest == "CtxSynchronize" || rest == "ThreadSynchronize") {
@@ -45,19 +42,19 @@ RuntimeCallKind ClassifyRuntimeCall(std::string_view name) {
   }
   if (rest == "StreamSynchronize") return RuntimeCallKind::kStreamSync;
   if (rest == "EventSynchronize") return RuntimeCallKind::kEventSync;
-  if (StartsWith(rest, "Memset")) {
+  if (rest.starts_with("Memset")) {
     return Contains(rest, "Async") ? RuntimeCallKind::kLaunch : RuntimeCallKind::kSyncMemcpy;
   }
-  if (StartsWith(rest, "Memcpy")) {
+  if (rest.starts_with("Memcpy")) {
     // hipMemcpyWithStream enqueues on a stream but returns only when the copy is done.
     if (rest == "MemcpyWithStream") return RuntimeCallKind::kSyncMemcpy;
     return Contains(rest, "Async") ? RuntimeCallKind::kLaunch : RuntimeCallKind::kSyncMemcpy;
   }
-  if (StartsWith(rest, "Malloc") || StartsWith(rest, "MemAlloc") || rest == "HostAlloc" ||
-      StartsWith(rest, "HostMalloc") || StartsWith(rest, "ExtMallocWithFlags")) {
+  if (rest.starts_with("Malloc") || rest.starts_with("MemAlloc") || rest == "HostAlloc" ||
+      rest.starts_with("HostMalloc") || rest.starts_with("ExtMallocWithFlags")) {
     return RuntimeCallKind::kAlloc;
   }
-  if (StartsWith(rest, "Free") || StartsWith(rest, "MemFree") || StartsWith(rest, "HostFree")) {
+  if (rest.starts_with("Free") || rest.starts_with("MemFree") || rest.starts_with("HostFree")) {
     return RuntimeCallKind::kFree;
   }
   return RuntimeCallKind::kOther;

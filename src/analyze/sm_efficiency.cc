@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analyze/kernel_class.h"
+#include "base/percent.h"
 
 namespace gpuwhy {
 namespace {
@@ -64,8 +65,6 @@ void Add(GridFillTotals& into, const GridFillTotals& from) {
   into.occupancy_pct_ns += from.occupancy_pct_ns;
   into.with_occupancy_ns += from.with_occupancy_ns;
 }
-
-double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 std::vector<SmallGridKernel> TopSmallGrids(
     const Trace& trace, const std::unordered_map<StringId, NameAccumulator>& names, size_t top_n) {
@@ -156,7 +155,7 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
       d.est_occupancy_pct = t.occupancy_pct_ns / static_cast<double>(t.with_occupancy_ns);
     auto it = endpoints.find(device);
     if (it == endpoints.end()) continue;  // no blocks per SM on this device
-    d.est_sm_efficiency_pct = Pct(FilledSmTime(it->second), static_cast<double>(w.length()));
+    d.est_sm_efficiency_pct = PercentOf(FilledSmTime(it->second), static_cast<double>(w.length()));
     efficiency_sum += *d.est_sm_efficiency_pct;
     metrics.Add(metric::kKernelsEstSmEfficiencyPct, MetricScope::Device(device),
                 *d.est_sm_efficiency_pct);
@@ -165,7 +164,7 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
                   *d.est_occupancy_pct);
     metrics.Add(
         metric::kKernelsSmallGridTimePct, MetricScope::Device(device),
-        Pct(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns)));
+        PercentOf(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns)));
     result.per_device.push_back(d);
   }
   const GridFillTotals& t = result.totals;
@@ -180,11 +179,11 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
   result.valid = true;
   result.est_sm_efficiency_pct = efficiency_sum / static_cast<double>(result.per_device.size());
   result.small_grid_time_pct =
-      Pct(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns));
+      PercentOf(static_cast<double>(t.small_grid_ns), static_cast<double>(t.compute_with_blocks_ns));
   result.small_grid_mean_fill =
       t.small_grid_ns > 0 ? t.small_grid_fill_ns / static_cast<double>(t.small_grid_ns) : 0;
   result.blocks_coverage_pct =
-      Pct(static_cast<double>(t.with_blocks_ns), static_cast<double>(t.kernel_ns));
+      PercentOf(static_cast<double>(t.with_blocks_ns), static_cast<double>(t.kernel_ns));
   result.top_small_grids = TopSmallGrids(input.trace, small_names, input.options.top_n);
   metrics.Add(metric::kKernelsEstSmEfficiencyPct, MetricScope::Rank(),
               *result.est_sm_efficiency_pct);

@@ -1,14 +1,11 @@
 #include "analyze/temporal_breakdown.h"
+#include "base/percent.h"
 
 #include <algorithm>
 #include <set>
 
 namespace gpuwhy {
 namespace {
-
-double Pct(DurationNs part, DurationNs whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 void EmitMetrics(const TemporalBreakdown& b, MetricScope scope, MetricSet& metrics) {
   metrics.Add(metric::kTemporalSpanUs, scope, NsToUs(b.span_ns));
@@ -45,9 +42,9 @@ TemporalBreakdown ComputeTimes(std::span<const ViewOp> ops, int32_t device, Inte
   b.idle_ns = b.span_ns - busy.TotalLength();
   b.compute_ns = std::move(compute).Build().TotalLength();
   b.non_compute_ns = b.span_ns - b.idle_ns - b.compute_ns;
-  b.idle_pct = Pct(b.idle_ns, b.span_ns);
-  b.compute_pct = Pct(b.compute_ns, b.span_ns);
-  b.non_compute_pct = Pct(b.non_compute_ns, b.span_ns);
+  b.idle_pct = PercentOf(b.idle_ns, b.span_ns);
+  b.compute_pct = PercentOf(b.compute_ns, b.span_ns);
+  b.non_compute_pct = PercentOf(b.non_compute_ns, b.span_ns);
   if (busy_out != nullptr) *busy_out = std::move(busy);
   return b;
 }

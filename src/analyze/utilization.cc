@@ -1,13 +1,10 @@
 #include "analyze/utilization.h"
+#include "base/percent.h"
 
 #include <algorithm>
 
 namespace gpuwhy {
 namespace {
-
-double Pct(DurationNs part, DurationNs whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
 
 // Busy time of every device inside |window|, summed, with percentages of window × devices.
 UtilizationShare Share(const DeviceTimelines& timelines, Interval window) {
@@ -17,8 +14,8 @@ UtilizationShare Share(const DeviceTimelines& timelines, Interval window) {
     s.gpu_op_busy_ns += t.all_ops.CoveredLength(window);
   }
   DurationNs capacity = window.length() * static_cast<DurationNs>(timelines.by_device.size());
-  s.kernel_pct = Pct(s.kernel_busy_ns, capacity);
-  s.gpu_op_pct = Pct(s.gpu_op_busy_ns, capacity);
+  s.kernel_pct = PercentOf(s.kernel_busy_ns, capacity);
+  s.gpu_op_pct = PercentOf(s.gpu_op_busy_ns, capacity);
   return s;
 }
 
@@ -67,8 +64,8 @@ UtilizationResult ComputeUtilization(const AnalysisInput& input, MetricSet& metr
     DeviceUtilization d{device, {}};
     d.share.kernel_busy_ns = t.kernels.CoveredLength(result.window);
     d.share.gpu_op_busy_ns = t.all_ops.CoveredLength(result.window);
-    d.share.kernel_pct = Pct(d.share.kernel_busy_ns, result.window.length());
-    d.share.gpu_op_pct = Pct(d.share.gpu_op_busy_ns, result.window.length());
+    d.share.kernel_pct = PercentOf(d.share.kernel_busy_ns, result.window.length());
+    d.share.gpu_op_pct = PercentOf(d.share.gpu_op_busy_ns, result.window.length());
     result.per_device.push_back(d);
     Emit(d.share, MetricScope::Device(device), metrics);
   }

@@ -1,11 +1,11 @@
 #include "base/time.h"
+#include "base/ascii.h"
 
 #include <limits>
 
 namespace gpuwhy {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Multiplies |value| by 10 and adds |digit|; false on int64 overflow.
 bool AccumulateDigit(int64_t& value, int digit) {
@@ -31,12 +31,12 @@ std::optional<Decimal> SplitDecimal(std::string_view text) {
     ++i;
   }
   size_t int_begin = i;
-  while (i < text.size() && IsDigit(text[i])) ++i;
+  while (i < text.size() && IsAsciiDigit(text[i])) ++i;
   d.int_digits = text.substr(int_begin, i - int_begin);
   if (i < text.size() && text[i] == '.') {
     ++i;
     size_t frac_begin = i;
-    while (i < text.size() && IsDigit(text[i])) ++i;
+    while (i < text.size() && IsAsciiDigit(text[i])) ++i;
     d.frac_digits = text.substr(frac_begin, i - frac_begin);
   }
   if (d.int_digits.empty() && d.frac_digits.empty()) return std::nullopt;
@@ -47,9 +47,9 @@ std::optional<Decimal> SplitDecimal(std::string_view text) {
       exp_negative = text[i] == '-';
       ++i;
     }
-    if (i >= text.size() || !IsDigit(text[i])) return std::nullopt;
+    if (i >= text.size() || !IsAsciiDigit(text[i])) return std::nullopt;
     int exponent = 0;
-    while (i < text.size() && IsDigit(text[i])) {
+    while (i < text.size() && IsAsciiDigit(text[i])) {
       if (exponent > 1000) return std::nullopt;
       exponent = exponent * 10 + (text[i] - '0');
       ++i;

@@ -103,5 +103,35 @@ TEST_F(AnalyzeRanksTest, MissingAndDuplicatedRanksAreReportedNotFatal) {
   EXPECT_NE(r.out.find("2 of 4 ranks present; missing: 2-3"), std::string::npos);
 }
 
+// The folder gpuwhy.profile writes holds each trace and its own summary beside it: analysing
+// the folder counts each rank once (it counted the trace and its summary as two ranks). A
+// summary whose trace is elsewhere (the Slurm epilogue's shared folder) is still a rank.
+TEST_F(AnalyzeRanksTest, ATraceAndItsOwnSummaryInOneFolderAreOneRank) {
+  const std::string profile = dir_ + "/profile";
+  fs::create_directories(profile);
+  for (int r = 0; r < 2; ++r) {
+    std::string trace = profile + "/job.rank" + std::to_string(r) + ".json";
+    fs::copy_file(Rank(r), trace);
+    Result s = RunGpuwhy({"analyze", "--summary", "-o",
+                          profile + "/job.rank" + std::to_string(r) + ".summary.json", trace});
+    ASSERT_EQ(s.code, 0) << s.err;
+  }
+  Result r = RunGpuwhy({"analyze", profile});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("All ranks: 2 rank(s) of world size 4"), std::string::npos)
+      << r.out.substr(0, 3000);
+  EXPECT_EQ(r.out.find("appears twice"), std::string::npos) << r.out.substr(0, 3000);
+  EXPECT_NE(r.out.find("job.rank0.summary.json: this trace's own summary"), std::string::npos);
+
+  // Rank 2's summary, its trace not in the folder: a third rank.
+  Result s =
+      RunGpuwhy({"analyze", "--summary", "-o", profile + "/job.rank2.summary.json", Rank(2)});
+  ASSERT_EQ(s.code, 0) << s.err;
+  Result three = RunGpuwhy({"analyze", profile});
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.out.find("All ranks: 3 rank(s) of world size 4"), std::string::npos)
+      << three.out.substr(0, 3000);
+}
+
 }  // namespace analyze_ranks_test
 }  // namespace gpuwhy

@@ -61,6 +61,8 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
   AddExportCsvCommand(app, export_csv);
   WatchOptions watch;
   AddWatchCommand(app, watch);
+  McpOptions mcp;
+  AddMcpCommand(app, mcp);
   // Help about the commands above, generated from them (cli_help.h).
   std::string help_topic;
   app.add_subcommand("help", "Print the help of COMMAND (or of gpuwhy)")
@@ -129,6 +131,7 @@ int RunCommand(const std::vector<std::string>& args, const CliContext& context) 
   if (app.got_subcommand("record")) return RunRecordCommand(record, context);
   if (app.got_subcommand("export-csv")) return RunExportCsvCommand(export_csv, context);
   if (app.got_subcommand("watch")) return RunWatchCommand(watch, context);
+  if (app.got_subcommand("mcp")) return RunMcpCommand(mcp, context);
   PrintError(context, "no command given (see gpuwhy --help)");
   return kExitUnusable;
 }

@@ -147,6 +147,14 @@ int RunServeCommand(const ServeOptions& options, const CliContext& context);
 // "HOST:PORT" or "[IPV6]:PORT".
 StatusOr<std::pair<std::string, int>> ParseListenAddress(const std::string& text);
 
+struct McpOptions {
+  size_t page_bytes = 16 * 1024;               // text per page of an answer
+  size_t max_message_bytes = size_t{1} << 20;  // a longer message is refused
+  PipelineFlags pipeline;                      // --set, --config, --step-range
+};
+void AddMcpCommand(CLI::App& app, McpOptions& options);
+int RunMcpCommand(const McpOptions& options, const CliContext& context);
+
 struct DemoOptions {
   std::string keep_dir;  // empty: a temporary directory removed afterwards
 };

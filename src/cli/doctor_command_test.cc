@@ -133,5 +133,41 @@ TEST_F(DoctorCommandTest, ThisMachineAlwaysExitsZero) {
   EXPECT_NE(r.out.find("Checklist"), std::string::npos);
 }
 
+// The quoted log lines keep the same text whatever the file is called: a support bundle's long
+// file name left "…" where the line should be. A long line is cut in its middle, keeping its
+// time and what happened at its end.
+TEST_F(DoctorCommandTest, QuotedLinesDoNotDependOnTheFileNameLength) {
+  const std::string line =
+      "kern  :warn  : 2025-01-21T04:41:44,285060+00:00 pt_main_thread[2536443]: segfault at "
+      "7f797fe00000 ip 00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in "
+      "libnccl.so.2[7f7c7ac00000+d3d3000]\n";
+  const std::string long_name =
+      "node-gpu-a100-rack17-slot04-kernel-ring-buffer-collected-2024-11-03T12-44-51Z-after-a-"
+      "segfault-in-nccl.txt";
+  Write("k.txt", line);
+  Write(long_name, line);
+  // The text after "PATH:LINE: " on the log lines, joined.
+  auto quoted = [&](const std::string& name) {
+    Result r = RunGpuwhy({"doctor", "--from", dir_ + "/" + name});
+    EXPECT_EQ(r.code, 0) << r.err;
+    size_t at = r.out.find("    log       ");
+    EXPECT_NE(at, std::string::npos) << r.out;
+    std::string text;
+    for (size_t end; at != std::string::npos && at < r.out.size(); at = end + 1) {
+      end = r.out.find('\n', at);
+      std::string row = r.out.substr(at + 14, end - at - 14);
+      if (r.out.compare(at, 14, std::string(14, ' ')) != 0 && !text.empty()) break;
+      text += (text.empty() ? "" : " ") + row;
+    }
+    return text.substr(text.find(".txt:1: ") + 8);
+  };
+  std::string short_quote = quoted("k.txt");
+  std::string long_quote = quoted(long_name);
+  EXPECT_EQ(short_quote, long_quote);
+  EXPECT_NE(long_quote.find("2025-01-21T04:41:44"), std::string::npos) << long_quote;
+  EXPECT_NE(long_quote.find("segfault at"), std::string::npos) << long_quote;
+  EXPECT_NE(long_quote.find("error 4 in libnccl.so.2"), std::string::npos) << long_quote;
+}
+
 }  // namespace doctor_command_test
 }  // namespace gpuwhy

@@ -2,6 +2,8 @@
 
 #include <csignal>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "cli/input_policies.h"
 #include "cli/report_output.h"
@@ -61,6 +63,54 @@ std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options) {
                                                 MsToNs(std::max(options.interval_ms, 10)));
   thread->Start();
   return thread;
+}
+
+namespace {
+
+// By pid: the GPUs it held a context on.
+std::map<pid_t, std::set<int32_t>> GpuProcesses(const MetricSeriesSet& set) {
+  std::map<pid_t, std::set<int32_t>> gpus;
+  for (const MetricSeries* s : set.FindAll("gpu.process_seen")) {
+    if (pid_t pid = PidOfEntity(s->key.entity); pid > 0) gpus[pid].insert(s->key.device);
+  }
+  return gpus;
+}
+
+}  // namespace
+
+void ReadProcessJobs(const MetricSeriesSet& set, JobIdentityCache& jobs, GoneProcesses gone) {
+  std::vector<pid_t> pids;
+  for (const auto& [pid, devices] : GpuProcesses(set)) pids.push_back(pid);
+  if (gone == GoneProcesses::kForget) {
+    jobs.Update(pids);
+    return;
+  }
+  for (pid_t pid : pids) jobs.Get(pid);
+}
+
+std::vector<std::string> DescribeProcessJobs(const MetricSeriesSet& set, JobIdentityCache& jobs,
+                                             pid_t target) {
+  std::map<pid_t, std::set<int32_t>> gpus = GpuProcesses(set);
+  if (target > 0) gpus.try_emplace(target);
+  std::vector<std::string> lines;
+  size_t more = 0;
+  for (const auto& [pid, devices] : gpus) {
+    const JobIdentity& identity = jobs.Get(pid);
+    if (identity.empty()) continue;
+    if (lines.size() == kMaxJobLines) {
+      ++more;
+      continue;
+    }
+    std::string where;
+    for (int32_t device : devices)
+      where += (where.empty() ? "GPU " : ", ") + std::to_string(device);
+    if (pid == target) where += where.empty() ? "the command" : "; the command";
+    lines.push_back(fmt::format("pid {}{}{}: {}", pid,
+                                identity.command.empty() ? "" : " " + identity.command,
+                                where.empty() ? "" : " (" + where + ")", identity.Describe()));
+  }
+  if (more > 0) lines.push_back(fmt::format("and {} more processes with a job", more));
+  return lines;
 }
 
 std::string DescribeRecording(const MetricSeriesSet& set) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "collect/job_identity.h"
 #include "collect/sampler_thread.h"
 #include "pipeline/pipeline.h"
 
@@ -48,6 +49,19 @@ std::unique_ptr<SamplerThread> StartLiveSampling(const LiveOptions& options);
 Report ReportLiveRun(const MetricSeriesSet& set, const std::string& trace_dir, TimeNs since_ns,
                      const PipelineOptions& options, const CliContext& context,
                      const std::vector<std::string>& profiled = {});
+
+// The job of each GPU process of |set| (and of |target|, the command's root process, when
+// not 0) as its scheduler names it: "pid 1234 python (GPU 0): pod ml/trainer-0 (uid …)",
+// by pid, at most kMaxJobLines and a line saying how many more; processes no scheduler names
+// are left out. Identities are read through |jobs| (a process read once stays known).
+inline constexpr size_t kMaxJobLines = 16;
+// Reads the jobs of the GPU processes of |set| not read yet (while they still run). `run`
+// keeps every process it saw (kKeep: its report names them after they exit); `watch` forgets
+// the ones gone from |set| (kForget: a pid reused later is read again).
+enum class GoneProcesses { kKeep, kForget };
+void ReadProcessJobs(const MetricSeriesSet& set, JobIdentityCache& jobs, GoneProcesses gone);
+std::vector<std::string> DescribeProcessJobs(const MetricSeriesSet& set, JobIdentityCache& jobs,
+                                             pid_t target = 0);
 
 // "N samples of M series over S s at H Hz; sampler CPU X% of one core".
 std::string DescribeRecording(const MetricSeriesSet& set);

@@ -142,11 +142,15 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
   set.path = "gpuwhy run -- " + CommandLine(options.command);  // the report's title
   // Drain often enough that rings never overflow (4096 samples = 41 s at 100 Hz); the
   // recording appends once per flush interval. A write that fails does not stop the job: the
-  // failure sticks and is reported at the end.
-  while (!runner.Poll()) {
+  // failure sticks and is reported at the end. The jobs of GPU processes are read once a
+  // second, while they still run (docs/job-identity.md).
+  JobIdentityCache jobs(live.proc_root);
+  jobs.Get(runner.pid());  // read now: it is gone by the time the report is written
+  for (int64_t polls = 0; !runner.Poll(); ++polls) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     sampler->DrainInto(set);
     if (recording) (void)recording->Append(set);
+    if (polls % 20 == 0) ReadProcessJobs(set, jobs, GoneProcesses::kKeep);
   }
   sampler->Stop();
   sampler->DrainInto(set);
@@ -171,6 +175,11 @@ int RunRunCommand(const RunOptions& options, const CliContext& context) {
         options.report, context.err, context);
   } else {
     Report report = ReportLiveRun(set, options.trace_dir, started, pipeline, context, profiled);
+    if (!report.ranks.empty()) {
+      for (const std::string& line : DescribeProcessJobs(set, jobs, runner.pid())) {
+        report.ranks.front().diagnosis.notes.push_back("job of " + line);
+      }
+    }
     if (!profile_dir.empty() && !report.ranks.empty()) {
       std::vector<std::string>& notes = report.ranks.front().diagnosis.notes;
       if (!profiled.empty()) {

@@ -78,7 +78,9 @@ void AddServeCommand(CLI::App& app, ServeOptions& options) {
                    "Seconds of samples behind the idle ratio and the live findings")
       ->check(CLI::Range(1, 3600));
   command->add_flag("--per-process", options.per_process,
-                    "Export per-process GPU memory/SM and CPU series (top N processes)");
+                    "Export per-process GPU memory/SM and CPU series (top N processes), each "
+                    "with the job its scheduler names (Kubernetes pod, Slurm job, container; "
+                    "bounded labels: docs/serve.md)");
   command
       ->add_option("--top-processes", options.top_processes,
                    "Processes exported with --per-process")

@@ -35,7 +35,8 @@ void AddSynthCommand(CLI::App& app, SynthCommandOptions& options) {
   CLI::App* command = app.add_subcommand(
       "synth", "Write a synthetic Kineto trace with a known bottleneck (and its ground truth)");
   command->add_flag("--list", options.list, "List the scenarios and exit");
-  command->add_option("--scenario", options.scenario, "Scenario name (see --list)");
+  command->add_option("--scenario", options.scenario, "Scenario name (see --list)")
+      ->check(CLI::IsMember(ScenarioNames()));
   command->add_option("--steps", options.steps, "Training steps to write")
       ->check(CLI::Range(1, 1000000));
   command->add_option("--ranks", options.ranks, "Ranks (one trace file each)")

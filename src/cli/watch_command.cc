@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "cli/commands.h"
@@ -15,6 +16,14 @@ namespace gpuwhy {
 namespace {
 
 constexpr size_t kHintWindow = 600;  // samples kept for hints (60 s at 10 Hz)
+
+// The screen's job section: the GPU processes' jobs (cli/live_metrics.h), when any is named.
+std::string RenderJobs(const std::vector<std::string>& lines) {
+  if (lines.empty()) return {};
+  std::string out = "\njobs\n";
+  for (const std::string& line : lines) out += "  " + line + "\n";
+  return out;
+}
 
 }  // namespace
 
@@ -37,16 +46,25 @@ int RunWatchCommand(const WatchOptions& options, const CliContext& context) {
   for (const std::string& note : sampler->notes()) PrintError(context, note);
   int64_t shown = 0;
   int64_t last_tick = 0;
+  JobIdentityCache jobs(live.proc_root);
+  std::set<std::string> said;  // line mode: each process's job is said once
   while (!StopOnInterrupt::requested() && (options.count <= 0 || shown < options.count)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(screen ? 1000 : 20));
     int64_t tick = sampler->ticks();
     if (tick == last_tick || tick < 2) continue;  // rates need two samples
     last_tick = tick;
     if (screen) {
-      context.out << "\x1b[H\x1b[2J" << RenderWatchScreen(sampler->store().Latest(kHintWindow), 100)
-                  << std::flush;
+      MetricSeriesSet window = sampler->store().Latest(kHintWindow);
+      ReadProcessJobs(window, jobs, GoneProcesses::kForget);
+      context.out << "\x1b[H\x1b[2J" << RenderWatchScreen(window, 100)
+                  << RenderJobs(DescribeProcessJobs(window, jobs, options.pid)) << std::flush;
     } else {
-      context.out << RenderWatchLine(sampler->store().Latest(1)) << '\n' << std::flush;
+      MetricSeriesSet latest = sampler->store().Latest(1);
+      ReadProcessJobs(latest, jobs, GoneProcesses::kForget);
+      for (const std::string& line : DescribeProcessJobs(latest, jobs, options.pid)) {
+        if (said.insert(line).second) context.err << "gpuwhy watch: " << line << '\n';
+      }
+      context.out << RenderWatchLine(latest) << '\n' << std::flush;
     }
     ++shown;
   }

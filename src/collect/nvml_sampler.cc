@@ -1,3 +1,4 @@
+#include "base/bytes.h"
 #include "collect/nvml_sampler.h"
 
 #include <fmt/format.h>
@@ -8,8 +9,7 @@ namespace gpuwhy {
 namespace {
 
 constexpr unsigned char kSentinel = 0xA5;
-constexpr size_t kMaxProcesses = 64;
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr size_t kMaxNvmlProcesses = 64;
 
 bool Ok(nvml::Return r) { return r == nvml::kSuccess; }
 
@@ -127,8 +127,8 @@ void NvmlSampler::SampleProcesses(Gpu& g, TimeNs now, SampleStore& store) {
   const NvmlFunctions& f = lib_->fn();
   const int32_t i = g.info.index;
   if (g.can[kProcesses]) {
-    std::vector<unsigned char> buffer(kMaxProcesses * 32, kSentinel);
-    unsigned int count = kMaxProcesses;
+    std::vector<unsigned char> buffer(kMaxNvmlProcesses * 32, kSentinel);
+    unsigned int count = kMaxNvmlProcesses;
     nvml::Return r = f.compute_processes(g.handle, &count, buffer.data());
     if (Ok(r)) {
       size_t stride = ProbeProcessRecordSize(buffer.data(), buffer.size(), count, kSentinel);
@@ -147,8 +147,8 @@ void NvmlSampler::SampleProcesses(Gpu& g, TimeNs now, SampleStore& store) {
     }
   }
   if (g.can[kProcessUtil]) {
-    std::array<nvml::ProcessUtilizationSample, kMaxProcesses> samples{};
-    unsigned int count = kMaxProcesses;
+    std::array<nvml::ProcessUtilizationSample, kMaxNvmlProcesses> samples{};
+    unsigned int count = kMaxNvmlProcesses;
     nvml::Return r = f.process_utilization(g.handle, samples.data(), &count, g.last_process_us);
     if (Ok(r)) {
       for (unsigned int p = 0; p < count; ++p) {

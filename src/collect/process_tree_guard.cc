@@ -21,10 +21,10 @@ constexpr int kIgnored[] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE, SIGTSTP};
 struct sigaction g_job_dispositions[std::size(kIgnored)];
 
 // Processes seen in one /proc walk. A tree larger than this is ended over several walks.
-constexpr int kMaxProcesses = 16384;
-pid_t g_pids[kMaxProcesses];
-pid_t g_parents[kMaxProcesses];
-bool g_in_tree[kMaxProcesses];
+constexpr int kMaxTreeProcesses = 16384;
+pid_t g_pids[kMaxTreeProcesses];
+pid_t g_parents[kMaxTreeProcesses];
+bool g_in_tree[kMaxTreeProcesses];
 
 int64_t NowMs() {
   timespec ts{};
@@ -94,7 +94,7 @@ int SignalTree(int sig) {
       auto* entry = reinterpret_cast<struct dirent64*>(buf + at);
       at += entry->d_reclen;
       pid_t pid = ParsePid(entry->d_name);
-      if (pid <= 0 || count >= kMaxProcesses) continue;
+      if (pid <= 0 || count >= kMaxTreeProcesses) continue;
       pid_t parent = ParentOf(entry->d_name);
       if (parent < 0) continue;
       g_pids[count] = pid;

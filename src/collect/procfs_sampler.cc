@@ -1,4 +1,5 @@
 #include "collect/procfs_sampler.h"
+#include "base/percent.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -65,10 +66,6 @@ bool IsWholeDisk(const std::string& name, const std::set<std::string>& all) {
     if (other != name && name.rfind(other, 0) == 0) return false;  // sda1 under sda
   }
   return true;
-}
-
-double Pct(uint64_t part, uint64_t total) {
-  return total == 0 ? 0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
 }
 
 }  // namespace
@@ -260,7 +257,7 @@ void ProcfsSampler::SampleGauges(TimeNs now, SampleStore& store) const {
     if (key == "MemAvailable:") available = kb;
   }
   if (total > 0) {
-    store.Add({"host.mem_used_pct", -1, ""}, "%", now, Pct(total - available, total));
+    store.Add({"host.mem_used_pct", -1, ""}, "%", now, PercentOf(total - available, total));
     store.Add({"host.mem_used_mib", -1, ""}, "MiB", now, (total - available) / 1024.0);
   }
 }
@@ -296,12 +293,12 @@ void ProcfsSampler::EmitRates(const Counters& p, const Counters& c, SampleStore&
     uint64_t idle = (cur.idle - old.idle) + (cur.iowait - old.iowait);
     std::string entity = name == "cpu" ? "" : name;
     store.Add({"host.cpu_busy_pct", -1, entity}, "%", now,
-              Pct(total - std::min(idle, total), total));
+              PercentOf(total - std::min(idle, total), total));
     if (!entity.empty()) continue;  // per core: busy only, to keep the series count small
-    store.Add({"host.cpu_user_pct", -1, ""}, "%", now, Pct(cur.user - old.user, total));
-    store.Add({"host.cpu_system_pct", -1, ""}, "%", now, Pct(cur.system - old.system, total));
-    store.Add({"host.cpu_iowait_pct", -1, ""}, "%", now, Pct(cur.iowait - old.iowait, total));
-    store.Add({"host.cpu_steal_pct", -1, ""}, "%", now, Pct(cur.steal - old.steal, total));
+    store.Add({"host.cpu_user_pct", -1, ""}, "%", now, PercentOf(cur.user - old.user, total));
+    store.Add({"host.cpu_system_pct", -1, ""}, "%", now, PercentOf(cur.system - old.system, total));
+    store.Add({"host.cpu_iowait_pct", -1, ""}, "%", now, PercentOf(cur.iowait - old.iowait, total));
+    store.Add({"host.cpu_steal_pct", -1, ""}, "%", now, PercentOf(cur.steal - old.steal, total));
   }
   store.Add({"host.cpu_count", -1, ""}, "count", now, static_cast<double>(c.cpus.size() - 1));
   if (c.ctxt >= p.ctxt) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "diagnose/diagnose_platform.h"
 #include "diagnose/node_log_fixtures.h"
 #include "ingest/system/system_parsers.h"
@@ -404,6 +406,76 @@ TEST(DiagnosePlatformTest, ClockReasonsAreReadAgainstTheLoad) {
       }
     }
   }
+}
+
+// Issue 36: an nccl-tests plateau is judged against what the transport in the same log carries
+// (tests/data/node_logs: IB with speed=, RoCE with the topology dump's NET[...], EFA by instance
+// type, NVLink by part), and is "cannot tell" at low where the rate is not stated.
+TEST(DiagnosePlatformTest, NcclTestsPlateausAreJudgedAgainstTheTransportsRate) {
+  auto diagnose = [](std::vector<std::string> files, SystemFacts& facts) {
+    for (const std::string& f : files) {
+      Status s = ReadSystemFile(node_log_fixtures::Dir() + f, facts);
+      EXPECT_TRUE(s.ok()) << f << ": " << s.message();
+    }
+    return DiagnoseSystemFacts(facts);
+  };
+  auto note_of = [](const Diagnosis& d) {
+    for (const RuleOutcome& o : d.outcomes) {
+      if (o.rule_id == "platform.nccl_tests_bandwidth") return o.note;
+    }
+    return std::string();
+  };
+  SystemFacts roce_facts;
+  Diagnosis roce = diagnose({"nccl_tests_roce_4x200_healthy.txt"}, roce_facts);
+  EXPECT_EQ(roce.Find("platform.nccl_tests_bandwidth"), nullptr);
+  EXPECT_NE(note_of(roce).find("over RoCE (NET/IB), 91% of what 4 x 200 Gb/s per node (the NIC "
+                               "speed NCCL printed) carry 100.0 GB/s each way"),
+            std::string::npos)
+      << note_of(roce);
+  SystemFacts p4d_facts;
+  Diagnosis p4d = diagnose({"nccl_tests_efa_p4d_healthy.txt"}, p4d_facts);
+  EXPECT_NE(note_of(p4d).find("over EFA (aws-ofi-nccl), 156% of what 4 x 100 Gb/s per node "
+                              "(p4d.24xlarge's published EFA rate) carry 50.0 GB/s each way: a "
+                              "ring all-reduce reaches about that, a hierarchical one over 2 "
+                              "nodes of 16 ranks up to 93.8 GB/s"),
+            std::string::npos)
+      << note_of(p4d);
+  SystemFacts a100_facts;
+  EXPECT_NE(note_of(diagnose({"nccl_tests_nvlink_a100_healthy.txt"}, a100_facts))
+                .find("over NVLink 3 (300 GB/s per GPU each way, about 240 expected)"),
+            std::string::npos);
+
+  // The rate unstated: low, naming what would decide; the node's ibstat in the same facts
+  // (a bundle) states it, and 12 GB/s of 4 x 200 Gb/s is slow.
+  SystemFacts unstated_facts;
+  Diagnosis unstated = diagnose({"nccl_tests_ib_rate_unstated.txt"}, unstated_facts);
+  const Finding* f = unstated.Find("platform.nccl_tests_bandwidth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kLow);
+  EXPECT_NE(f->title.find("cannot be told: the log states no NIC rate: ibstat (Rate)"),
+            std::string::npos)
+      << f->title;
+  std::string ibstat;
+  for (int i = 0; i < 4; ++i) {
+    ibstat += fmt::format(
+        "CA 'mlx5_{}'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: "
+        "Active\n\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\n",
+        i);
+  }
+  ASSERT_TRUE(ParseInfiniband(ibstat, "ibstat.txt", unstated_facts).ok());
+  f = DiagnoseSystemFacts(unstated_facts).Find("platform.nccl_tests_bandwidth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kMedium);
+  EXPECT_NE(f->title.find("4 x 200 Gb/s per node (ibstat's Rate of the ports NCCL uses) carry "
+                          "100.0 GB/s"),
+            std::string::npos)
+      << f->title;
+
+  SystemFacts short_facts;
+  f = diagnose({"nccl_tests_short_sweep.txt"}, short_facts).Find("platform.nccl_tests_bandwidth");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kLow);
+  EXPECT_NE(f->title.find("the sweep stops at 524288 bytes"), std::string::npos) << f->title;
 }
 
 }  // namespace diagnose_platform_test

@@ -54,10 +54,33 @@ bool ReadHead(ByteSource& source, std::string& head) {
   return false;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Protocols 0 and 1 write no PROTO opcode: a dict or list opens the stream as pickle.dumps writes
+// it. Protocol 0: MARK and DICT/LIST ("(d", "(l") then a text PUT ("p0\n") or, with the memo
+// off, a text argument's opcode. Protocol 1: EMPTY_DICT/EMPTY_LIST ("}", "]") then BINPUT,
+// MARK or STOP. No JSON, log or table opens so (JSON never opens with '}' or ']').
+bool IsTextPickle(std::string_view head) {
+  if (head.size() < 2) return false;
+  if (head[0] == '}' || head[0] == ']') {
+    return head[1] == 'q' || head[1] == 'r' || head[1] == '(' || head[1] == '.';
+  }
+  if (head[0] != '(' || (head[1] != 'd' && head[1] != 'l') || head.size() < 3) return false;
+  if (head[2] == 'p') {
+    size_t i = 3;
+    while (i < head.size() && IsDigit(head[i])) ++i;
+    return i > 3 && i < head.size() && head[i] == '\n';
+  }
+  return std::string_view("VSILFN(.").find(head[2]) != std::string_view::npos;
+}
+
 bool IsPickle(std::string_view head) {
   // PROTO opcode (0x80) then the protocol number: 2 to 5 is every pickle Python 3 writes.
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
-         head[1] <= 5;
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
+      head[1] <= 5) {
+    return true;
+  }
+  return IsTextPickle(head);
 }
 
 // A gpuwhy JSON report names its schema, its tool and its ranks near the top

@@ -30,6 +30,15 @@ TEST(InputKindTest, HeadsOfEveryKind) {
   EXPECT_EQ(KindOf("{\"schema_version\": 1, \"tool\": \"gpuwhy\", \"ranks\": []}"),
             InputKind::kGpuwhyReport);
   EXPECT_EQ(KindOf(std::string_view("\x80\x04\x95\x10\x00", 5)), InputKind::kPythonPickle);
+  // Protocols 0 and 1 write no PROTO: a dict or list opens them (issue 38).
+  EXPECT_EQ(KindOf("(dp0\nVsegments\np1\n"), InputKind::kPythonPickle);
+  EXPECT_EQ(KindOf("(lp0\n(dp1\n"), InputKind::kPythonPickle);
+  EXPECT_EQ(KindOf("(dVsegments\n(l"), InputKind::kPythonPickle);  // the memo off
+  EXPECT_EQ(KindOf(std::string_view("}q\x00(X\x08\x00\x00\x00segments", 17)),
+            InputKind::kPythonPickle);
+  EXPECT_EQ(KindOf(std::string_view("]q\x00(}q\x01", 7)), InputKind::kPythonPickle);
+  EXPECT_NE(KindOf("(dp is not a memo key\n"), InputKind::kPythonPickle);
+  EXPECT_NE(KindOf("(d) a list item in prose\n"), InputKind::kPythonPickle);
   EXPECT_EQ(KindOf("|  PyTorch CUDA memory summary, device ID 0  |\n"), InputKind::kMemorySummary);
   EXPECT_EQ(KindOf("just some prose\n"), InputKind::kUnknown);
   EXPECT_EQ(KindOf("just some prose\n", /*gzip=*/true), InputKind::kKinetoJson);

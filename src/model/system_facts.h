@@ -150,6 +150,13 @@ struct NcclLog {
   std::vector<NameValue> test_ranks;
   std::optional<double> avg_busbw_gbs;  // "# Avg bus bandwidth : 20.2635"
   SourceQuote avg_busbw_quote;
+  // A NIC's rate where the log states it, Gb/s: "speed=400000" (Mb/s) on a NET/IB line, or the
+  // topology dump's "NET[25.0]" (GB/s). The cloud instance aws-ofi-nccl names ("Running on
+  // p4d.24xlarge platform", "platform : p4d.24xlarge"), whose EFA rate is published.
+  std::optional<double> nic_gbps;
+  SourceQuote nic_rate_quote;
+  std::string instance_type;
+  SourceQuote instance_quote;
 };
 
 // A kernel-log or fabric-manager line about the node's health other than a GPU Xid:

@@ -8,6 +8,7 @@
 
 #include "analyze/memory_timeline_series.h"
 #include "analyze/memory_timeline_stats.h"
+#include "base/bytes.h"
 #include "diagnose/outcome_recorder.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 #include "pipeline/pipeline.h"
@@ -15,7 +16,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // "activation 2472.4 MiB (84.1%), unknown 128.0 MiB (4.4%), ...": largest first, empty ones out.
 std::string CategoriesText(const MemoryTimelineStats& s) {

@@ -23,6 +23,7 @@
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
 #include "pipeline/replay_findings.h"
+#include "ranks/summary_identity.h"
 #include "ranks/summary_json.h"
 
 namespace gpuwhy {
@@ -386,6 +387,29 @@ RankReport ReportMemorySnapshot(const MemorySnapshot& snapshot, const DiagnoseOp
   return report;
 }
 
+// A summary file beside the trace it summarises (the folder gpuwhy.profile writes) is that
+// trace's rank, not another one (ranks/summary_identity.h): its summary is dropped and the
+// trace's report says so.
+void DropSummariesOfTracesPresent(std::vector<std::unique_ptr<Slot>>& slots) {
+  for (auto& summary : slots) {
+    if (summary->input->role != InputRole::kRankSummary || summary->summaries.size() != 1) continue;
+    for (auto& trace : slots) {
+      if (trace->input->role != InputRole::kTrace || trace->summaries.size() != 1) continue;
+      if (!SummaryDescribesTrace(summary->summaries.front(), summary->input->path,
+                                 trace->summaries.front(), trace->input->path)) {
+        continue;
+      }
+      summary->summaries.clear();
+      if (!trace->reports.empty()) {
+        trace->reports.front().diagnosis.notes.push_back(
+            summary->input->path +
+            ": this trace's own summary (same folder, names this trace): not another rank");
+      }
+      break;
+    }
+  }
+}
+
 Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions& options) {
   Report report;
   const std::vector<PlannedInput> plan = PlanInputs(inputs, options.accept);
@@ -426,6 +450,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
       pool.Submit([s, &with_profiles, keep_reports] { RunSlot(*s, with_profiles, keep_reports); });
     pool.Wait();
   }
+  DropSummariesOfTracesPresent(slots);
   // Traces and summaries first, then metric logs and memory snapshots, each in input order.
   std::vector<RankReport> metric_reports;
   std::vector<ReportFailure> metric_failures;
@@ -447,7 +472,7 @@ Report RunPipeline(const std::vector<std::string>& inputs, const PipelineOptions
       report.data_loss.push_back({slot->input->path, std::move(lost)});
     for (RankReport& rank : slot->reports)
       (metric ? metric_reports : report.ranks).push_back(std::move(rank));
-    summary_files += slot->input->role == InputRole::kRankSummary;
+    summary_files += slot->input->role == InputRole::kRankSummary && !slot->summaries.empty();
     for (RankSummary& summary : slot->summaries) report.summaries.push_back(std::move(summary));
   }
   for (RankReport& rank : metric_reports) report.ranks.push_back(std::move(rank));

@@ -8,6 +8,7 @@
 
 #include "analyze/communication.h"
 #include "ranks/cross_rank.h"
+#include "base/median.h"
 
 namespace gpuwhy {
 namespace {
@@ -21,13 +22,6 @@ struct AlignedKernel {
 };
 
 using CollectiveKey = std::tuple<int64_t, std::string, std::string>;
-
-template <typename T>
-T MedianOf(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 MatchedCollective Describe(const CollectiveKey& key, int64_t ordinal,
                            const std::vector<AlignedKernel>& group,

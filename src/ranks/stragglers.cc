@@ -10,17 +10,10 @@
 #include <set>
 
 #include "ranks/cross_rank.h"
+#include "base/median.h"
 
 namespace gpuwhy {
 namespace {
-
-template <typename T>
-T MedianOf(std::vector<T> v) {
-  if (v.empty()) return T{};
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct Deltas {
   double step_start = 0;

@@ -61,6 +61,26 @@ void Labelled(std::string& out, std::string_view label, std::string_view text, s
   }
 }
 
+// "FILE:LINE: text" of a quoted log line in two lines (a third when wrapping spills). The place is
+// cut to its last kQuotePlaceWidth columns (the file's tail and the line number) and the text gets
+// the rest of the two lines: a long file name (a support bundle's) left no room for the line it
+// quoted.
+constexpr size_t kQuotePlaceWidth = 24;
+std::string QuotedLine(const SourceQuote& q) {
+  std::string place = QuoteText(SourceQuote{q.file, q.line, ""});  // "FILE:LINE: "
+  while (!place.empty() && (place.back() == ' ' || place.back() == ':')) place.pop_back();
+  place = FitWidthKeepEnd(place, kQuotePlaceWidth);
+  // Two lines less the widest place: the same room for the text whatever the file is called
+  // (wrapping at spaces may spill a word onto a third line).
+  const size_t budget = 2 * (kReportWidth - kIndent - kLabelWidth) - kQuotePlaceWidth - 2;
+  if (DisplayWidth(q.text) <= budget) return place + ": " + q.text;
+  // Cut in the middle: a kernel log line starts with its time and ends with what happened
+  // ("… error 4 in libnccl.so.2[…]"), and both say more than the addresses between them.
+  const size_t tail_width = budget * 2 / 5;
+  std::string tail = FitWidthKeepEnd(q.text, tail_width);  // "…END"
+  return place + ": " + FitWidth(q.text, budget - tail_width) + tail.substr(tail.find("…") + 3);
+}
+
 std::string Upper(std::string_view s) {
   std::string up(s);
   for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -129,7 +149,7 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
                          MsNs(f.replayed_saving_ns_per_step)));
   }
   for (size_t i = 0; i < f.quotes.size() && i < kMaxQuotes; ++i) {
-    Labelled(out, i == 0 ? "log" : "", QuoteText(f.quotes[i]), 1);
+    Labelled(out, i == 0 ? "log" : "", QuotedLine(f.quotes[i]), 3);
   }
   if (f.quotes.size() > kMaxQuotes) {
     Labelled(out, "",

@@ -54,6 +54,15 @@ std::string MeasureClippedTexts(std::string_view selector) {
   </script>)";
 }
 
+// The value of the first attribute |name| in |dom| ("(missing)" when none): what a measuring
+// script left on the body.
+std::string Attribute(const std::string& dom, std::string_view name) {
+  size_t at = dom.find(std::string(name) + "=\"");
+  if (at == std::string::npos) return "(missing)";
+  at += name.size() + 2;
+  return dom.substr(at, dom.find('"', at) - at);
+}
+
 // The page's Content-Security-Policy forbids inline scripts, so a measuring copy drops it.
 bool DropContentSecurityPolicy(std::string& page) {
   size_t policy = page.find("<meta http-equiv=\"Content-Security-Policy\"");
@@ -79,15 +88,27 @@ class HtmlBrowserTest : public ::testing::Test {
 
   // Runs headless chromium on |html_path|: --dump-dom into the returned string, or a
   // screenshot into |png| when given.
-  std::string Chromium(const std::string& html_path, const std::string& png = "") {
+  std::string Chromium(const std::string& html_path, const std::string& png = "",
+                       int window_width = 1200) {
     std::string out = dir_ + (png.empty() ? "/dom.html" : "/chromium.log");
     std::string command = fmt::format(
         "timeout 120 {} --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars "
-        "--user-data-dir={}/profile --window-size=1200,1800 {} file://{} > {} 2>{}/stderr.log",
-        kChromium, dir_, png.empty() ? "--dump-dom" : "--screenshot=" + png, html_path, out, dir_);
+        "--user-data-dir={}/profile --window-size={},1800 {} file://{} > {} 2>{}/stderr.log",
+        kChromium, dir_, window_width, png.empty() ? "--dump-dom" : "--screenshot=" + png,
+        html_path, out, dir_);
     int rc = std::system(command.c_str());
     EXPECT_EQ(rc, 0) << command << "\n" << ReadAll(dir_ + "/stderr.log");
     return png.empty() ? ReadAll(out) : "";
+  }
+
+  // The HTML report of a synthetic trace of |scenario| ("" when it could not be written).
+  std::string SynthReportPage(const std::string& scenario, int steps) {
+    std::string trace = dir_ + "/input.json";
+    SynthOptions options;
+    options.scenario = scenario;
+    options.steps = steps;
+    if (!WriteSyntheticTrace(options, trace).ok()) return "";
+    return HtmlReportOf(trace);
   }
 
   std::string dir_;
@@ -192,12 +213,8 @@ TEST_F(HtmlBrowserTest, ReportRendersWithFindingsAndCharts) {
 // inside its SVG, as the browser lays it out. The kernel histogram clipped its y-axis title
 // and its rotated duration labels, and the heat map had no colour scale.
 TEST_F(HtmlBrowserTest, NoChartTextIsClipped) {
-  std::string trace = dir_ + "/input.json";
-  SynthOptions options;
-  options.scenario = "input-bound";
-  options.steps = 12;
-  ASSERT_TRUE(WriteSyntheticTrace(options, trace).ok());
-  std::string page = HtmlReportOf(trace);
+  std::string page = SynthReportPage("input-bound", 12);
+  ASSERT_FALSE(page.empty());
   report::html::HeatMapChart heat;
   heat.title = "Arrival after the first rank, per collective (µs)";
   heat.unit = "µs";
@@ -229,12 +246,7 @@ TEST_F(HtmlBrowserTest, NoChartTextIsClipped) {
   std::string path = dir_ + "/measured.html";
   WriteFile(path, page);
   std::string dom = Chromium(path);
-  const auto attribute = [&](std::string_view name) {
-    size_t at = dom.find(std::string(name) + "=\"");
-    if (at == std::string::npos) return std::string("(missing)");
-    at += name.size() + 2;
-    return dom.substr(at, dom.find('"', at) - at);
-  };
+  const auto attribute = [&](std::string_view name) { return Attribute(dom, name); };
   EXPECT_EQ(attribute("data-clipped"), "");
   EXPECT_GT(std::stoi("0" + attribute("data-measured")), 40);
   EXPECT_NE(dom.find("class=\"scale\""), std::string::npos);  // the heat map's colour scale
@@ -275,6 +287,45 @@ TEST_F(HtmlBrowserTest, HostileNamesNeverRunScript) {
   // The page's own script did run: the sortable tables still work is left to the eye, but
   // the DOM shows the tables rendered.
   EXPECT_NE(dom.find("<table class=\"sortable\">"), std::string::npos);
+}
+
+// In a narrow window (a notebook cell): the page keeps its width, wide tables scroll inside
+// their own box, and no word of a table's text is cut across two lines; only long ids (kernel
+// names, paths) may break anywhere.
+TEST_F(HtmlBrowserTest, NarrowWindowScrollsTablesAndKeepsWordsWhole) {
+  std::string page = SynthReportPage("launch-bound", 6);
+  ASSERT_TRUE(DropContentSecurityPolicy(page));
+  page.insert(page.rfind("</body>"), R"(<script>
+    let broken = [], words = 0, scrolling = 0;
+    for (const cell of document.querySelectorAll('td.name:not(.id), th')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node; (node = walk.nextNode());) {
+        for (const m of node.data.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          ++words;
+          const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+          if (tops.size > 1) broken.push(m[0]);
+        }
+      }
+    }
+    for (const box of document.querySelectorAll('.table-scroll'))
+      scrolling += box.scrollWidth > box.clientWidth + 1;
+    document.body.setAttribute('data-words', words);
+    document.body.setAttribute('data-broken', broken.join(' | '));
+    document.body.setAttribute('data-scrolling', scrolling);
+    document.body.setAttribute('data-overflow',
+        document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  </script>)");
+  std::string path = dir_ + "/narrow.html";
+  WriteFile(path, page);
+  std::string dom = Chromium(path, "", 520);
+  const auto attribute = [&](std::string_view name) { return Attribute(dom, name); };
+  EXPECT_EQ(attribute("data-broken"), "");
+  EXPECT_GT(std::stoi("0" + attribute("data-words")), 50);
+  EXPECT_GE(std::stoi("0" + attribute("data-scrolling")), 1);  // the kernel table, 9 columns
+  EXPECT_LE(std::stoi("0" + attribute("data-overflow")), 0) << "the page is wider than the window";
 }
 
 }  // namespace html_browser_test

@@ -15,10 +15,10 @@
 namespace gpuwhy::report::html {
 namespace {
 
-constexpr double kWidth = 960, kLeft = 64, kRight = 16;
+constexpr double kMemoryChartWidth = 960, kMemoryChartLeft = 64, kMemoryChartRight = 16;
 constexpr double kTop = 22, kBottom = 200;  // plot area
 constexpr double kStrip = 14;               // each segment-event strip under the axis
-constexpr double kHeight = kBottom + 2 * kStrip + 44;
+constexpr double kMemoryChartHeight = kBottom + 2 * kStrip + 44;
 constexpr const char* kAllocatedColour = "#59a14f";
 constexpr const char* kReservedColour = "#4e79a7";
 constexpr const char* kOomColour = "#d62728";
@@ -67,7 +67,7 @@ std::string Label(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-void Text(std::string& out, double x, double y, std::string_view text,
+void AxisText(std::string& out, double x, double y, std::string_view text,
           std::string_view anchor = "start") {
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" class=\"axis\">{}</text>", N(x),
                      N(y), anchor, Escape(text));
@@ -80,7 +80,7 @@ class MemoryChart {
         {d.peak_allocated, d.peak_reserved == kNoValue ? 0 : d.peak_reserved, 1}));
     unit_ = ByteUnitFor(most);
     max_ = NiceCeiling(most / unit_.scale) * unit_.scale;
-    dx_ = (kWidth - kLeft - kRight) / static_cast<double>(std::max<size_t>(1, d.buckets.size()));
+    dx_ = (kMemoryChartWidth - kMemoryChartLeft - kMemoryChartRight) / static_cast<double>(std::max<size_t>(1, d.buckets.size()));
     time_ = TimeUnitFor(static_cast<double>(d.x_end - origin_));
   }
 
@@ -89,7 +89,7 @@ class MemoryChart {
         "<figure class=\"chart memory-timeline\" data-device=\"{}\" data-peak-bytes=\"{}\" "
         "data-buckets=\"{}\"><figcaption>{}</figcaption><svg class=\"chart-svg\" role=\"img\" "
         "viewBox=\"0 0 {} {}\" width=\"100%\" preserveAspectRatio=\"xMinYMin meet\">",
-        d_.device, d_.peak_allocated, d_.buckets.size(), Escape(Caption()), N(kWidth), N(kHeight));
+        d_.device, d_.peak_allocated, d_.buckets.size(), Escape(Caption()), N(kMemoryChartWidth), N(kMemoryChartHeight));
     YAxis(out);
     if (d_.has_reserved) Band(out, &MemoryBucket::reserved, kReservedColour, "reserved");
     Band(out, &MemoryBucket::allocated, kAllocatedColour, "allocated");
@@ -112,21 +112,21 @@ class MemoryChart {
   double X(int64_t x) const {
     const double span = static_cast<double>(std::max<int64_t>(1, d_.x_end - d_.x_start));
     const double f = std::clamp(static_cast<double>(x - d_.x_start) / span, 0.0, 1.0);
-    return kLeft + f * (kWidth - kLeft - kRight);
+    return kMemoryChartLeft + f * (kMemoryChartWidth - kMemoryChartLeft - kMemoryChartRight);
   }
   double Y(int64_t bytes) const {
     return kBottom - std::clamp(static_cast<double>(bytes) / max_, 0.0, 1.0) * (kBottom - kTop);
   }
-  double BucketX(size_t b) const { return kLeft + dx_ * (static_cast<double>(b) + 0.5); }
+  double BucketX(size_t b) const { return kMemoryChartLeft + dx_ * (static_cast<double>(b) + 0.5); }
 
   void YAxis(std::string& out) const {
     for (int i = 0; i <= 4; ++i) {
       const double y = kBottom - (kBottom - kTop) * i / 4.0;
-      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", N(kLeft),
-                         N(y), N(kWidth - kRight), N(y));
-      Text(out, kLeft - 4, y + 4, Label(max_ * i / 4.0 / unit_.scale), "end");
+      out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"grid\"/>", N(kMemoryChartLeft),
+                         N(y), N(kMemoryChartWidth - kMemoryChartRight), N(y));
+      AxisText(out, kMemoryChartLeft - 4, y + 4, Label(max_ * i / 4.0 / unit_.scale), "end");
     }
-    Text(out, 2, kTop - 10, unit_.name);
+    AxisText(out, 2, kTop - 10, unit_.name);
   }
 
   void XAxis(std::string& out) const {
@@ -137,9 +137,9 @@ class MemoryChart {
                                    ? Label(static_cast<double>(x - origin_) / time_.scale) +
                                          (i == 4 ? " " : "") + (i == 4 ? time_.name : "")
                                    : Count(x);
-      Text(out, X(x), y, text, i == 0 ? "start" : i == 4 ? "end" : "middle");
+      AxisText(out, X(x), y, text, i == 0 ? "start" : i == 4 ? "end" : "middle");
     }
-    Text(out, (kWidth + kLeft) / 2, y + 16,
+    AxisText(out, (kMemoryChartWidth + kMemoryChartLeft) / 2, y + 16,
          d_.axis == MemoryAxis::kTime
              ? fmt::format("time ({}) from the {}", time_.name,
                            d_.source == "[memory] events" ? "trace start" : "first event")
@@ -211,8 +211,8 @@ class MemoryChart {
         "<circle class=\"peak\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#1b1b1b\"><title>{} allocated "
         "at {}</title></circle>",
         N(x), N(y), Escape(text), At(d_.peak_x));
-    const bool right = x > kWidth - 200;
-    Text(out, right ? x - 8 : x + 8, std::max(kTop - 8, y - 6), text, right ? "end" : "start");
+    const bool right = x > kMemoryChartWidth - 200;
+    AxisText(out, right ? x - 8 : x + 8, std::max(kTop - 8, y - 6), text, right ? "end" : "start");
   }
 
   std::string At(int64_t x) const {

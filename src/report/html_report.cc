@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "report/cross_rank_report.h"
 #include "report/diagnosis_sections.h"
 #include "report/efficiency_lines.h"
@@ -347,7 +348,6 @@ void RenderMemoryHtml(std::string& out, const RankHeader& h, const TraceAnalysis
     for (int64_t v : s.reserved_bytes) max = std::max(max, static_cast<double>(v));
     for (int64_t v : s.allocated_bytes) max = std::max(max, static_cast<double>(v));
     if (max <= 0) continue;
-    constexpr double kGiB = 1024.0 * 1024 * 1024;
     TimeAreaChart chart;
     chart.title =
         fmt::format("GPU {}: allocated (area) and reserved (line) over time, GiB", s.device);

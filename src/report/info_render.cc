@@ -1,3 +1,4 @@
+#include "base/bytes.h"
 #include "report/info_render.h"
 
 #include <fmt/format.h>
@@ -21,9 +22,7 @@ void InfoField(std::string& out, std::string_view label, std::string_view value)
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-void Line(std::string& out, std::string_view text) { InfoLine(out, text); }
 void Field(std::string& out, std::string_view label, std::string_view value) {
   InfoField(out, label, value);
 }
@@ -72,14 +71,14 @@ std::string StepsText(const InfoSummary& s) {
 }
 
 void RenderCounts(std::string& out, const InfoSummary& s) {
-  Line(out, "  events");
+  InfoLine(out, "  events");
   for (const EventCount& count : s.counts) {
-    Line(out, fmt::format("    {:<28}{:>14}", count.label, GroupDigits(count.value)));
+    InfoLine(out, fmt::format("    {:<28}{:>14}", count.label, GroupDigits(count.value)));
     if (count.id != "memcpy") continue;
     for (const MemcpyCount& copy : s.memcpy) {
       std::string label = fmt::format("{} {} -> {}", CopyDirectionName(copy.direction),
                                       MemoryKindName(copy.src_kind), MemoryKindName(copy.dst_kind));
-      Line(out, fmt::format("      {:<26}{:>14}  {}", label, GroupDigits(copy.count),
+      InfoLine(out, fmt::format("      {:<26}{:>14}  {}", label, GroupDigits(copy.count),
                             FormatBytes(static_cast<uint64_t>(copy.bytes))));
     }
   }
@@ -100,7 +99,7 @@ void RenderImportStats(std::string& out, const DataProblems& problems, ColourMod
     Field(out, "import", "clean: no import stats");
     return;
   }
-  Line(out, "  import stats");
+  InfoLine(out, "  import stats");
   for (DataProblem kind : problems.Kinds()) {
     const DataProblemInfo& info = GetDataProblemInfo(kind);
     std::string_view detail = problems.Detail(kind);
@@ -111,7 +110,7 @@ void RenderImportStats(std::string& out, const DataProblems& problems, ColourMod
     if (!detail.empty()) line += FitWidth(detail, kReportWidth - 4 - 26 - 12 - 2 - 10);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
-    Line(out, fmt::format("      {}", info.description));
+    InfoLine(out, fmt::format("      {}", info.description));
   }
 }
 
@@ -256,15 +255,15 @@ void RenderProfile(std::string& out, const KernelProfileSummary& p, ColourMode c
   Field(out, "kernels",
         fmt::format("{} profiled launches, {} metric values", p.kernels.size(),
                     GroupDigits(p.metric_count)));
-  Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class", "SM",
+  InfoLine(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", "id", "roofline class", "SM",
                         "memory", "occup.", "grid x blk", "kernel"));
   for (const ProfiledKernelInfo& k : p.kernels) {
     const KernelRoofline& r = k.roofline;
-    Line(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", k.id,
+    InfoLine(out, fmt::format("  {:>4}  {:<17}{:>7}{:>8}{:>7}  {:<11}{}", k.id,
                           RooflineClassName(r.roofline_class), OptionalPct(r.sm_pct),
                           OptionalPct(r.memory_pct), OptionalPct(r.achieved_occupancy_pct),
                           LaunchShape(k), k.name));
-    Line(out, fmt::format("        rule: {}", r.rule));
+    InfoLine(out, fmt::format("        rule: {}", r.rule));
   }
   RenderImportStats(out, p.problems, colour);
 }

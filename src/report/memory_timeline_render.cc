@@ -2,6 +2,7 @@
 // made of, by the profiler's categories.
 #include <fmt/format.h>
 
+#include "base/bytes.h"
 #include "base/text_escape.h"
 #include "base/text_width.h"
 #include "report/info_render.h"
@@ -10,7 +11,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string MiB(int64_t bytes) { return fmt::format("{:.1f} MiB", bytes / kMiB); }
 

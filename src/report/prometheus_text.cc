@@ -1,3 +1,4 @@
+#include "base/bytes.h"
 #include "report/prometheus_text.h"
 
 #include <fmt/format.h>
@@ -5,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "analyze/signals.h"
 
@@ -18,7 +20,6 @@ struct GaugeSource {
   double scale;
 };
 
-constexpr double kMiB = 1024.0 * 1024.0;
 
 constexpr GaugeSource kGpuGauges[] = {
     {"gpu.util_pct", "gpuwhy_gpu_utilization_ratio", 0.01},
@@ -144,6 +145,12 @@ const std::vector<ExportedFamily>& Families() {
        "Bytes written to the block device since the exporter started.", ""},
       {"gpuwhy_host_process_cpu_ratio", "gauge",
        "CPU of a process in cores (--per-process, busiest only).", ""},
+      {"gpuwhy_process_job_info", "gauge",
+       "1 for each exported process a scheduler runs (--per-process): its job, Kubernetes pod, "
+       "pod UID and namespace, Slurm job and step, container, from /proc/PID/cgroup and its "
+       "environment. Bounded: values cut to 63 characters, at most 20 distinct label sets a "
+       "scrape, further processes under job=\"_other\".",
+       ""},
       {"gpuwhy_exporter_build_info", "gauge", "Always 1; the version is a label.", ""},
       {"gpuwhy_exporter_samples_total", "counter", "Sampling rounds since start.", ""},
       {"gpuwhy_exporter_refresh_duration_seconds", "gauge",
@@ -308,25 +315,100 @@ std::vector<const MetricSeries*> Largest(const MetricSeriesSet& set, std::string
   return all;
 }
 
-std::string ProcessLabels(const MetricSeries& s) {
+std::string_view PidOf(const MetricSeries& s) {
   std::string_view pid = s.key.entity;
   if (auto space = pid.find(' '); space != std::string_view::npos) pid = pid.substr(space + 1);
-  return fmt::format("pid=\"{}\",name=\"{}\"", EscapeLabel(pid), EscapeLabel(s.label));
+  return pid;
+}
+
+// Cut to kJobLabelMaxChars bytes, not inside a UTF-8 sequence.
+std::string CutLabel(std::string_view value) {
+  if (value.size() <= kJobLabelMaxChars) return std::string(value);
+  size_t end = kJobLabelMaxChars;
+  while (end > 0 && (static_cast<unsigned char>(value[end]) & 0xC0) == 0x80) --end;
+  return std::string(value.substr(0, end));
+}
+
+// The job labels of the exported processes, bounded: each value cut, at most
+// kJobLabelMaxSets distinct sets in the order the processes are exported, the rest folded
+// into one overflow set.
+class JobLabeler {
+ public:
+  explicit JobLabeler(const LiveExport& live) : live_(live) {}
+  bool enabled() const { return !live_.process_jobs.empty(); }
+  const ProcessJobLabels& For(std::string_view pid_text) {
+    int64_t pid = std::atoll(std::string(pid_text).c_str());
+    if (auto it = assigned_.find(pid); it != assigned_.end()) return it->second;
+    ProcessJobLabels labels;
+    if (auto it = live_.process_jobs.find(pid); it != live_.process_jobs.end()) {
+      const ProcessJobLabels& full = it->second;
+      labels.job = CutLabel(full.job);
+      labels.pod = CutLabel(full.pod);
+      labels.pod_uid = CutLabel(full.pod_uid);
+      labels.pod_namespace = CutLabel(full.pod_namespace);
+      labels.slurm_job = CutLabel(full.slurm_job);
+      labels.slurm_step = CutLabel(full.slurm_step);
+      labels.container = CutLabel(full.container);
+    }
+    std::string key = Key(labels);
+    if (labels.job.empty()) {
+      // No scheduler names it: no label set to bound.
+    } else if (!sets_.contains(key) && sets_.size() >= kJobLabelMaxSets) {
+      labels = ProcessJobLabels{};
+      labels.job = kJobLabelOverflow;
+    } else {
+      sets_.insert(key);
+    }
+    return assigned_.emplace(pid, std::move(labels)).first->second;
+  }
+  const std::map<int64_t, ProcessJobLabels>& assigned() const { return assigned_; }
+
+ private:
+  static std::string Key(const ProcessJobLabels& l) {
+    return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", l.job, l.pod, l.pod_uid, l.pod_namespace,
+                       l.slurm_job, l.slurm_step, l.container);
+  }
+  const LiveExport& live_;
+  std::map<int64_t, ProcessJobLabels> assigned_;
+  std::set<std::string> sets_;
+};
+
+std::string ProcessLabels(const MetricSeries& s, JobLabeler& jobs) {
+  std::string_view pid = PidOf(s);
+  std::string labels =
+      fmt::format("pid=\"{}\",name=\"{}\"", EscapeLabel(pid), EscapeLabel(s.label));
+  if (jobs.enabled()) labels += fmt::format(",job=\"{}\"", EscapeLabel(jobs.For(pid).job));
+  return labels;
+}
+
+void WriteProcessJobs(const JobLabeler& jobs, FamilyWriter& w) {
+  for (const auto& [pid, l] : jobs.assigned()) {
+    if (l.job.empty()) continue;  // no scheduler names it: nothing to join
+    w.Add("gpuwhy_process_job_info",
+          fmt::format("pid=\"{}\",job=\"{}\",pod=\"{}\",pod_uid=\"{}\",namespace=\"{}\","
+                      "slurm_job=\"{}\",slurm_step=\"{}\",container=\"{}\"",
+                      pid, EscapeLabel(l.job), EscapeLabel(l.pod), EscapeLabel(l.pod_uid),
+                      EscapeLabel(l.pod_namespace), EscapeLabel(l.slurm_job),
+                      EscapeLabel(l.slurm_step), EscapeLabel(l.container)),
+          1);
+  }
 }
 
 void WriteProcesses(const LiveExport& live, FamilyWriter& w) {
   const MetricSeriesSet& set = *live.window;
+  JobLabeler jobs(live);
   for (const MetricSeries* s : Largest(set, "gpu.process_mem_mib", live.top_processes)) {
     w.Add("gpuwhy_gpu_process_memory_bytes",
-          GpuLabels(set, s->key.device) + "," + ProcessLabels(*s), s->value.back() * kMiB);
+          GpuLabels(set, s->key.device) + "," + ProcessLabels(*s, jobs), s->value.back() * kMiB);
   }
   for (const MetricSeries* s : Largest(set, "gpu.process_sm_pct", live.top_processes)) {
-    w.Add("gpuwhy_gpu_process_sm_ratio", GpuLabels(set, s->key.device) + "," + ProcessLabels(*s),
-          s->value.back() * 0.01);
+    w.Add("gpuwhy_gpu_process_sm_ratio",
+          GpuLabels(set, s->key.device) + "," + ProcessLabels(*s, jobs), s->value.back() * 0.01);
   }
   for (const MetricSeries* s : Largest(set, "proc.cpu_pct", live.top_processes)) {
-    w.Add("gpuwhy_host_process_cpu_ratio", ProcessLabels(*s), s->value.back() * 0.01);
+    w.Add("gpuwhy_host_process_cpu_ratio", ProcessLabels(*s, jobs), s->value.back() * 0.01);
   }
+  WriteProcessJobs(jobs, w);
 }
 
 void WriteHost(const LiveExport& live, FamilyWriter& w) {

@@ -27,6 +27,24 @@ struct ExporterSelf {
   bool nvml_available = false;
 };
 
+// The job a process works for as its scheduler names it (collect/job_identity.h), values at
+// full length: the renderer bounds them (kJobLabelMaxChars, kJobLabelMaxSets).
+struct ProcessJobLabels {
+  std::string job;      // one short name: "NAMESPACE/POD", "pod UID", "slurm 42.0", ...
+  std::string pod;      // pod name ("" when only the UID is known)
+  std::string pod_uid;  // joins kube-state-metrics' kube_pod_info{uid}
+  std::string pod_namespace;
+  std::string slurm_job;  // job id
+  std::string slurm_step;
+  std::string container;  // "RUNTIME://ID"
+};
+// Each job label value is cut to this many characters (the Kubernetes label value limit)...
+inline constexpr size_t kJobLabelMaxChars = 63;
+// ...and one scrape exports at most this many distinct job label sets; further processes are
+// exported under job="_other" with the other job labels empty.
+inline constexpr size_t kJobLabelMaxSets = 20;
+inline constexpr std::string_view kJobLabelOverflow = "_other";
+
 struct LiveExport {
   // The recent window of samples; the latest sample of each series is exported as a gauge.
   const MetricSeriesSet* window = nullptr;
@@ -41,6 +59,9 @@ struct LiveExport {
   // capped to the |top_processes| largest, so label cardinality stays bounded.
   bool per_process = false;
   size_t top_processes = 5;
+  // With per_process: the job of each process, by pid; the per-process series then carry a
+  // job label and gpuwhy_process_job_info carries the rest. Empty: no job labels.
+  std::map<int64_t, ProcessJobLabels> process_jobs;
   size_t max_disks = 16;  // block devices exported, busiest first
 };
 

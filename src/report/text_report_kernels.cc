@@ -6,11 +6,10 @@
 #include "report/efficiency_lines.h"
 #include "report/text_format.h"
 #include "report/text_sections.h"
+#include "base/percent.h"
 
 namespace gpuwhy::report {
 namespace {
-
-double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 std::string Threshold(DurationNs ns) { return Duration(static_cast<double>(ns)); }
 
@@ -18,13 +17,13 @@ void RenderKernelSummary(std::string& out, const KernelStatsResult& r) {
   const AnalysisOptions defaults;
   std::string text = fmt::format(
       "{} under {} ({} of kernel time)",
-      Pct(Share(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count))),
+      Pct(PercentOf(static_cast<double>(r.short_count), static_cast<double>(r.kernel_count))),
       Threshold(defaults.short_kernel_ns),
-      Pct(Share(static_cast<double>(r.short_time_ns), static_cast<double>(r.kernel_time_ns))));
+      Pct(PercentOf(static_cast<double>(r.short_time_ns), static_cast<double>(r.kernel_time_ns))));
   if (r.tensor_core_applicable) {
     text += fmt::format(
         "; tensor cores {} of kernel time; TC-eligible work without them {}",
-        Pct(Share(static_cast<double>(r.tensor_core_ns), static_cast<double>(r.kernel_time_ns))),
+        Pct(PercentOf(static_cast<double>(r.tensor_core_ns), static_cast<double>(r.kernel_time_ns))),
         MsNs(r.tc_eligible_without_tc_ns));
   }
   Wrapped(out, text, 2);
@@ -229,7 +228,7 @@ void RenderLaunch(std::string& out, const Section& s) {
   Line(out,
        fmt::format("  short kernels (GPU time < launch call time): {} of {} launches ({})",
                    Count(r.short_kernels), Count(r.calls),
-                   Pct(Share(static_cast<double>(r.short_kernels), static_cast<double>(r.calls)))));
+                   Pct(PercentOf(static_cast<double>(r.short_kernels), static_cast<double>(r.calls)))));
   RenderQueues(out, s);
   NotApplicableLines(out, r.not_applicable);
 }

@@ -6,11 +6,10 @@
 
 #include "report/text_format.h"
 #include "report/text_sections.h"
+#include "base/percent.h"
 
 namespace gpuwhy::report {
 namespace {
-
-double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 std::string OptionalBytes(int64_t bytes) {
   return bytes == kNoValue ? "n/a" : Bytes(static_cast<double>(bytes));
@@ -105,7 +104,7 @@ void RenderCommunication(std::string& out, const Section& s) {
     }
     Line(out, fmt::format("  exposed communication per step: mean {} ({} of step time)",
                           Ms(exposed / 1e6 / static_cast<double>(r.per_step.size())),
-                          Pct(Share(exposed, step))));
+                          Pct(PercentOf(exposed, step))));
   }
   if (!r.by_collective.empty()) {
     TextTable c({{"collective", 24, Align::kLeft},

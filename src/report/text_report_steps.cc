@@ -6,11 +6,10 @@
 
 #include "report/text_format.h"
 #include "report/text_sections.h"
+#include "base/percent.h"
 
 namespace gpuwhy::report {
 namespace {
-
-double Share(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
 // The host name of the longest piece that carries the gap's dominant cause.
 std::string GapHostName(const IdleGap& gap) {
@@ -66,7 +65,7 @@ void RenderSteps(std::string& out, const Section& s) {
       hi = std::max(hi, step.ns[c]);
     }
     t.AddRow({std::string(StepCategoryName(static_cast<StepCategory>(c))), Ms(r.mean_ns[c] / 1e6),
-              Pct(Share(r.mean_ns[c], r.mean_total_ns)), MsNs(lo), MsNs(hi)});
+              Pct(PercentOf(r.mean_ns[c], r.mean_total_ns)), MsNs(lo), MsNs(hi)});
   }
   t.AddRow({"total", Ms(r.mean_total_ns / 1e6), Pct(100), MsNs(r.min_ns), MsNs(r.max_ns)});
   t.Render(out);
@@ -91,7 +90,7 @@ void RenderIdleGaps(std::string& out, const Section& s) {
       out, s, "Idle-gap attribution",
       fmt::format(
           "{} idle in {} gaps = {} of {} step time", MsNs(total.idle_ns), Count(total.gap_count),
-          Pct(Share(static_cast<double>(total.idle_ns), static_cast<double>(total.window_ns))),
+          Pct(PercentOf(static_cast<double>(total.idle_ns), static_cast<double>(total.window_ns))),
           MsNs(total.window_ns)));
   TextTable t({{"cause", 14, Align::kLeft},
                {"idle", 14},
@@ -104,8 +103,8 @@ void RenderIdleGaps(std::string& out, const Section& s) {
     if (total.ns[c] == 0 && total.pieces[c] == 0) continue;
     double ns = static_cast<double>(total.ns[c]);
     t.AddRow({std::string(IdleCauseName(static_cast<IdleCause>(c))), MsNs(total.ns[c]),
-              Pct(Share(ns, static_cast<double>(total.idle_ns))),
-              Pct(Share(ns, static_cast<double>(total.window_ns))), Ms(ns / 1e6 / steps),
+              Pct(PercentOf(ns, static_cast<double>(total.idle_ns))),
+              Pct(PercentOf(ns, static_cast<double>(total.window_ns))), Ms(ns / 1e6 / steps),
               Count(total.pieces[c])});
   }
   t.Render(out);

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "diagnose/diagnose_signals.h"
 #include "report/prometheus_text.h"
 #include "report/report.h"
@@ -20,12 +22,52 @@ int64_t Dropped(const MetricSeriesSet& window) {
   return window.problems.Get(DataProblem::kRingOverflow);
 }
 
+// The series that --per-process exports by pid.
+constexpr std::string_view kProcessSeries[] = {"gpu.process_mem_mib", "gpu.process_sm_pct",
+                                               "proc.cpu_pct"};
+
 }  // namespace
+
+ProcessJobLabels JobLabelsOf(const JobIdentity& identity) {
+  ProcessJobLabels labels;
+  labels.job = identity.JobName();
+  labels.pod = identity.pod_name;
+  labels.pod_uid = identity.pod_uid;
+  labels.pod_namespace = identity.pod_namespace;
+  labels.slurm_job = identity.slurm_job;
+  labels.slurm_step = identity.slurm_step;
+  if (!identity.container_id.empty()) {
+    // The kubelet's containerID form ("containerd://ID"), cut to docker's short id.
+    labels.container =
+        (identity.container_runtime.empty() ? "" : identity.container_runtime + "://") +
+        identity.container_id.substr(0, 12);
+  }
+  return labels;
+}
 
 LiveExporter::LiveExporter(std::unique_ptr<SamplerThread> sampler, LiveExporterOptions options,
                            HttpEndpoint& endpoint)
-    : sampler_(std::move(sampler)), options_(std::move(options)), endpoint_(endpoint) {
+    : sampler_(std::move(sampler)),
+      options_(std::move(options)),
+      endpoint_(endpoint),
+      jobs_(options_.proc_root) {
   window_.source = "live";
+}
+
+std::map<int64_t, ProcessJobLabels> LiveExporter::ProcessJobs() {
+  std::map<int64_t, ProcessJobLabels> out;
+  if (!options_.per_process || options_.proc_root.empty()) return out;
+  std::vector<pid_t> pids;
+  for (std::string_view metric : kProcessSeries) {
+    for (const MetricSeries* s : window_.FindAll(metric)) {
+      if (pid_t pid = PidOfEntity(s->key.entity); pid > 0) pids.push_back(pid);
+    }
+  }
+  jobs_.Update(pids);
+  for (const auto& [pid, identity] : jobs_.known()) {
+    if (!identity.empty()) out.emplace(pid, JobLabelsOf(identity));
+  }
+  return out;
 }
 
 LiveExporter::~LiveExporter() { Stop(); }
@@ -67,6 +109,14 @@ std::shared_ptr<const PublishedBodies> LiveExporter::Refresh() {
 
   Diagnosis live = DiagnoseSignals(window_, options_.diagnose);
   for (const std::string& note : window_.notes) live.notes.push_back("skipped: " + note);
+  if (options_.per_process && !options_.proc_root.empty() &&
+      HasPodResourcesSocket(options_.proc_root)) {
+    // Detected, not queried: the pod-resources API is gRPC (docs/job-identity.md).
+    live.notes.push_back(fmt::format(
+        "the kubelet's pod-resources socket is present (/{}): gpuwhy names pods by the UID in "
+        "their cgroup path and by the downward-API environment, and does not query the socket",
+        kPodResourcesSocket));
+  }
   LiveExport e;
   e.window = &window_;
   e.totals = totals_.totals();
@@ -74,6 +124,7 @@ std::shared_ptr<const PublishedBodies> LiveExporter::Refresh() {
   e.findings = &live;
   e.per_process = options_.per_process;
   e.top_processes = options_.top_processes;
+  e.process_jobs = ProcessJobs();
   e.self.version = options_.version;
   e.self.samples = sampler_->ticks();
   e.self.last_sample_unix_seconds = static_cast<double>(now) * 1e-9;

@@ -12,8 +12,10 @@
 #include <thread>
 
 #include "analyze/live_window.h"
+#include "collect/job_identity.h"
 #include "collect/sampler_thread.h"
 #include "diagnose/diagnose.h"
+#include "report/prometheus_text.h"
 #include "serve/http_endpoint.h"
 
 namespace gpuwhy {
@@ -23,6 +25,9 @@ struct LiveExporterOptions {
   DurationNs window = 60 * kNsPerSec;     // samples kept for idle ratio and findings
   bool per_process = false;
   size_t top_processes = 5;
+  // With per_process: where /proc is read to name each process's job (pod, Slurm job,
+  // container: collect/job_identity.h); "" names none.
+  std::string proc_root = "/";
   std::string version;
   std::string source = "gpuwhy serve";  // report header path of /findings
   DiagnoseOptions diagnose;
@@ -45,17 +50,24 @@ class LiveExporter {
 
  private:
   void Loop();
+  // The jobs of the processes in the window, read once per process.
+  std::map<int64_t, ProcessJobLabels> ProcessJobs();
 
   std::unique_ptr<SamplerThread> sampler_;
   LiveExporterOptions options_;
   HttpEndpoint& endpoint_;
   MetricSeriesSet window_;
   LiveTotals totals_;
+  JobIdentityCache jobs_;
   int64_t refreshes_ = 0;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
 };
+
+// The labels `serve --per-process` exports for one process's job, at full length (the
+// Prometheus renderer bounds them).
+ProcessJobLabels JobLabelsOf(const JobIdentity& identity);
 
 }  // namespace gpuwhy

@@ -3,13 +3,18 @@
 // window stays bounded however long it runs.
 #include "serve/live_exporter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "collect/job_identity_test_util.h"
 #include "collect/nvml_sampler.h"
 
 namespace gpuwhy {
@@ -131,6 +136,92 @@ TEST(LiveExporterTest, NoNvmlIsStatedNotFatal) {
   exporter.Stop();
   EXPECT_NE(bodies->metrics.find("gpuwhy_exporter_nvml_available 0"), std::string::npos);
   EXPECT_NE(bodies->findings_json.find("nvml"), std::string::npos) << bodies->findings_json;
+}
+
+// GPU processes of a Kubernetes pod, a Slurm step and a podman container, on a node whose
+// /proc is the cgroup v2 fixture tree (tests/data/jobs): --per-process names their jobs.
+std::string ProcessesScript() {
+  std::string s =
+      "devices 1\n"
+      "static 0 name=FakeH100 uuid=GPU-jobs bus=00000000:17:00.0 total=81920\n";
+  for (int i = 0; i < 3; ++i) {
+    s += "tick 0 util=90 used=60000 pids=4242:30000,5151:20000,6161:10000,31337:500\n";
+  }
+  return s;
+}
+
+std::shared_ptr<const PublishedBodies> ServedJobBodies(const std::string& proc_root) {
+  EndpointOptions endpoint_options;
+  endpoint_options.port = 0;
+  HttpEndpoint endpoint(endpoint_options);
+  LiveExporterOptions options;
+  options.per_process = true;
+  options.proc_root = proc_root;
+  LiveExporter exporter(StartedSampler(FakeNvml(ProcessesScript())), options, endpoint);
+  exporter.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto bodies = exporter.Refresh();
+  exporter.Stop();
+  return bodies;
+}
+
+std::string ServedJobs(const std::string& proc_root) { return ServedJobBodies(proc_root)->metrics; }
+
+TEST(LiveExporterTest, PerProcessSeriesNameTheirJobs) {
+  std::string m = ServedJobs(std::string(GPUWHY_SOURCE_DIR) + "/tests/data/jobs/v2");
+  EXPECT_NE(m.find(R"(pid="4242",name="",job="ml-team/trainer-0"})"), std::string::npos) << m;
+  EXPECT_NE(m.find(R"(gpuwhy_process_job_info{pid="4242",job="ml-team/trainer-0",pod="trainer-0",)"
+                   R"(pod_uid="0b9d6c6e-5f1a-4c7e-9a53-2d7e8f1c4b21",namespace="ml-team",)"
+                   R"(slurm_job="",slurm_step="",container="containerd://3f2a9c1b07de"} 1)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(R"(gpuwhy_process_job_info{pid="5151",job="slurm 4242.0",pod="",pod_uid="",)"
+                   R"(namespace="",slurm_job="4242",slurm_step="0",container=""} 1)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(R"(pid="6161",job="podman 5d4c3b2a1908",)"), std::string::npos) << m;
+  // A process no scheduler runs (and one gone from /proc) has an empty job and no info row.
+  EXPECT_NE(m.find(R"(pid="31337",name="",job=""})"), std::string::npos) << m;
+  EXPECT_EQ(m.find(R"(gpuwhy_process_job_info{pid="31337")"), std::string::npos);
+}
+
+// A node whose kubelet serves pod-resources: /findings says the socket is there and is not
+// queried (gpuwhy speaks no gRPC); pods are still named by their cgroup UID.
+TEST(LiveExporterTest, PodResourcesSocketIsSaidNotQueried) {
+  fs::path root = fs::temp_directory_path() / fmt::format("gpuwhy_serve_jobs_{}", ::getpid());
+  fs::create_directories(root / "proc/4242");
+  fs::copy_file(std::string(GPUWHY_SOURCE_DIR) + "/tests/data/jobs/v1/proc/4242/cgroup",
+                root / "proc/4242/cgroup");
+  int fd = BindPodResourcesSocket(root);
+  ASSERT_GE(fd, 0);
+  auto bodies = ServedJobBodies(root.string());
+  ::close(fd);
+  fs::remove_all(root);
+  EXPECT_NE(bodies->findings_json.find("pod-resources socket is present"), std::string::npos)
+      << bodies->findings_json;
+  EXPECT_NE(
+      bodies->metrics.find(R"(pid="4242",name="",job="pod 0b9d6c6e-5f1a-4c7e-9a53-2d7e8f1c4b21"})"),
+      std::string::npos)
+      << bodies->metrics;
+}
+
+// The served text passes Prometheus' own linter (promtool check metrics), job labels and all.
+TEST(LiveExporterTest, PromtoolAcceptsTheServedText) {
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian: prometheus package): exposition not linted";
+  }
+  std::string m = ServedJobs(std::string(GPUWHY_SOURCE_DIR) + "/tests/data/jobs/v2");
+  fs::path file = fs::temp_directory_path() / fmt::format("gpuwhy_promtool_{}.txt", ::getpid());
+  std::ofstream(file) << m;
+  fs::path out = file.string() + ".out";
+  int rc = std::system(
+      fmt::format("promtool check metrics < '{}' > '{}' 2>&1", file.string(), out.string())
+          .c_str());
+  std::ifstream lint(out);
+  std::string said((std::istreambuf_iterator<char>(lint)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << said << "\n" << m;
+  fs::remove(file);
+  fs::remove(out);
 }
 
 }  // namespace live_exporter_test

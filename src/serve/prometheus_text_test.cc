@@ -2,6 +2,7 @@
 // label sets, and only families that ExportedFamilies() documents.
 #include "report/prometheus_text.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -162,6 +163,83 @@ TEST(PrometheusTextTest, EveryFamilyIsNamedByTheConventions) {
     EXPECT_EQ(f.type == "counter", f.name.ends_with("_total")) << f.name;
     EXPECT_FALSE(f.help.empty()) << f.name;
   }
+}
+
+// A pod name of 81 bytes: in the job label "ml/NAME" bytes 63 and 64 are one two-byte
+// UTF-8 letter, which a cut at 63 bytes must not split.
+std::string LongPodName(int i) {
+  return fmt::format("trainer-{:02}-", i) + std::string(48, 'x') + "\xc3\xa9" +
+         std::string(20, 'y');
+}
+
+TEST(PrometheusTextTest, JobLabelsAreCutCappedAndTheBoundIsStated) {
+  MetricSeriesSet set;
+  LiveExport live;
+  live.window = &set;
+  live.per_process = true;
+  live.top_processes = 30;
+  for (int i = 0; i < 30; ++i) {
+    int pid = 1000 + i;
+    auto& s = set.GetOrCreate({"gpu.process_mem_mib", 0, fmt::format("pid {}", pid)}, "MiB");
+    s.label = "python";
+    s.Add(kSec, 30000.0 - i);  // pid 1000 is the largest: exported first
+    ProcessJobLabels& job = live.process_jobs[pid];
+    job.pod = LongPodName(i);
+    job.pod_namespace = "ml";
+    job.job = "ml/" + job.pod;
+    job.container = "containerd://" + std::string(12, static_cast<char>('a' + i % 6));
+  }
+  set.GetOrCreate({"gpu.process_mem_mib", 0, "pid 999"}, "MiB").Add(kSec, 1);  // no job
+  live.top_processes = 31;
+  std::string text = RenderPrometheusText(live);
+  auto samples = ParseExposition(text);
+
+  static const std::regex kLabel(R"(([a-z_]+)="((?:[^"\\]|\\.)*)\")");
+  std::set<std::string> label_sets;
+  int overflow = 0, info = 0;
+  for (const auto& [key, value] : samples) {
+    std::string rest = key;
+    for (std::smatch m; std::regex_search(rest, m, kLabel); rest = m.suffix()) {
+      if (m[1] == "job" || m[1] == "pod" || m[1] == "namespace" || m[1] == "container") {
+        EXPECT_LE(m[2].length(), kJobLabelMaxChars) << key;
+      }
+    }
+    if (!key.starts_with("gpuwhy_process_job_info{")) continue;
+    ++info;
+    overflow += key.find(fmt::format("job=\"{}\"", kJobLabelOverflow)) != std::string::npos;
+    label_sets.insert(key.substr(key.find(",job=")));  // all but the pid
+  }
+  EXPECT_EQ(info, 30);  // pid 999 has no job: no info row to join
+  EXPECT_EQ(overflow, 30 - static_cast<int>(kJobLabelMaxSets));
+  EXPECT_EQ(label_sets.size(), kJobLabelMaxSets + 1);
+  // The largest process keeps its labels, cut before the letter the limit would split.
+  std::string cut = "ml/" + LongPodName(0).substr(0, 59);
+  EXPECT_EQ(cut.size(), 62u);
+  EXPECT_NE(text.find("gpuwhy_gpu_process_memory_bytes{gpu=\"0\",uuid=\"\",model=\"\",pid=\"1000\","
+                      "name=\"python\",job=\"" +
+                      cut + "\"} "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pid=\"999\",name=\"\",job=\"\"}"), std::string::npos);
+  // The bound is in the HELP text, as the constants set it.
+  for (const ExportedFamily& f : ExportedFamilies()) {
+    if (f.name != "gpuwhy_process_job_info") continue;
+    EXPECT_NE(f.help.find(fmt::format("cut to {} characters", kJobLabelMaxChars)),
+              std::string_view::npos);
+    EXPECT_NE(f.help.find(fmt::format("at most {} distinct label sets", kJobLabelMaxSets)),
+              std::string_view::npos);
+    EXPECT_NE(f.help.find(fmt::format("job=\"{}\"", kJobLabelOverflow)), std::string_view::npos);
+  }
+}
+
+TEST(PrometheusTextTest, NoJobLabelsWhenNoProcessHasAJob) {
+  MetricSeriesSet set = TwoGpus();
+  LiveExport live;
+  live.window = &set;
+  live.per_process = true;
+  std::string text = RenderPrometheusText(live);
+  EXPECT_EQ(text.find("job="), std::string::npos);
+  EXPECT_EQ(text.find("gpuwhy_process_job_info"), std::string::npos);
 }
 
 }  // namespace prometheus_text_test

@@ -12,7 +12,7 @@
 #include "diagnose/finding_builder.h"
 #include "diagnose/outcome_recorder.h"
 #include "diagnose/rule_family.h"
-#include "diagnose/trace_rules/trace_params.h"
+#include "diagnose/shared_params.h"
 
 namespace gpuwhy {
 namespace {

@@ -51,7 +51,7 @@ const TopoCell* Cell(const TopoMatrix& m, size_t row_col, size_t col) {
   return &row->cells[col];
 }
 
-bool NvlinkPart(const SystemFacts& facts) {
+bool IsNvlinkPart(const SystemFacts& facts) {
   for (const GpuState& g : facts.gpus) {
     for (std::string_view mark : {"SXM", "HBM3", "H200", "B200", "GB200", "GH200"}) {
       if (g.name.find(mark) != std::string::npos) return true;
@@ -102,7 +102,7 @@ void SlowPairsRule(PlatformContext& ctx) {
     ctx.Outcome(kSlowPairs, AssessStatus::kAssessed, false);
     return;
   }
-  bool expected = NvlinkPart(ctx.facts);
+  bool expected = IsNvlinkPart(ctx.facts);
   size_t slow = 0, sys = 0;
   TopoLinkKind worst = TopoLinkKind::kPhb;
   for (const Hit& h : hits) {

@@ -27,7 +27,7 @@ constexpr ParamRef kXidMinCount{kXid, "min_count"};
 constexpr ParamRef kClocksTempMarginC{kClocks, "temp_margin_c"};
 constexpr ParamRef kClocksPowerPct{kClocks, "power_pct"};
 constexpr ParamRef kPcieMaxRatio{kPcie, "max_ratio"};
-constexpr std::array<const ParamRef*, 4> kParams = {&kXidMinCount, &kClocksTempMarginC,
+constexpr std::array<const ParamRef*, 4> kHardwareRulesParams = {&kXidMinCount, &kClocksTempMarginC,
                                                     &kClocksPowerPct, &kPcieMaxRatio};
 
 std::string GpuLabel(const GpuState& g) {
@@ -604,7 +604,7 @@ void EvaluateHardwareRules(PlatformContext& ctx) {
   DriverRule(ctx);
 }
 
-std::span<const ParamRef* const> HardwareRuleParams() { return kParams; }
+std::span<const ParamRef* const> HardwareRuleParams() { return kHardwareRulesParams; }
 
 std::vector<RuleSpec> HardwareRuleSpecs() {
   std::vector<RuleSpec> rules;

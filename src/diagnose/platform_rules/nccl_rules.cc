@@ -4,9 +4,12 @@
 // the same log shows. Both are the communication class: what they cost is collective time.
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "base/text.h"
 #include "diagnose/platform_rules/platform_rules.h"
 #include "diagnose/platform_rules/platform_spec.h"
 
@@ -15,6 +18,9 @@ namespace {
 
 constexpr const char* kFailure = "platform.nccl_failure";
 constexpr const char* kTests = "platform.nccl_tests_bandwidth";
+// The fix that presumes a slow transport: left out where the plateau cannot be judged.
+constexpr const char* kRdmaFix =
+    "Run the collectives over the RDMA fabric: load its NCCL network plugin and provider";
 
 struct Meaning {
   std::string_view mark;
@@ -158,21 +164,29 @@ std::string TransportOf(const NcclLog& log, bool& socket) {
   return "";
 }
 
-// The all-reduce bus bandwidth nccl-tests reaches inside one node of NVLink parts (the
-// plateau of published runs, about 80% of the link's one-way rate), by GPU name.
+// NVLink's rate per GPU and direction by part (NVIDIA's per-GPU NVLink bandwidth, halved: V100
+// 300 GB/s both ways, A100 600, H100/H200 900, B200 1800). nccl-tests' busbw is a per-GPU
+// one-way figure, and inside one node its all-reduce plateau comes to about 80% of it.
 struct NvlinkPart {
   std::string_view mark;
   std::string_view link;
-  double busbw_gbs;
+  double gbs;
 };
 constexpr std::array<NvlinkPart, 6> kNvlinkParts = {{
-    {"B200", "NVLink 5", 800},
+    {"B200", "NVLink 5", 900},
     {"H200", "NVLink 4", 450},
     {"H100 80GB HBM3", "NVLink 4", 450},
     {"H100-SXM", "NVLink 4", 450},
-    {"A100-SXM", "NVLink 3", 230},
-    {"V100-SXM", "NVLink 2", 130},
+    {"A100-SXM", "NVLink 3", 300},
+    {"V100-SXM", "NVLink 2", 150},
 }};
+// nccl-tests inside one node reaches about this share of the link's rate.
+constexpr double kNvlinkPlateauShare = 0.8;
+// Below this share of what the transport carries the plateau is slow: far enough below that
+// no algorithm choice or protocol overhead explains it.
+constexpr double kSlowShare = 0.5;
+// busbw levels off only at large messages: a sweep that stops below this has no plateau.
+constexpr int64_t kPlateauBytes = int64_t{64} << 20;
 
 const NvlinkPart* NvlinkPartOf(const NcclLog& log) {
   for (const NameValue& r : log.test_ranks) {
@@ -181,6 +195,166 @@ const NvlinkPart* NvlinkPartOf(const NcclLog& log) {
     }
   }
   return nullptr;
+}
+
+// EFA per instance type as AWS publishes it (network interfaces x Gb/s each).
+struct EfaInstance {
+  std::string_view type;
+  int nics;
+  double nic_gbps;
+};
+constexpr std::array<EfaInstance, 7> kEfaInstances = {{
+    {"p4d.24xlarge", 4, 100},
+    {"p4de.24xlarge", 4, 100},
+    {"p5.48xlarge", 32, 100},
+    {"p5e.48xlarge", 32, 100},
+    {"p5en.48xlarge", 16, 200},
+    {"p6-b200.48xlarge", 8, 400},
+    {"trn1.32xlarge", 8, 100},
+}};
+
+// Ranks and hosts of the run: nccl-tests' rank lines, else NCCL's nRanks/nNodes.
+struct RunShape {
+  int ranks = 0;
+  int nodes = 0;
+};
+
+RunShape ShapeOf(const NcclLog& log) {
+  RunShape shape;
+  std::vector<std::string> hosts;
+  for (const NameValue& r : log.test_ranks) {
+    if (std::find(hosts.begin(), hosts.end(), r.name) == hosts.end()) hosts.push_back(r.name);
+  }
+  shape.ranks = log.test_ranks.empty() ? log.max_nranks : static_cast<int>(log.test_ranks.size());
+  shape.nodes = hosts.empty() ? log.max_nnodes : static_cast<int>(hosts.size());
+  return shape;
+}
+
+// The network between nodes and what it carries per node, where the log (or, in a bundle, the
+// node's ibstat) says.
+struct NetworkRate {
+  std::string name;  // "InfiniBand (NET/IB)", "RoCE (NET/IB)", "EFA (aws-ofi-nccl)"
+  int nics = 0;
+  double nic_gbps = 0;  // 0: not stated
+  std::string rate_source;
+  const SourceQuote* quote = nullptr;
+  double NodeGBs() const { return nics * nic_gbps / 8; }
+};
+
+// "[0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB …": the NICs listed before the OOB interface.
+int CountNics(std::string_view devices, bool& roce) {
+  devices = devices.substr(0, devices.find(';'));
+  int n = 0;
+  size_t ib = 0, roce_n = 0;
+  for (size_t at = devices.find('['); at != std::string_view::npos;
+       at = devices.find('[', at + 1)) {
+    if (at + 1 < devices.size() && std::isdigit(static_cast<unsigned char>(devices[at + 1]))) ++n;
+  }
+  for (size_t at = devices.find("/IB"); at != std::string_view::npos;
+       at = devices.find("/IB", at + 1)) {
+    ++ib;
+  }
+  for (size_t at = devices.find("/RoCE"); at != std::string_view::npos;
+       at = devices.find("/RoCE", at + 1)) {
+    ++roce_n;
+  }
+  roce = roce_n > 0 && ib == 0;
+  return n;
+}
+
+// "efa (found 4 nics)": the count; 0 when not printed.
+int FoundNics(std::string_view devices) {
+  const size_t at = devices.find("found ");
+  if (at == std::string_view::npos) return 0;
+  std::optional<double> n = text::LeadingNumber(devices.substr(at + 6));
+  return n && *n > 0 && *n < 1000 ? static_cast<int>(*n) : 0;
+}
+
+std::optional<NetworkRate> NetworkOf(const NcclLog& log, const SystemFacts& facts) {
+  bool ib_used = false, ofi_used = false;
+  for (const NcclConnection& c : log.connections) {
+    ib_used |= c.transport == NcclTransport::kNetIb;
+    ofi_used |= c.transport == NcclTransport::kNetPlugin;
+  }
+  for (const NameValue& u : log.networks_used) {
+    ib_used |= u.name == "IB";
+    ofi_used |= u.name.find("Libfabric") != std::string::npos || u.name == "AWS" ||
+                u.name.find("OFI") != std::string::npos;
+  }
+  const NcclNetLine* ib = nullptr;
+  const NcclNetLine* ofi = nullptr;
+  for (const NcclNetLine& n : log.nets) {
+    if (n.no_device) continue;
+    if (n.net == "IB") ib = &n;
+    if (n.net == "OFI" && n.devices.find("efa") != std::string::npos) ofi = &n;
+  }
+  NetworkRate out;
+  if (ofi != nullptr && !ib_used) {
+    out.name = "EFA (aws-ofi-nccl)";
+    out.nics = FoundNics(ofi->devices);
+    out.quote = &ofi->quote;
+    for (const EfaInstance& e : kEfaInstances) {
+      if (log.instance_type != e.type) continue;
+      if (out.nics == 0) out.nics = e.nics;
+      out.nic_gbps = e.nic_gbps;
+      out.rate_source = fmt::format("{}'s published EFA rate", e.type);
+      out.quote = &log.instance_quote;
+    }
+    return out;
+  }
+  if (ib == nullptr || ofi_used) return std::nullopt;
+  bool roce = false;
+  out.nics = CountNics(ib->devices, roce);
+  out.name = roce ? "RoCE (NET/IB)" : "InfiniBand (NET/IB)";
+  out.quote = &ib->quote;
+  if (log.nic_gbps) {
+    out.nic_gbps = *log.nic_gbps;
+    out.rate_source = "the NIC speed NCCL printed";
+    out.quote = &log.nic_rate_quote;
+    return out;
+  }
+  // A bundle's ibstat: the rate of an active port NCCL lists.
+  for (const IbPort& p : facts.ib_ports) {
+    if (!p.rate_gbps || (p.state != "Active" && p.state != "ACTIVE") ||
+        ib->devices.find(p.device + ":") == std::string::npos) {
+      continue;
+    }
+    out.nic_gbps = std::max(out.nic_gbps, *p.rate_gbps);
+    out.rate_source = "ibstat's Rate of the ports NCCL uses";
+    out.quote = &p.quote;
+  }
+  return out;
+}
+
+struct Plateau {
+  double peak = 0;
+  double plateau = 0;
+  const NcclTestRow* peak_row = nullptr;
+  const NcclTestRow* largest = nullptr;
+};
+
+// The peak, and the plateau: the mean busbw of the three largest sizes (a doubling sweep's
+// last octaves, where latency no longer matters).
+Plateau PlateauOf(const NcclLog& log) {
+  std::vector<const NcclTestRow*> rows;
+  for (const NcclTestRow& r : log.test_rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const NcclTestRow* a, const NcclTestRow* b) {
+    return a->size_bytes < b->size_bytes;
+  });
+  Plateau p;
+  p.peak_row = rows.front();
+  p.largest = rows.back();
+  for (const NcclTestRow* r : rows) {
+    double bw = std::max(r->busbw_gbs, r->in_place_busbw_gbs);
+    if (bw > p.peak) {
+      p.peak = bw;
+      p.peak_row = r;
+    }
+  }
+  size_t n = std::min<size_t>(3, rows.size());
+  for (size_t i = rows.size() - n; i < rows.size(); ++i) p.plateau += rows[i]->busbw_gbs;
+  p.plateau /= static_cast<double>(n);
+  return p;
 }
 
 // One host in the rank lines and no network connection: the run stayed inside a node.
@@ -195,34 +369,81 @@ bool SingleNode(const NcclLog& log) {
   });
 }
 
+// A plateau that cannot be judged: low, with what would decide.
+void CannotTell(PlatformContext& ctx, const NcclLog& log, const Plateau& p, std::string what,
+                std::string decide, const std::string& avg) {
+  Finding& f = ctx.AddFinding(
+      kTests, Severity::kLow,
+      fmt::format("nccl-tests bus bandwidth reaches {:.1f} GB/s at its largest sizes (peak "
+                  "{:.1f} GB/s) over {}; whether that is slow cannot be told: {}{}",
+                  p.plateau, p.peak, what, decide, avg));
+  f.confidence = Confidence::kLow;
+  for (auto it = f.fixes.begin(); it != f.fixes.end();) {
+    if (it->action != kRdmaFix) {
+      ++it;
+      continue;
+    }
+    f.fixes_left_out.push_back({it->action, "the plateau is not known to be slow"});
+    it = f.fixes.erase(it);
+  }
+  AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", p.plateau, "GB/s");
+  AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", p.peak, "GB/s");
+  AddQuote(f, p.largest->quote);
+  if (!log.avg_busbw_quote.file.empty()) AddQuote(f, log.avg_busbw_quote);
+}
+
+// Between nodes: the network carries nics x rate per node each way. A ring all-reduce reaches
+// about that in busbw; a hierarchical one over M nodes of N ranks up to that x ((N-1)/N) /
+// ((M-1)/M) (it sends only (M-1)/M of the data off the node). Below half the ring figure is slow.
+// Returns false when the rate is not known (the caller says cannot tell).
+bool JudgeNetwork(PlatformContext& ctx, const NcclLog& log, const Plateau& p,
+                  const NetworkRate& net, const RunShape& shape, const std::string& avg,
+                  std::string& note) {
+  if (net.nics <= 0 || net.nic_gbps <= 0) return false;
+  const double ring = net.NodeGBs();
+  double bound = ring;
+  if (shape.nodes >= 2 && shape.ranks > shape.nodes) {
+    bound = ring * (shape.ranks - 1.0) / shape.ranks / ((shape.nodes - 1.0) / shape.nodes);
+  }
+  const std::string carries = fmt::format(
+      "{} x {:.0f} Gb/s per node ({}) carry {:.1f} GB/s each way: a ring all-reduce reaches about "
+      "that, a hierarchical one{} up to {:.1f} GB/s",
+      net.nics, net.nic_gbps, net.rate_source, ring,
+      shape.nodes >= 2 ? fmt::format(" over {} nodes of {} ranks", shape.nodes, shape.ranks)
+                       : std::string(),
+      bound);
+  if (p.plateau >= kSlowShare * ring) {
+    note += fmt::format("{}{}: busbw plateau {:.1f} GB/s (peak {:.1f}) over {}, {:.0f}% of what {}",
+                        note.empty() ? "" : "; ", log.file, p.plateau, p.peak, net.name,
+                        100 * p.plateau / ring, carries);
+    return true;
+  }
+  Finding& f = ctx.AddFinding(
+      kTests, Severity::kMedium,
+      fmt::format("nccl-tests bus bandwidth plateaus at {:.1f} GB/s (peak {:.1f} GB/s) over {}, "
+                  "{:.0f}% of what the network carries: {}; a NIC down or slow, GPUDirect RDMA "
+                  "off, or traffic not on these NICs (check ibstat, NCCL_IB_HCA, the GDR lines){}",
+                  p.plateau, p.peak, net.name, 100 * p.plateau / ring, carries, avg));
+  f.confidence = Confidence::kMedium;
+  AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", p.plateau, "GB/s", "<",
+                      kSlowShare * ring, "half what the NICs carry per node each way");
+  AddPlatformEvidence(f, "doctor.nccl_tests_network_gbs", ring, "GB/s");
+  AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", p.peak, "GB/s");
+  if (net.quote != nullptr) AddQuote(f, *net.quote);
+  AddQuote(f, p.largest->quote);
+  return true;
+}
+
 // nccl-tests prints "Avg bus bandwidth" as the mean over every size down to 0 B: the
-// numbers to judge are the peak and the large-message plateau.
+// numbers to judge are the peak and the large-message plateau, against what the transport the
+// same log shows can carry (NVLink inside a node, the network between nodes, TCP sockets).
 void TestsRule(PlatformContext& ctx) {
   bool any = false, fired = false;
   std::string note;
   for (const NcclLog& log : ctx.facts.nccl_logs) {
     if (log.test_rows.empty()) continue;
     any = true;
-    std::vector<const NcclTestRow*> rows;
-    for (const NcclTestRow& r : log.test_rows) rows.push_back(&r);
-    std::stable_sort(rows.begin(), rows.end(), [](const NcclTestRow* a, const NcclTestRow* b) {
-      return a->size_bytes < b->size_bytes;
-    });
-    double peak = 0;
-    const NcclTestRow* peak_row = rows.front();
-    for (const NcclTestRow* r : rows) {
-      double bw = std::max(r->busbw_gbs, r->in_place_busbw_gbs);
-      if (bw > peak) {
-        peak = bw;
-        peak_row = r;
-      }
-    }
-    // The plateau: the mean busbw of the three largest sizes (a doubling sweep's last
-    // octaves, where latency no longer matters).
-    size_t n = std::min<size_t>(3, rows.size());
-    double plateau = 0;
-    for (size_t i = rows.size() - n; i < rows.size(); ++i) plateau += rows[i]->busbw_gbs;
-    plateau /= static_cast<double>(n);
+    const Plateau p = PlateauOf(log);
     bool socket = false;
     std::string transport = TransportOf(log, socket);
     std::string avg = log.avg_busbw_gbs
@@ -231,54 +452,79 @@ void TestsRule(PlatformContext& ctx) {
                                 "every size down to the smallest",
                                 *log.avg_busbw_gbs)
                           : "";
+    const size_t before = ctx.diagnosis.findings.size();
     const NvlinkPart* part = NvlinkPartOf(log);
-    if (!socket && part != nullptr && SingleNode(log) && log.test_ranks.size() > 1 &&
-        plateau < part->busbw_gbs / 2) {
+    const RunShape shape = ShapeOf(log);
+    const std::optional<NetworkRate> net = socket ? std::nullopt : NetworkOf(log, ctx.facts);
+    if (p.largest->size_bytes < kPlateauBytes) {
+      CannotTell(ctx, log, p, transport.empty() ? "an unnamed transport" : transport,
+                 fmt::format("the sweep stops at {} bytes, below where busbw levels off (run "
+                             "with -e 8G)",
+                             p.largest->size_bytes),
+                 avg);
+    } else if (!socket && part != nullptr && SingleNode(log) && log.test_ranks.size() > 1) {
       // Inside one node of NVLink parts the plateau should be near the link's rate: far below
       // it, P2P is off or a link is down.
+      const double expected = kNvlinkPlateauShare * part->gbs;
+      if (p.plateau < kSlowShare * part->gbs) {
+        Finding& f = ctx.AddFinding(
+            kTests, Severity::kMedium,
+            fmt::format("nccl-tests bus bandwidth plateaus at {:.1f} GB/s (peak {:.1f} GB/s) on {} "
+                        "GPUs of one node, {:.0f}% of the {:.0f} GB/s per GPU each way {} "
+                        "carries (about {:.0f} GB/s expected): peer-to-peer is off or a link is "
+                        "down (check NCCL_P2P_DISABLE, nvidia-smi nvlink -s, topo -m){}",
+                        p.plateau, p.peak, log.test_ranks.size(), 100 * p.plateau / part->gbs,
+                        part->gbs, part->link, expected, avg));
+        f.confidence = Confidence::kMedium;
+        AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", p.plateau, "GB/s", "<",
+                            kSlowShare * part->gbs,
+                            "half NVLink's rate per GPU each way on these parts");
+        AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", p.peak, "GB/s");
+        AddQuote(f, log.test_ranks.front().quote);
+        AddQuote(f, p.largest->quote);
+      } else {
+        note += fmt::format(
+            "{}{}: busbw plateau {:.1f} GB/s (peak {:.1f}) over {} ({:.0f} GB/s per GPU each way, "
+            "about {:.0f} expected){}",
+            note.empty() ? "" : "; ", log.file, p.plateau, p.peak, part->link, part->gbs, expected,
+            avg);
+      }
+    } else if (socket) {
       Finding& f = ctx.AddFinding(
           kTests, Severity::kMedium,
-          fmt::format("nccl-tests bus bandwidth plateaus at {:.1f} GB/s (peak {:.1f} GB/s) on {} "
-                      "GPUs of one node, {:.0f}% of what {} carries on these parts (about "
-                      "{:.0f} GB/s): peer-to-peer is off or a link is down (check "
-                      "NCCL_P2P_DISABLE, nvidia-smi nvlink -s, topo -m){}",
-                      plateau, peak, log.test_ranks.size(), 100 * plateau / part->busbw_gbs,
-                      part->link, part->busbw_gbs, avg));
+          fmt::format("nccl-tests bus bandwidth plateaus at {:.2f} GB/s (peak {:.2f} GB/s at {} "
+                      "bytes) over {}: TCP sockets bound every inter-node collective; an RDMA "
+                      "fabric (InfiniBand, RoCE, EFA with aws-ofi-nccl) carries several times "
+                      "more{}",
+                      p.plateau, p.peak, p.peak_row->size_bytes, transport, avg));
       f.confidence = Confidence::kMedium;
-      AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", plateau, "GB/s", "<",
-                          part->busbw_gbs / 2,
-                          "half the all-reduce busbw nccl-tests reaches on these NVLink parts");
-      AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", peak, "GB/s");
-      AddQuote(f, log.test_ranks.front().quote);
-      AddQuote(f, rows.back()->quote);
-      fired = true;
-      continue;
-    }
-    if (!socket) {
-      if (part != nullptr && SingleNode(log)) {
-        transport = fmt::format("{} (about {:.0f} GB/s expected on these parts)", part->link,
-                                part->busbw_gbs);
+      AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", p.plateau, "GB/s");
+      AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", p.peak, "GB/s");
+      for (const NameValue& u : log.networks_used) AddQuote(f, u.quote, 2);
+      AddQuote(f, p.peak_row->quote);
+      AddQuote(f, p.largest->quote);
+      if (log.avg_busbw_gbs) AddQuote(f, log.avg_busbw_quote);
+    } else if (net) {
+      if (!JudgeNetwork(ctx, log, p, *net, shape, avg, note)) {
+        CannotTell(ctx, log, p, net->name,
+                   net->name.starts_with("EFA")
+                       ? "the log names no instance type with a published EFA rate (aws-ofi-nccl's "
+                         "'Running on … platform' line, or the NIC count and rate) to compare with"
+                       : "the log states no NIC rate: ibstat (Rate) on a node, or "
+                         "NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH (its NET[...] lines) would decide",
+                   avg);
       }
+    } else if (SingleNode(log) && !transport.empty()) {
       note += fmt::format("{}{}: busbw peak {:.1f} GB/s, plateau {:.1f} GB/s over {}{}",
-                          note.empty() ? "" : "; ", log.file, peak, plateau,
-                          transport.empty() ? "a transport the log does not name" : transport, avg);
-      continue;
+                          note.empty() ? "" : "; ", log.file, p.peak, p.plateau, transport, avg);
+    } else {
+      CannotTell(ctx, log, p, transport.empty() ? "a transport the log does not name" : transport,
+                 "the log shows neither the transport's kind nor its rate: rerun with "
+                 "NCCL_DEBUG=INFO (NET/IB or NET/OFI lines, 'Using network') beside ibstat or "
+                 "the instance type",
+                 avg);
     }
-    Finding& f = ctx.AddFinding(
-        kTests, Severity::kMedium,
-        fmt::format("nccl-tests bus bandwidth plateaus at {:.2f} GB/s (peak {:.2f} GB/s at {} "
-                    "bytes) over {}: TCP sockets bound every inter-node collective; an RDMA "
-                    "fabric (InfiniBand, RoCE, EFA with aws-ofi-nccl) carries several times "
-                    "more{}",
-                    plateau, peak, peak_row->size_bytes, transport, avg));
-    f.confidence = Confidence::kMedium;
-    AddPlatformEvidence(f, "doctor.nccl_tests_plateau_busbw_gbs", plateau, "GB/s");
-    AddPlatformEvidence(f, "doctor.nccl_tests_peak_busbw_gbs", peak, "GB/s");
-    for (const NameValue& u : log.networks_used) AddQuote(f, u.quote, 2);
-    AddQuote(f, peak_row->quote);
-    AddQuote(f, rows.back()->quote);
-    if (log.avg_busbw_gbs) AddQuote(f, log.avg_busbw_quote);
-    fired = true;
+    fired |= ctx.diagnosis.findings.size() > before;
   }
   if (!any) {
     ctx.Outcome(kTests, AssessStatus::kNotAssessed, false, "no nccl-tests result table");
@@ -315,11 +561,13 @@ std::vector<RuleSpec> NcclRuleSpecs() {
   rules.push_back(PlatformSpec(
       {kTests,
        Severity::kMedium,
-       "medium when the measured plateau is bound by TCP sockets, or inside one node of NVLink "
-       "parts below half what the link carries; otherwise the peak and plateau are a note",
+       "medium when the measured plateau is bound by TCP sockets, inside one node of NVLink "
+       "parts below half what the link carries, or across nodes below half what the network's "
+       "stated NICs carry per node; low (cannot tell) when that rate is not stated or the sweep "
+       "has no plateau; otherwise the peak and plateau are a note",
        "nccl-tests bus bandwidth plateaus at {plateau} GB/s over {transport}",
        {},
-       {{"Run the collectives over the RDMA fabric: load its NCCL network plugin and provider",
+       {{kRdmaFix,
          "NCCL_DEBUG=INFO; expect 'Using network IB' or the plugin (aws-ofi-nccl for EFA)"},
         {"Compare with the fabric's rate: busbw plateau near the NIC line rate per GPU",
          "ibstat (Rate); nccl-tests all_reduce_perf -b 8 -e 8G -f 2 -g 1"}},

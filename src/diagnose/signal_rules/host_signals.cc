@@ -11,7 +11,7 @@ namespace {
 constexpr ParamRef kIoBoundMinTimePct{"input.io_bound", "min_time_pct"};
 constexpr ParamRef kGilBoundMinTimePct{"host.gil_bound", "min_time_pct"};
 constexpr ParamRef kCpuSaturatedMinTimePct{"host.cpu_saturated", "min_time_pct"};
-constexpr std::array<const ParamRef*, 7> kParams = {
+constexpr std::array<const ParamRef*, 7> kHostSignalsParams = {
     &kIoBoundIowaitPct,        &kIoBoundDiskBusyPct, &kIoBoundMinTimePct,
     &kGilBoundPinnedThreadPct, &kGilBoundMinTimePct, &kCpuSaturatedSaturatedCpuPct,
     &kCpuSaturatedMinTimePct};
@@ -67,7 +67,7 @@ void EvaluateHostSignals(SignalRuleContext& r) {
   }
 }
 
-std::span<const ParamRef* const> HostSignalParams() { return kParams; }
+std::span<const ParamRef* const> HostSignalParams() { return kHostSignalsParams; }
 
 std::vector<RuleSpec> HostSignalSpecs() {
   std::vector<RuleSpec> rules;

@@ -1,6 +1,6 @@
 // memory.near_capacity from series (its spec is the trace rule's, trace_rules/memory_rules.cc).
+#include "diagnose/shared_params.h"
 #include "diagnose/signal_rules/signal_rules.h"
-#include "diagnose/trace_rules/trace_params.h"
 
 namespace gpuwhy {
 

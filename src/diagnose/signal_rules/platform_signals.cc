@@ -12,7 +12,7 @@ namespace {
 constexpr ParamRef kThrottlingMinTimePct{"platform.throttling", "min_time_pct"};
 constexpr ParamRef kContentionMinProcesses{"platform.contention", "min_processes"};
 constexpr ParamRef kCpuContentionMinTimePct{"platform.cpu_contention", "min_time_pct"};
-constexpr std::array<const ParamRef*, 3> kParams = {
+constexpr std::array<const ParamRef*, 3> kPlatformSignalsParams = {
     &kThrottlingMinTimePct, &kContentionMinProcesses, &kCpuContentionMinTimePct};
 
 // The PCIe rule is shared with `gpuwhy doctor` (lspci/sysfs facts) and has no series
@@ -237,7 +237,7 @@ void EvaluatePlatformSignals(SignalRuleContext& r) {
   Pcie(r);
 }
 
-std::span<const ParamRef* const> PlatformSignalParams() { return kParams; }
+std::span<const ParamRef* const> PlatformSignalParams() { return kPlatformSignalsParams; }
 
 std::vector<RuleSpec> PlatformSignalSpecs() {
   std::vector<RuleSpec> rules;

@@ -15,7 +15,7 @@ constexpr ParamRef kStarvationMinLowTimePct{"input.starvation_pattern", "min_low
 constexpr ParamRef kStarvationMinCollapses{"input.starvation_pattern", "min_collapses"};
 constexpr ParamRef kMisleadingMinUtilPct{"compute.util_misleading", "min_util_pct"};
 constexpr ParamRef kMisleadingMaxSmActivePct{"compute.util_misleading", "max_sm_active_pct"};
-constexpr std::array<const ParamRef*, 7> kParams = {
+constexpr std::array<const ParamRef*, 7> kUtilizationSignalsParams = {
     &kLowMaxUtilPct,           &kStarvationLowUtilPct,   &kStarvationHighUtilPct,
     &kStarvationMinLowTimePct, &kStarvationMinCollapses, &kMisleadingMinUtilPct,
     &kMisleadingMaxSmActivePct};
@@ -182,7 +182,7 @@ void EvaluateUtilizationSignals(SignalRuleContext& r) {
   Misleading(r);
 }
 
-std::span<const ParamRef* const> UtilizationSignalParams() { return kParams; }
+std::span<const ParamRef* const> UtilizationSignalParams() { return kUtilizationSignalsParams; }
 
 std::vector<RuleSpec> UtilizationSignalSpecs() {
   std::vector<RuleSpec> rules;

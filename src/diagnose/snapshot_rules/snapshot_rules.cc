@@ -9,6 +9,7 @@
 //     CUDA OOMs / cudaMalloc retries in a torch.cuda.memory_summary(), or a log's CUDA
 //     out-of-memory messages (what the allocator said was free, cached and held by others).
 // A reservation the trace's own peak needed is the caching allocator working: no finding, a note.
+#include "base/bytes.h"
 #include "diagnose/snapshot_rules/snapshot_rules.h"
 
 #include <fmt/format.h>
@@ -33,11 +34,9 @@ constexpr ParamRef kChurnMinFrees{kChurn, "min_segment_frees"};
 constexpr ParamRef kLeakMinPrints{kLeak, "min_prints"};
 constexpr ParamRef kLeakMinMiB{kLeak, "min_growth_mib"};
 constexpr ParamRef kLeakMinPct{kLeak, "min_growth_pct"};
-constexpr std::array<const ParamRef*, 6> kParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
+constexpr std::array<const ParamRef*, 6> kSnapshotRulesParams = {&kFragMinPct,    &kFragMinGiB, &kChurnMinFrees,
                                                     &kLeakMinPrints, &kLeakMinMiB, &kLeakMinPct};
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 constexpr const char* kExpandable = "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
 
 class SnapshotRuleContext {
@@ -222,7 +221,11 @@ std::string OomMessageDetail(const OomMessage& m, Finding& f, bool expandable_on
     SnapshotRuleContext::Evidence(f, "memory.oom_message_reserved_unallocated_mib",
                                   m.reserved_unallocated / kMiB, "MiB", ">=", m.requested / kMiB,
                                   nullptr);
-    return out + ": the cache held the bytes but not in one block (fragmentation" +
+    // The message gives no block sizes, but the allocator takes any free block of the request's
+    // size: that it failed says the largest was smaller.
+    return out +
+           ": the cache held the bytes but no free block of the request's size (the allocator "
+           "found none), so the largest free block was below it (fragmentation" +
            (expandable_on ? ", with expandable segments already on: lower the peak)"
                           : std::string(": ") + kExpandable + " first)");
   }
@@ -246,6 +249,65 @@ std::string OomMessageDetail(const OomMessage& m, Finding& f, bool expandable_on
     }
   }
   return out + ": the job's own memory filled the device (lower the peak)";
+}
+
+// "12 MiB", or "between 11 and 12 MiB" where the replay bounds it (a returned block's unsplit
+// tail is unknown).
+std::string Bounded(int64_t lower, int64_t upper) {
+  return lower == upper ? Size(upper) : fmt::format("{} to {}", Size(lower), Size(upper));
+}
+
+// The first OOM replayed block by block (analyze/memory_oom_replay.h): the request beside the
+// largest free block of its pool, and which way they point. Fragmentation only when the free
+// blocks together held the request and the largest did not, each by its sure bound.
+std::string OomBlocksDetail(const AllocatorState& s, Finding& f, bool& filled) {
+  const FreeBlocksAt& b = *s.oom_blocks;
+  const std::string pool =
+      fmt::format("{} pool{}", SegmentPoolName(b.pool),
+                  b.stream == kNoValue ? std::string() : fmt::format(" of stream {}", b.stream));
+  std::string out = fmt::format(
+      "; at the first OOM (replayed block by block from the trace) a {} request on GPU {} met a "
+      "largest free block of {} in the {}, {} free in {} block(s) of {} segment(s), with {} live "
+      "in {} reserved",
+      Size(b.request), b.device, Bounded(b.largest_free_block_min, b.largest_free_block), pool,
+      Bounded(b.free_bytes_min, b.free_bytes), b.free_blocks, b.segments, Size(b.live),
+      Size(b.reserved));
+  if (s.oom_device_free != kNoValue) {
+    out += fmt::format(" and {} free on the device", Size(s.oom_device_free));
+  }
+  SnapshotRuleContext::Evidence(f, "memory.oom_request_mib", b.request / kMiB, "MiB", ">", 0,
+                                nullptr);
+  if (b.largest_free_block < b.request && b.free_bytes_min >= b.request) {
+    SnapshotRuleContext::Evidence(f, "memory.oom_largest_free_block_mib",
+                                  b.largest_free_block / kMiB, "MiB", "<", b.request / kMiB,
+                                  nullptr);
+    SnapshotRuleContext::Evidence(f, "memory.oom_pool_free_mib", b.free_bytes_min / kMiB, "MiB",
+                                  ">=", b.request / kMiB, nullptr);
+    return out + ": the pool held the bytes but in no one block (fragmentation" +
+           (s.expandable_segments.value_or(false)
+                ? ", with expandable segments already on: lower the peak)"
+                : std::string(": ") + kExpandable + " first)");
+  }
+  if (b.free_bytes < b.request) {
+    filled = true;
+    SnapshotRuleContext::Evidence(f, "memory.oom_pool_free_mib", b.free_bytes / kMiB, "MiB", "<",
+                                  b.request / kMiB, nullptr);
+    return out +
+           ": not even all free blocks together held the request, so it is not fragmentation: "
+           "the live tensors filled what the device gave (lower the peak)";
+  }
+  SnapshotRuleContext::Evidence(f, "memory.oom_largest_free_block_mib", b.largest_free_block / kMiB,
+                                "MiB", "", 0, nullptr);
+  if (b.largest_free_block_min >= b.request) {
+    return out +
+           ": a free block could hold it, so the refusal is not explained by free blocks "
+           "(max_split_size's oversize rule, another stream's pool); cannot tell which without "
+           "the allocator settings and streams of the failing call";
+  }
+  return out +
+         ": the replay cannot tell whether one block held the request (a returned block's "
+         "unsplit tail is not in the trace); a snapshot taken in the OOM observer "
+         "(torch._C._cuda_attach_out_of_memory_observer) would decide";
 }
 
 void Oom(SnapshotRuleContext& r) {
@@ -274,6 +336,23 @@ void Oom(SnapshotRuleContext& r) {
   std::string detail;
   if (s.largest_oom_message) {
     detail = OomMessageDetail(*s.largest_oom_message, f, s.expandable_segments.value_or(false));
+  } else if (s.oom_blocks && s.oom_blocks->replayed) {
+    bool filled = false;
+    detail = OomBlocksDetail(s, f, filled);
+    if (filled) {
+      // Growing segments cannot help a request the free blocks could not hold together.
+      for (auto it = f.fixes.begin(); it != f.fixes.end();) {
+        if (it->code.find("expandable_segments") == std::string::npos) {
+          ++it;
+          continue;
+        }
+        f.fixes_left_out.push_back(
+            {it->action,
+             "at the OOM the free blocks together were smaller than the request: not "
+             "fragmentation"});
+        it = f.fixes.erase(it);
+      }
+    }
   } else if (s.oom_request != kNoValue && s.oom_reserved != kNoValue) {
     // The state at the OOM, replayed: fragmentation is the cause only when enough cached free
     // bytes were there for the request.
@@ -286,6 +365,11 @@ void Oom(SnapshotRuleContext& r) {
                    : "the live tensors filled what the device gave (lower the peak)");
     SnapshotRuleContext::Evidence(f, "memory.oom_cached_free_mib", s.oom_cached_free / kMiB, "MiB",
                                   fragmented ? ">=" : "<", s.oom_request / kMiB, nullptr);
+    if (s.oom_blocks && !s.oom_blocks->disagreement.empty()) {
+      detail +=
+          fmt::format(" (free blocks not replayed: the trace disagrees with the snapshot, {})",
+                      s.oom_blocks->disagreement);
+    }
   } else if (s.largest_oom_request > 0) {
     detail = fmt::format(
         "; a {:.0f} MiB request failed while the largest cached free block was "
@@ -358,7 +442,7 @@ Fix ExpandableFix() {
 
 }  // namespace
 
-std::vector<const ParamRef*> SnapshotParamRefs() { return {kParams.begin(), kParams.end()}; }
+std::vector<const ParamRef*> SnapshotParamRefs() { return {kSnapshotRulesParams.begin(), kSnapshotRulesParams.end()}; }
 
 std::vector<RuleSpec> SnapshotRuleSpecs() {
   const std::vector<ChecklistRef> checklist = {

@@ -274,6 +274,9 @@ TEST(SnapshotRulesTest, AnOomMessageSaysWhyTheAllocationFailed) {
             std::string::npos)
       << title;
   EXPECT_NE(title.find("fragmentation"), std::string::npos) << title;
+  // The message prints no block sizes: the largest is below the request, since the allocator
+  // takes any free block of its size.
+  EXPECT_NE(title.find("so the largest free block was below it"), std::string::npos) << title;
   // No retry count in a message: none claimed.
   EXPECT_EQ(title.find("cudaMalloc retr"), std::string::npos) << title;
 
@@ -403,6 +406,97 @@ TEST(SnapshotRulesTest, RealSnapshotsAndSummariesGetTheExpertsTopClass) {
     EXPECT_EQ(got, expected) << path << (d.findings.empty() ? "" : ": " + d.findings[0].title);
   }
   EXPECT_EQ(right, static_cast<int>(verdicts.size()));
+}
+
+Diagnosis DiagnoseFixture(const std::string& name) {
+  const std::string path = std::string(GPUWHY_TEST_DATA) + "/memory_snapshots/" + name;
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  StatusOr<MemorySnapshot> s = ParseMemorySnapshot(bytes, path);
+  EXPECT_TRUE(s.ok()) << path << ": " << s.status().message();
+  return s.ok() ? DiagnoseAllocatorState(AnalyzeAllocatorState(*s), {}) : Diagnosis();
+}
+
+const FindingEvidence* EvidenceOf(const Finding& f, std::string_view id) {
+  for (const FindingEvidence& e : f.evidence) {
+    if (e.metric.id == id) return &e;
+  }
+  return nullptr;
+}
+
+// Issue 36: the largest free block at the OOM beside the request, from a snapshot dumped after
+// the exception freed everything (its end state shows one free 1 GiB block either way). 256 MiB
+// free in 8 blocks of 32 MiB against 128 MiB asked is fragmentation; 128 MiB free in one block
+// against 256 MiB asked is a full pool, and growing segments is no fix for it.
+TEST(SnapshotRulesTest, AnOomSnapshotIsJudgedByItsFreeBlocksAtTheFailure) {
+  Diagnosis fragmented = DiagnoseFixture("oom_fragmented.pickle");
+  const Finding* f = fragmented.Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("a 128 MiB request on GPU 0 met a largest free block of 31 MiB to "
+                          "32 MiB in the large pool of stream 0, 248 MiB to 256 MiB free in 8 "
+                          "block(s)"),
+            std::string::npos)
+      << f->title;
+  EXPECT_NE(f->title.find("in no one block (fragmentation"), std::string::npos) << f->title;
+  const FindingEvidence* largest = EvidenceOf(*f, "memory.oom_largest_free_block_mib");
+  ASSERT_NE(largest, nullptr);
+  EXPECT_EQ(largest->comparison, "<");
+  EXPECT_LT(largest->metric.value, largest->threshold);
+  const FindingEvidence* pool = EvidenceOf(*f, "memory.oom_pool_free_mib");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_GE(pool->metric.value, pool->threshold);
+
+  Diagnosis full = DiagnoseFixture("oom_full.pickle");
+  f = full.Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("largest free block of 127 MiB to 128 MiB"), std::string::npos)
+      << f->title;
+  EXPECT_NE(f->title.find("so it is not fragmentation"), std::string::npos) << f->title;
+  EXPECT_EQ(f->title.find("(fragmentation"), std::string::npos) << f->title;
+  for (const Fix& fix : f->fixes)
+    EXPECT_EQ(fix.code.find("expandable_segments"), std::string::npos);
+  ASSERT_EQ(f->fixes_left_out.size(), 1u);
+  pool = EvidenceOf(*f, "memory.oom_pool_free_mib");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->comparison, "<");
+  EXPECT_LT(pool->metric.value, pool->threshold);
+}
+
+// Bounds that do not decide say so: a block that could hold the request means the refusal has
+// another cause; bounds that straddle it cannot tell.
+TEST(SnapshotRulesTest, OomFreeBlockBoundsThatDoNotDecideSaySo) {
+  AllocatorState s = Reserved(20 * kGiB, 1 * kGiB);
+  s.has_trace = true;
+  s.ooms = 1;
+  s.largest_oom_request = s.oom_request = 2 * kGiB;
+  s.oom_live = 18 * kGiB;
+  s.oom_reserved = 20 * kGiB;
+  s.oom_cached_free = 2 * kGiB;
+  FreeBlocksAt b;
+  b.replayed = true;
+  b.request = 2 * kGiB;
+  b.pool = SegmentPool::kLarge;
+  b.largest_free_block = b.largest_free_block_min = 3 * kGiB;
+  b.free_bytes = b.free_bytes_min = 3 * kGiB;
+  s.oom_blocks = b;
+  const Finding* f = DiagnoseAllocatorState(s, {}).Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("a free block could hold it"), std::string::npos) << f->title;
+  EXPECT_EQ(f->title.find("(fragmentation"), std::string::npos) << f->title;
+  s.oom_blocks->largest_free_block_min = 2 * kGiB - (1 << 20);  // straddles the request
+  f = DiagnoseAllocatorState(s, {}).Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("cannot tell whether one block held the request"), std::string::npos)
+      << f->title;
+  // A trace that disagrees with the snapshot keeps the byte-level reading and says why.
+  s.oom_blocks = FreeBlocksAt{};
+  s.oom_blocks->disagreement = "entry 3: the block allocated at 0x10 is not live in the state";
+  f = DiagnoseAllocatorState(s, {}).Find("memory.oom_retries");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->title.find("free blocks not replayed: the trace disagrees with the snapshot, "
+                          "entry 3"),
+            std::string::npos)
+      << f->title;
 }
 
 }  // namespace snapshot_rules_test

@@ -6,13 +6,12 @@
 
 #include "diagnose/finding_builder.h"
 #include "diagnose/outcome_recorder.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
 namespace {
 
-constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr size_t kNotedKernels = 5;
 // Nsight Compute's SOL rule: below 60% of peak on both units is latency, not throughput; a
 // quarter of the warp slots is gpuwhy's low-occupancy line (roofline.h).

@@ -7,13 +7,12 @@
 #include "diagnose/diagnose_summary.h"
 #include "diagnose/finding_builder.h"
 #include "diagnose/outcome_recorder.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
 namespace {
 
-constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kWarmup = "quality.warmup_dominated";
 
 struct SummaryRules {

@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_params.h"
+#include "diagnose/shared_params.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -17,7 +17,7 @@ constexpr const char* kNoOverlap = "comm.no_overlap";
 
 constexpr ParamRef kNoOverlapMaxOverlapPct{kNoOverlap, "max_overlap_pct"};
 constexpr ParamRef kNoOverlapMinStepPct{kNoOverlap, "min_step_pct"};
-constexpr std::array<const ParamRef*, 6> kParams = {
+constexpr std::array<const ParamRef*, 6> kCommRulesParams = {
     &kExposedMinStepPct,    &kExposedDominantPct,     &kBusBwMinBusbwGbps,
     &kBusBwMinMessageBytes, &kNoOverlapMaxOverlapPct, &kNoOverlapMinStepPct};
 
@@ -170,7 +170,7 @@ void EvaluateCommRules(RuleContext& ctx) {
   NoOverlap(ctx);
 }
 
-std::span<const ParamRef* const> CommRuleParams() { return kParams; }
+std::span<const ParamRef* const> CommRuleParams() { return kCommRulesParams; }
 
 // comm.*: collectives eat the step (docs/knowledge.md §4). comm.exposed and comm.low_bus_bandwidth
 // are also evaluated over all ranks (cross_rank_rules/).

@@ -8,13 +8,12 @@
 #include <string>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
 namespace {
 
-constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 constexpr const char* kElementwise = "compute.memory_bound_elementwise";
 constexpr const char* kAttention = "compute.unfused_attention";
 constexpr const char* kLowMfu = "compute.low_matmul_mfu";
@@ -27,7 +26,7 @@ constexpr ParamRef kAttentionExpectedSpeedup{kAttention, "expected_speedup"};
 constexpr ParamRef kLowMfuMaxPct{kLowMfu, "max_mfu_pct"};
 constexpr ParamRef kLowMfuTargetPct{kLowMfu, "target_mfu_pct"};
 constexpr ParamRef kLowMfuMinSharePct{kLowMfu, "min_share_pct"};
-constexpr std::array<const ParamRef*, 10> kParams = {
+constexpr std::array<const ParamRef*, 10> kComputeRulesParams = {
     &kNoTensorCoresMinSharePct, &kNoTensorCoresExpectedSpeedup,
     &kElementwiseMinSharePct,   &kElementwiseFusionSpeedup,
     &kElementwiseMinDramBwPct,  &kAttentionMinSharePct,
@@ -220,13 +219,13 @@ void EvaluateComputeRules(RuleContext& ctx) {
   LowMatmulMfu(ctx);
 }
 
-std::span<const ParamRef* const> ComputeRuleParams() { return kParams; }
+std::span<const ParamRef* const> ComputeRuleParams() { return kComputeRulesParams; }
 
 // compute.*: kernels that cannot use the machine (docs/knowledge.md §6).
 std::vector<RuleSpec> ComputeRuleSpecs() {
   std::vector<RuleSpec> rules;
   rules.push_back(RuleSpec{
-      .id = "compute.no_tensor_cores",
+      .id = kNoTensorCores,
       .bottleneck_class = BottleneckClass::kCompute,
       .section = ChecklistSection::kKernelsAndSync,
       .default_severity = Severity::kLow,

@@ -5,7 +5,7 @@
 #include <array>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -18,7 +18,7 @@ constexpr ParamRef kMinUtilPct{kBusyNotEfficient, "min_util_pct"};
 constexpr ParamRef kMaxSmActivePct{kBusyNotEfficient, "max_sm_active_pct"};
 constexpr ParamRef kTargetSmActivePct{kBusyNotEfficient, "target_sm_active_pct"};
 constexpr ParamRef kMinCoveragePct{kBusyNotEfficient, "min_coverage_pct"};
-constexpr std::array<const ParamRef*, 4> kParams = {&kMinUtilPct, &kMaxSmActivePct,
+constexpr std::array<const ParamRef*, 4> kEfficiencyRulesParams = {&kMinUtilPct, &kMaxSmActivePct,
                                                     &kTargetSmActivePct, &kMinCoveragePct};
 
 const DeviceUtilization* UtilOf(const UtilizationResult& util, int32_t device) {
@@ -111,7 +111,7 @@ void BusyNotEfficient(RuleContext& ctx) {
 
 void EvaluateEfficiencyRules(RuleContext& ctx) { BusyNotEfficient(ctx); }
 
-std::span<const ParamRef* const> EfficiencyRuleParams() { return kParams; }
+std::span<const ParamRef* const> EfficiencyRuleParams() { return kEfficiencyRulesParams; }
 
 std::vector<RuleSpec> EfficiencyRuleSpecs() {
   std::vector<RuleSpec> rules;

@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kGpuBound = "compute.gpu_bound";
 
 constexpr ParamRef kMinBusyPct{kGpuBound, "min_busy_pct"};
-constexpr std::array<const ParamRef*, 1> kParams = {&kMinBusyPct};
+constexpr std::array<const ParamRef*, 1> kGpuBoundRulesParams = {&kMinBusyPct};
 
 // The kernel classes' shares of kernel time, largest first, as "gemm 67%, attention 21%".
 std::string TopClasses(const KernelStatsResult& k) {
@@ -106,7 +106,7 @@ void GpuBound(RuleContext& ctx) {
 
 void EvaluateGpuBoundRules(RuleContext& ctx) { GpuBound(ctx); }
 
-std::span<const ParamRef* const> GpuBoundRuleParams() { return kParams; }
+std::span<const ParamRef* const> GpuBoundRuleParams() { return kGpuBoundRulesParams; }
 
 std::vector<RuleSpec> GpuBoundRuleSpecs() {
   return {RuleSpec{

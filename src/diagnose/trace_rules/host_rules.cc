@@ -21,7 +21,7 @@ constexpr ParamRef kStallMinStepPct{kStall, "min_step_pct"};
 constexpr ParamRef kStallLongGapMs{kStall, "long_gap_ms"};
 constexpr ParamRef kCpuGapsMinStepPct{kCpuGaps, "min_step_pct"};
 constexpr ParamRef kDataParallelMinDevices{kDataParallel, "min_devices"};
-constexpr std::array<const ParamRef*, 6> kParams = {&kStallSlowFactor,   &kStallMaxSlowSharePct,
+constexpr std::array<const ParamRef*, 6> kHostRulesParams = {&kStallSlowFactor,   &kStallMaxSlowSharePct,
                                                     &kStallMinStepPct,   &kStallLongGapMs,
                                                     &kCpuGapsMinStepPct, &kDataParallelMinDevices};
 
@@ -199,7 +199,7 @@ void EvaluateHostRules(RuleContext& ctx) {
   DataParallel(ctx);
 }
 
-std::span<const ParamRef* const> HostRuleParams() { return kParams; }
+std::span<const ParamRef* const> HostRuleParams() { return kHostRulesParams; }
 
 // host.*: the CPU cannot keep up (docs/knowledge.md §2).
 std::vector<RuleSpec> HostRuleSpecs() {

@@ -19,7 +19,7 @@ constexpr ParamRef kDataLoaderMinStepPct{kDataLoader, "min_step_pct"};
 constexpr ParamRef kDataLoaderHighPct{kDataLoader, "high_pct"};
 constexpr ParamRef kPageableMinStepPct{kPageable, "min_step_pct"};
 constexpr ParamRef kH2dMinStepPct{kH2d, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kParams = {&kDataLoaderMinStepPct, &kDataLoaderHighPct,
+constexpr std::array<const ParamRef*, 4> kInputRulesParams = {&kDataLoaderMinStepPct, &kDataLoaderHighPct,
                                                     &kPageableMinStepPct, &kH2dMinStepPct};
 
 bool NoGpuWork(RuleContext& ctx, const char* id) {
@@ -173,7 +173,7 @@ void EvaluateInputRules(RuleContext& ctx) {
            false);
 }
 
-std::span<const ParamRef* const> InputRuleParams() { return kParams; }
+std::span<const ParamRef* const> InputRuleParams() { return kInputRulesParams; }
 
 // input.*: the GPU waits for data. Texts follow docs/knowledge.md §1; thresholds name their source.
 std::vector<RuleSpec> InputRuleSpecs() {

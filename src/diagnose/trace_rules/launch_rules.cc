@@ -4,7 +4,7 @@
 #include <array>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_fixes.h"
+#include "diagnose/shared_fixes.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {

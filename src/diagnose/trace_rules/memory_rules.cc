@@ -4,7 +4,7 @@
 #include <array>
 
 #include "diagnose/capture.h"
-#include "diagnose/trace_rules/trace_params.h"
+#include "diagnose/shared_params.h"
 #include "diagnose/trace_rules/trace_rules.h"
 
 namespace gpuwhy {
@@ -17,7 +17,7 @@ constexpr const char* kSmallGemms = "memory.small_batch_gemms";
 constexpr ParamRef kChurnMinCallsPerStep{kChurn, "min_calls_per_step"};
 constexpr ParamRef kSmallGemmsMinGemmSharePct{kSmallGemms, "min_gemm_share_pct"};
 constexpr ParamRef kSmallGemmsMinStepPct{kSmallGemms, "min_step_pct"};
-constexpr std::array<const ParamRef*, 4> kParams = {&kNearCapacityPeakPct, &kChurnMinCallsPerStep,
+constexpr std::array<const ParamRef*, 4> kMemoryRulesParams = {&kNearCapacityPeakPct, &kChurnMinCallsPerStep,
                                                     &kSmallGemmsMinGemmSharePct,
                                                     &kSmallGemmsMinStepPct};
 
@@ -161,7 +161,7 @@ void EvaluateMemoryRules(RuleContext& ctx) {
   SmallGemms(ctx);
 }
 
-std::span<const ParamRef* const> MemoryRuleParams() { return kParams; }
+std::span<const ParamRef* const> MemoryRuleParams() { return kMemoryRulesParams; }
 
 // memory.*: pressure that bends the work (docs/knowledge.md §3).
 std::vector<RuleSpec> MemoryRuleSpecs() {

@@ -18,7 +18,7 @@ constexpr const char* kTooLittle = "quality.too_little_gpu_work";
 constexpr ParamRef kWarmupMinSharePct{kWarmup, "min_share_pct"};
 constexpr ParamRef kWarmupMinCaptureMs{kWarmup, "min_capture_ms"};
 constexpr ParamRef kTooLittleMinKernels{kTooLittle, "min_kernels"};
-constexpr std::array<const ParamRef*, 3> kParams = {&kWarmupMinSharePct, &kWarmupMinCaptureMs,
+constexpr std::array<const ParamRef*, 3> kQualityRulesParams = {&kWarmupMinSharePct, &kWarmupMinCaptureMs,
                                                     &kTooLittleMinKernels};
 
 // MTIA's device events (mtia_ccp_events) are command-processor records: HTA reads them as
@@ -164,7 +164,7 @@ void EvaluateQualityRules(RuleContext& ctx) {
   TooLittle(ctx);
 }
 
-std::span<const ParamRef* const> QualityRuleParams() { return kParams; }
+std::span<const ParamRef* const> QualityRuleParams() { return kQualityRulesParams; }
 
 std::vector<RuleSpec> QualityRuleSpecs() {
   std::vector<RuleSpec> rules;

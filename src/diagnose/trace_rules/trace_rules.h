@@ -38,7 +38,8 @@ std::vector<RuleSpec> HostRuleSpecs();
 void EvaluateHostRules(RuleContext& ctx);
 std::span<const ParamRef* const> HostRuleParams();
 // compute_rules.cc: busy-time estimates over disjoint kernel sets. The tensor-core rule's
-// parameters are shared with the profile-summary rules (summary_rules/).
+// id and parameters are shared with the profile-summary rules (summary_rules/).
+inline constexpr const char* kNoTensorCores = "compute.no_tensor_cores";
 inline constexpr ParamRef kNoTensorCoresMinSharePct{"compute.no_tensor_cores", "min_share_pct"};
 inline constexpr ParamRef kNoTensorCoresExpectedSpeedup{"compute.no_tensor_cores",
                                                         "expected_speedup"};

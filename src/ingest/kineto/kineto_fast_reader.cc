@@ -11,6 +11,7 @@
 
 #include "base/time.h"
 #include "ingest/kineto/kineto_arg_keys.h"
+#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
@@ -140,7 +141,6 @@ bool ReadNumberText(Cursor& c, std::string_view& out) {
   return c.Token(out);
 }
 
-bool IsDigit(char c) { return static_cast<unsigned>(c - '0') < 10; }
 
 // A time in µs read straight to ns in the one scan that finds its end: the shapes
 // profilers write (optional '-', 1 to 16 integer digits, an optional fraction of which
@@ -153,14 +153,14 @@ bool ReadMicroseconds(Cursor& c, std::string_view& text, bool& known, int64_t& n
   if (negative) ++q;
   const char* digits = q;
   int64_t whole = 0;
-  while (q < end && IsDigit(*q) && q - digits < 17) whole = whole * 10 + (*q++ - '0');
+  while (q < end && IsAsciiDigit(*q) && q - digits < 17) whole = whole * 10 + (*q++ - '0');
   ptrdiff_t int_digits = q - digits;
   int64_t fraction = 0;
   int taken = 0;
   bool plain = int_digits > 0 && int_digits <= 16;
   if (plain && q < end && *q == '.') {
     const char* frac = ++q;
-    for (; q < end && IsDigit(*q); ++q) {
+    for (; q < end && IsAsciiDigit(*q); ++q) {
       if (taken < 3) {
         fraction = fraction * 10 + (*q - '0');
         ++taken;
@@ -194,8 +194,8 @@ bool ReadInt(Cursor& c, int64_t& out) {
   if (negative) ++q;
   const char* digits = q;
   int64_t value = 0;
-  while (q < c.end && IsDigit(*q) && q - digits < 18) value = value * 10 + (*q++ - '0');
-  if (q < c.end && q > digits && !IsDigit(*q) && *q != '.' && *q != 'e' && *q != 'E') {
+  while (q < c.end && IsAsciiDigit(*q) && q - digits < 18) value = value * 10 + (*q++ - '0');
+  if (q < c.end && q > digits && !IsAsciiDigit(*q) && *q != '.' && *q != 'e' && *q != 'E') {
     out = negative ? -value : value;
     c.p = q;
     return true;
@@ -227,7 +227,7 @@ bool ReadFloat(Cursor& c, float& out) {
 bool ReadId(Cursor& c, KinetoId& out) {
   out.present = true;
   if (*c.p == '"') return c.String(out.text);
-  if (*c.p != '-' && !IsDigit(*c.p)) return c.Decline();
+  if (*c.p != '-' && !IsAsciiDigit(*c.p)) return c.Decline();
   out.is_number = true;
   return ReadInt(c, out.number);
 }

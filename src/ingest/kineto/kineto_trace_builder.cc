@@ -6,17 +6,17 @@
 #include "base/checked_math.h"
 #include "base/time.h"
 #include "ingest/kineto/legacy_profiler_form.h"
+#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // "stream 7" → 7, "4093687616" → 4093687616; false when there is no trailing integer.
 bool TrailingInteger(std::string_view text, int64_t& out) {
   size_t end = text.size();
   size_t begin = end;
-  while (begin > 0 && IsDigit(text[begin - 1])) --begin;
+  while (begin > 0 && IsAsciiDigit(text[begin - 1])) --begin;
   if (begin == end || end - begin > 18) return false;
   out = 0;
   for (size_t i = begin; i < end; ++i) out = out * 10 + (text[i] - '0');

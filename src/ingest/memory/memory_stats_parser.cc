@@ -1,4 +1,5 @@
 #include "ingest/memory/memory_stats_parser.h"
+#include "base/ascii.h"
 
 #include <algorithm>
 #include <charconv>
@@ -85,7 +86,6 @@ bool IsNestedHead(std::string_view key) {
 }
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // How far back from a dict's first key a device may be named: its print's own line or two.
 constexpr size_t kDeviceLookBack = 512;
@@ -97,8 +97,8 @@ int32_t DeviceNamedIn(std::string_view before) {
   size_t best = 0;
   const auto number_at = [&](size_t at, size_t where) {
     size_t end = at;
-    while (end < before.size() && end - at < 4 && IsDigit(before[end])) ++end;
-    if (end == at || (end < before.size() && IsDigit(before[end])) || where < best) return;
+    while (end < before.size() && end - at < 4 && IsAsciiDigit(before[end])) ++end;
+    if (end == at || (end < before.size() && IsAsciiDigit(before[end])) || where < best) return;
     int32_t value = 0;
     std::from_chars(before.data() + at, before.data() + end, value);
     device = value;

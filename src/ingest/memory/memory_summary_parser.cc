@@ -34,7 +34,7 @@ std::vector<std::string_view> Cells(std::string_view line) {
 }
 
 // Digits only: the summary prints no sign, and "12x" is not 12.
-std::optional<int64_t> Number(std::string_view text) {
+std::optional<int64_t> CellNumber(std::string_view text) {
   int64_t v = 0;
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) return std::nullopt;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -47,7 +47,7 @@ std::optional<int64_t> Number(std::string_view text) {
 // for a value past int64.
 std::optional<int64_t> Quantity(std::string_view cell) {
   const size_t space = cell.find(' ');
-  std::optional<int64_t> n = Number(cell.substr(0, space));
+  std::optional<int64_t> n = CellNumber(cell.substr(0, space));
   if (!n) return std::nullopt;
   if (space == std::string_view::npos) return n;
   const std::string_view unit = Trim(cell.substr(space));
@@ -79,7 +79,7 @@ PoolStats* RowOf(AllocatorStats& s, std::string_view label) {
 // "CUDA OOMs: 0" -> 0.
 std::optional<int64_t> Counter(std::string_view cell, std::string_view name) {
   if (!cell.starts_with(name)) return std::nullopt;
-  return Number(Trim(cell.substr(name.size())));
+  return CellNumber(Trim(cell.substr(name.size())));
 }
 
 class SummaryReader {
@@ -92,7 +92,7 @@ class SummaryReader {
       offsets_.push_back(offset);
       current_ = &out_.stats.back();
       current_->device =
-          static_cast<int32_t>(Number(Trim(line.substr(title + kTitle.size(), 8))).value_or(0));
+          static_cast<int32_t>(CellNumber(Trim(line.substr(title + kTitle.size(), 8))).value_or(0));
       row_ = nullptr;
       return;
     }

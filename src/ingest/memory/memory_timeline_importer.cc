@@ -7,6 +7,7 @@
 
 #include "base/file_input.h"
 #include "base/input_limits.h"
+#include "base/ascii.h"
 
 namespace gpuwhy {
 namespace {
@@ -14,8 +15,6 @@ namespace {
 constexpr size_t kRowValues = 4;  // time, action, bytes, category
 constexpr size_t kChunkBytes = 1 << 20;
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // One value of a row: an integer being read, or a reason it is none.
 struct Number {
@@ -46,7 +45,7 @@ class TimelineParser {
   Status Feed(std::string_view chunk) {
     for (char c : chunk) {
       if (state_ == State::kStart) {
-        if (IsSpace(c) || (offset_ < 3 && c == "\xEF\xBB\xBF"[offset_])) {
+        if (IsAsciiSpace(c) || (offset_ < 3 && c == "\xEF\xBB\xBF"[offset_])) {
           ++offset_;
           continue;
         }
@@ -82,7 +81,7 @@ class TimelineParser {
   enum class State { kStart, kList, kRow, kSkip, kDone };
 
   void ListChar(char c) {
-    if (IsSpace(c) || c == ',') return;
+    if (IsAsciiSpace(c) || c == ',') return;
     if (c == ']') {
       state_ = State::kDone;
       return;
@@ -104,11 +103,11 @@ class TimelineParser {
   }
 
   void RowChar(char c) {
-    if (IsDigit(c) && !number_.ended) {
+    if (IsAsciiDigit(c) && !number_.ended) {
       number_.Digit(c);
     } else if (c == '-' && !number_.started) {
       number_.started = number_.negative = true;
-    } else if (IsSpace(c)) {
+    } else if (IsAsciiSpace(c)) {
       if (number_.started) number_.ended = true;
     } else if (c == ',') {
       EndValue();
@@ -231,7 +230,7 @@ class TimelineParser {
 bool LooksLikeMemoryTimeline(std::string_view head) {
   size_t i = 0;
   const auto skip = [&] {
-    while (i < head.size() && IsSpace(head[i])) ++i;
+    while (i < head.size() && IsAsciiSpace(head[i])) ++i;
   };
   const auto expect = [&](char c) {
     skip();
@@ -244,7 +243,7 @@ bool LooksLikeMemoryTimeline(std::string_view head) {
     skip();
     if (i < head.size() && head[i] == '-') ++i;
     const size_t digits = i;
-    while (i < head.size() && IsDigit(head[i])) ++i;
+    while (i < head.size() && IsAsciiDigit(head[i])) ++i;
     if (i == digits || i - digits > 19) return false;
     if (!expect(v + 1 < kRowValues ? ',' : ']')) return false;
   }

@@ -1,4 +1,5 @@
 #include "ingest/memory/oom_message_parser.h"
+#include "base/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +13,6 @@ namespace {
 // A message is one sentence run; logs that wrap it keep it within a few hundred bytes.
 constexpr size_t kMessageWindow = 1200;
 
-bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 // The window after a marker as one line: a message a log wrapped keeps going on the next lines,
 // behind the same prefix as its first ("[rank1]: "): the part a continuation line shares with
@@ -45,13 +45,13 @@ std::string Flatten(std::string_view marker_line, std::string_view window) {
 // The size that ends right before |at| ("... 1.95 GiB is reserved"): the two words before it.
 std::optional<int64_t> SizeBefore(std::string_view text, size_t at) {
   size_t end = at;
-  while (end > 0 && IsSpace(text[end - 1])) --end;
+  while (end > 0 && IsAsciiSpace(text[end - 1])) --end;
   size_t unit = end;
-  while (unit > 0 && !IsSpace(text[unit - 1])) --unit;
+  while (unit > 0 && !IsAsciiSpace(text[unit - 1])) --unit;
   size_t number = unit;
-  while (number > 0 && IsSpace(text[number - 1])) --number;
+  while (number > 0 && IsAsciiSpace(text[number - 1])) --number;
   size_t start = number;
-  while (start > 0 && !IsSpace(text[start - 1]) && text[start - 1] != '(' && text[start - 1] != ';')
+  while (start > 0 && !IsAsciiSpace(text[start - 1]) && text[start - 1] != '(' && text[start - 1] != ';')
     --start;
   if (start == number || unit == end) return std::nullopt;
   return ParseAllocatorSize(text.substr(start, end - start));
@@ -60,11 +60,11 @@ std::optional<int64_t> SizeBefore(std::string_view text, size_t at) {
 // The size that starts right after |at| ("of 79.15 GiB of which").
 std::optional<int64_t> SizeAfter(std::string_view text, size_t at) {
   size_t start = at;
-  while (start < text.size() && IsSpace(text[start])) ++start;
+  while (start < text.size() && IsAsciiSpace(text[start])) ++start;
   size_t number = start;
-  while (number < text.size() && !IsSpace(text[number])) ++number;
+  while (number < text.size() && !IsAsciiSpace(text[number])) ++number;
   size_t unit = number;
-  while (unit < text.size() && IsSpace(text[unit])) ++unit;
+  while (unit < text.size() && IsAsciiSpace(text[unit])) ++unit;
   size_t end = unit;
   while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
   if (number == start || end == unit) return std::nullopt;

@@ -8,6 +8,13 @@
 #include "ingest/memory/pickle_text.h"
 
 namespace gpuwhy::pickle {
+namespace {
+
+// The opcodes protocol 1 added (EMPTY_DICT/LIST/TUPLE, BINPUT/BINGET and their long forms,
+// BININT*, BINFLOAT, SHORT_BINSTRING, BINSTRING, BINUNICODE, SETITEMS, APPENDS, POP_MARK).
+constexpr std::string_view kProtocolOneOpcodes = "})]qrhjKMJGUTXue1";
+
+}  // namespace
 
 // The decoder's state over one input; friend of PickleDocument, whose tables it fills.
 class PickleDecoder {
@@ -281,9 +288,18 @@ Status PickleDecoder::TextInt(size_t at, bool is_long) {
   if (!is_long && text == "01") return Push(NewValue(ValueType::kBool, 1));
   if (!is_long && text == "00") return Push(NewValue(ValueType::kBool, 0));
   if (is_long && text.ends_with('L')) text.remove_suffix(1);
-  std::optional<int64_t> value = ParseTextInt(text);
-  if (!value) return InvalidArgument("byte {}: {} is not an int64", at, PrintableArgument(text));
-  return Push(NewValue(ValueType::kInt, *value));
+  if (std::optional<int64_t> value = ParseTextInt(text)) {
+    return Push(NewValue(ValueType::kInt, *value));
+  }
+  // Wider than int64: the same raw bytes LONG1/LONG4 carry, so every protocol reads alike.
+  std::optional<std::string> bytes = DecimalToTwosComplement(text);
+  if (!bytes) {
+    return InvalidArgument("byte {}: {} is not an int of at most {} digits", at,
+                           PrintableArgument(text), kMaxIntDigits);
+  }
+  ValueId id = NewDecodedString(*bytes);
+  doc_.values_[id].type = ValueType::kBigInt;
+  return Push(id);
 }
 
 StatusOr<PickleDocument> PickleDecoder::Run() {
@@ -294,6 +310,10 @@ StatusOr<PickleDocument> PickleDecoder::Run() {
       break;
     }
     const size_t at = pos_++;
+    // No PROTO opcode (protocols 0 and 1 write none): a binary opcode of protocol 1 says 1.
+    if (doc_.protocol_ == 0 && kProtocolOneOpcodes.find(data_[at]) != std::string_view::npos) {
+      doc_.protocol_ = 1;
+    }
     RETURN_IF_ERROR(Step(static_cast<uint8_t>(data_[at]), at));
   }
   if (truncated_) {

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+
+#include "base/file_input.h"
+#include "ingest/memory/pickle_text.h"
 
 namespace gpuwhy::pickle {
 namespace pickle_decoder_test {
@@ -61,10 +65,11 @@ TEST(PickleDecoderTest, DecodesProtocolZeroText) {
   const std::string bytes =
       "(dp0\nVk\np1\n(lp2\nV\xe9\np3\naS'it\\'s'\np4\naI12\naF3.25\naL100000000000000000000L\na"
       "s."s;
-  StatusOr<PickleDocument> doc = DecodePickle(bytes);
-  // 10**20 does not fit an int64: protocol 0 writes it as text, which is refused with its offset.
-  ASSERT_FALSE(doc.ok());
-  EXPECT_NE(doc.status().message().find("is not an int64"), std::string::npos);
+  // 10**20 does not fit an int64: protocol 0 writes it as text, read as the bytes LONG1 carries.
+  PickleDocument wide = Decode(bytes);
+  PickleRef big = wide.root().Find("k").Last();
+  ASSERT_EQ(big.type(), ValueType::kBigInt);
+  EXPECT_EQ(big.AsString(), "\x00\x00\x10\x63\x2d\x5e\xc7\x6b\x05"s);  // pickle.encode_long(10**20)
   const std::string fits =
       "(dp0\nVk\np1\n(lp2\nV\xe9\np3\naS'it\\'s'\np4\naI12\naF3.25\naI01\nag3\nas."s;
   PickleDocument ok = Decode(fits);
@@ -176,6 +181,93 @@ TEST(PickleDecoderTest, MalformedStacksAreErrorsWithOffsets) {
             "byte 0: pickle protocol 9 is newer than 5");
   EXPECT_EQ(DecodePickle("\xff"s).status().message(),
             "byte 0: unknown opcode 0xff; not a pickle gpuwhy reads");
+}
+
+// Text LONG past int64 as pickle.encode_long writes it (the bytes LONG1 carries): shortest
+// two's complement, a sign byte only where the top bit is taken.
+TEST(PickleDecoderTest, TextLongsWiderThanInt64AreTheBytesLongOneCarries) {
+  EXPECT_EQ(DecimalToTwosComplement("100000000000000000000"),
+            "\x00\x00\x10\x63\x2d\x5e\xc7\x6b\x05"s);
+  EXPECT_EQ(DecimalToTwosComplement("-1180591620717411303424"),
+            "\x00\x00\x00\x00\x00\x00\x00\x00\xc0"s);  // -(2**70)
+  EXPECT_EQ(DecimalToTwosComplement("-9223372036854775809"),
+            "\xff\xff\xff\xff\xff\xff\xff\x7f\xff"s);  // -2**63 - 1
+  EXPECT_EQ(DecimalToTwosComplement("9223372036854775808"),
+            "\x00\x00\x00\x00\x00\x00\x00\x80\x00"s);  // 2**63
+  EXPECT_EQ(DecimalToTwosComplement("0"), "\x00"s);
+  EXPECT_FALSE(DecimalToTwosComplement("12a").has_value());
+  EXPECT_FALSE(DecimalToTwosComplement("-").has_value());
+  // CPython's own limit on decimal digits bounds the conversion's work.
+  EXPECT_TRUE(DecimalToTwosComplement(std::string(kMaxIntDigits, '9')).has_value());
+  EXPECT_FALSE(DecimalToTwosComplement(std::string(kMaxIntDigits + 1, '9')).has_value());
+  StatusOr<PickleDocument> huge = DecodePickle("L" + std::string(kMaxIntDigits + 1, '9') + "L\n.");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("is not an int of at most 4300 digits"),
+            std::string::npos);
+}
+
+// Two values are the same data: type, scalar, string bytes, and containers item by item.
+std::string FirstDifference(PickleRef a, PickleRef b, const std::string& path, int depth = 0) {
+  if (a.type() != b.type()) {
+    return path + ": " + std::string(ValueTypeName(a.type())) + " vs " +
+           std::string(ValueTypeName(b.type()));
+  }
+  if (depth > 64) return path + ": too deep";
+  switch (a.type()) {
+    case ValueType::kInt:
+    case ValueType::kBool: return a.AsInt() == b.AsInt() ? "" : path + ": int";
+    case ValueType::kFloat: return a.AsFloat() == b.AsFloat() ? "" : path + ": float";
+    case ValueType::kString:
+    case ValueType::kBytes:
+    case ValueType::kBigInt: return a.AsString() == b.AsString() ? "" : path + ": bytes";
+    case ValueType::kNone: return "";
+    default: break;
+  }
+  std::vector<PickleRef> x, y;
+  a.ForEach([&](PickleRef r) { return x.push_back(r), true; });
+  b.ForEach([&](PickleRef r) { return y.push_back(r), true; });
+  if (x.size() != y.size()) return path + ": size";
+  for (size_t i = 0; i < x.size(); ++i) {
+    std::string d = FirstDifference(x[i], y[i], path + "/" + std::to_string(i), depth + 1);
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
+// Issue 38: CPython's protocol-0 and -1 pickles of a snapshot-shaped dict (text INT/LONG/FLOAT,
+// UNICODE with escapes, PUT/GET, MARK with DICT/LIST/TUPLE, I01/I00, BININT and BINPUT at
+// protocol 1) decode to the same values as its protocol-4 pickle, a memo GET included.
+TEST(PickleDecoderTest, ProtocolsZeroAndOneDecodeAsProtocolFour) {
+  const std::string dir = std::string(GPUWHY_TEST_DATA) + "/memory_snapshots/";
+  std::vector<std::string> bytes;
+  std::vector<PickleDocument> docs;
+  for (int protocol : {4, 0, 1}) {
+    StatusOr<std::string> b =
+        ReadWholeFile(dir + "snapshot_protocol" + std::to_string(protocol) + ".pickle");
+    ASSERT_TRUE(b.ok()) << b.status().message();
+    bytes.push_back(std::move(*b));
+  }
+  for (const std::string& b : bytes) docs.push_back(Decode(b));
+  EXPECT_EQ(docs[0].protocol(), 4);
+  EXPECT_EQ(docs[1].protocol(), 0);
+  EXPECT_EQ(docs[2].protocol(), 1);
+  for (size_t i = 1; i < docs.size(); ++i) {
+    EXPECT_EQ(FirstDifference(docs[i].root(), docs[0].root(), "root"), "") << docs[i].protocol();
+    PickleRef extra = docs[i].root().Find("extra");
+    ASSERT_EQ(extra.size(), 8u);
+    // The frames list written once and referenced again is one value, not a copy.
+    PickleRef blocks = docs[i].root().Find("segments");
+    std::vector<ValueId> frame_lists;
+    blocks.ForEach([&](PickleRef seg) {
+      seg.Find("blocks").ForEach([&](PickleRef block) {
+        if (block.Find("frames").size() > 0) frame_lists.push_back(block.Find("frames").id());
+        return true;
+      });
+      return true;
+    });
+    ASSERT_EQ(frame_lists.size(), 2u);
+    EXPECT_EQ(frame_lists[0], frame_lists[1]);
+  }
 }
 
 }  // namespace pickle_decoder_test

@@ -1,7 +1,9 @@
 #include "ingest/memory/pickle_text.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
 #include "ingest/memory/pickle_decoder.h"
 
@@ -148,6 +150,54 @@ std::optional<int64_t> ParseTextInt(std::string_view text) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+std::optional<std::string> DecimalToTwosComplement(std::string_view text) {
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  if (text.empty() || text.size() > kMaxIntDigits) return std::nullopt;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  // Base 2^32 limbs, little-endian, fed nine decimal digits at a time: O(digits^2 / 81).
+  std::vector<uint32_t> limbs;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = std::min<size_t>(9, text.size() - i);
+    uint64_t chunk = 0, scale = 1;
+    for (size_t k = 0; k < n; ++k, ++i) {
+      chunk = chunk * 10 + static_cast<uint64_t>(text[i] - '0');
+      scale *= 10;
+    }
+    uint64_t carry = chunk;
+    for (uint32_t& limb : limbs) {
+      const uint64_t v = uint64_t{limb} * scale + carry;
+      limb = static_cast<uint32_t>(v);
+      carry = v >> 32;
+    }
+    if (carry != 0) limbs.push_back(static_cast<uint32_t>(carry));
+  }
+  std::string out;
+  for (uint32_t limb : limbs) {
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((limb >> (8 * b)) & 0xff));
+  }
+  while (!out.empty() && out.back() == 0) out.pop_back();
+  // A sign byte when the top bit is taken: the magnitude is positive.
+  if (out.empty() || (static_cast<uint8_t>(out.back()) & 0x80) != 0) out.push_back(0);
+  if (negative) {
+    // Two's complement: invert and add one.
+    bool carry = true;
+    for (char& c : out) {
+      uint32_t v = static_cast<uint8_t>(~static_cast<uint8_t>(c)) + (carry ? 1u : 0u);
+      carry = v > 0xff;
+      c = static_cast<char>(v & 0xff);
+    }
+  }
+  // The shortest form, as pickle's encode_long writes it: a top 0xff that only repeats the sign.
+  while (out.size() > 1 && static_cast<uint8_t>(out.back()) == 0xff &&
+         (static_cast<uint8_t>(out[out.size() - 2]) & 0x80) != 0) {
+    out.pop_back();
+  }
+  return out;
 }
 
 std::optional<double> ParseTextFloat(std::string_view text) {

@@ -1,8 +1,9 @@
 // Deterministic mutation fuzzing of the pickle decoder and snapshot importer, seeded with the
-// first 64 KiB of each real snapshot in ../shared/data/memory/snapshots and an inline snapshot
-// when the data is absent. Mutants: byte flips and boundary-valued length fields
-// (base/fuzz_mutator.h), plus pickle-shaped edits: an opcode (code-naming ones too) inserted or
-// overwritten, a run of MARKs, a memo key moved. Short in ctest; for a long run:
+// first 64 KiB of each real snapshot in ../shared/data/memory/snapshots, the hand-made ones of
+// tests/data/memory_snapshots (protocols 0 and 1 among them) and an inline snapshot. Mutants: byte
+// flips and boundary-valued length fields (base/fuzz_mutator.h), plus pickle-shaped edits: an
+// opcode (code-naming ones too) inserted or overwritten, a run of MARKs, a memo key moved. Short in
+// ctest; for a long run:
 //   GPUWHY_FUZZ_SECONDS=600 ./ingest_memory_fuzz_test
 #include <gtest/gtest.h>
 
@@ -71,6 +72,17 @@ std::vector<std::string> Seeds() {
       (fs::path(GPUWHY_SHARED_DATA) / "memory" / "snapshots" / "silmont2000_mem_snapshot.pickle")
           .string());
   if (whole.ok()) seeds.push_back(std::move(*whole));
+  // The hand-made snapshots of tests/data (protocols 0 and 1: text opcodes and no PROTO, which
+  // only the document decoder reads; the OOM replay fixtures), whole.
+  for (std::string& bytes : testing::SeedFiles(fs::path(GPUWHY_TEST_DATA) / "memory_snapshots",
+                                               64 << 10, [](const std::string& path) {
+                                                 if (!path.ends_with(".pickle"))
+                                                   return std::string();
+                                                 StatusOr<std::string> b = ReadWholeFile(path);
+                                                 return b.ok() ? *b : std::string();
+                                               })) {
+    seeds.push_back(std::move(bytes));
+  }
   return seeds;
 }
 

@@ -304,5 +304,35 @@ TEST(SnapshotImporterTest, OnePassReaderReadsBatchesOfAThousand) {
   EXPECT_TRUE(fast.snapshot->problems.empty()) << fast.snapshot->problems.Describe();
 }
 
+// Issue 38: protocols 0 and 1 (text opcodes, no PROTO) of one snapshot-shaped dict read as its
+// protocol-4 pickle does (tests/data/memory_snapshots/make_fixtures.py writes all three).
+TEST(SnapshotImporterTest, ProtocolZeroAndOneReadAsProtocolFour) {
+  const fs::path dir = fs::path(GPUWHY_TEST_DATA) / "memory_snapshots";
+  auto read = [&](int protocol) {
+    StatusOr<std::string> bytes =
+        ReadWholeFile((dir / fmt::format("snapshot_protocol{}.pickle", protocol)).string());
+    EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+    return bytes.ok() ? *bytes : std::string();
+  };
+  const std::string four = read(4);
+  StatusOr<MemorySnapshot> want = ParseMemorySnapshot(four, "p4");
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  EXPECT_EQ(want->segments.size(), 2u);
+  EXPECT_EQ(want->trace.size(), 4u);
+  EXPECT_EQ(want->segments[0].address, 0x7F0000000000);
+  for (int protocol : {0, 1}) {
+    const std::string bytes = read(protocol);
+    ASSERT_NE(static_cast<unsigned char>(bytes[0]), 0x80) << "no PROTO opcode below protocol 2";
+    // The one-pass reader takes protocols 2 to 5 only; the document decoder reads the rest.
+    EXPECT_FALSE(ReadSnapshotStreaming(bytes).snapshot.has_value());
+    StatusOr<MemorySnapshot> got = ParseMemorySnapshot(bytes, "p" + std::to_string(protocol));
+    ASSERT_TRUE(got.ok()) << protocol << ": " << got.status().message();
+    EXPECT_EQ(got->layout.pickle_protocol, protocol);
+    got->layout.pickle_protocol = want->layout.pickle_protocol;
+    EXPECT_EQ(DiffSnapshots(*got, *want), "") << "protocol " << protocol;
+    EXPECT_TRUE(got->problems.empty()) << got->problems.Describe();
+  }
+}
+
 }  // namespace snapshot_importer_test
 }  // namespace gpuwhy

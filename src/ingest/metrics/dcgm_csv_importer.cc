@@ -80,7 +80,7 @@ std::optional<TimeNs> ParseUnixTime(std::string_view cell) {
 
 bool IsBlank(std::string_view cell) { return cell.empty() || cell == "N/A" || cell == "-"; }
 
-struct Reader {
+struct DcgmCsvReader {
   MetricSeriesSet& set;
   std::map<int32_t, TimeNs> last_time;   // entity -> time of its previous row
   std::map<int32_t, int64_t> rows_seen;  // entity -> rows so far (no TimeStamp column)
@@ -161,7 +161,7 @@ StatusOr<MetricSeriesSet> ParseDcgmCsv(std::string_view text, std::string_view n
   MetricSeriesSet set;
   set.source = "DCGM field CSV";
   set.path = std::string(name);
-  Reader reader{set, {}, {}};
+  DcgmCsvReader reader{set, {}, {}};
   std::optional<Columns> columns;
   std::vector<std::string_view> lines = SplitLines(text);
   for (size_t n = 0; n < lines.size(); ++n) {

@@ -42,7 +42,7 @@ std::vector<const DcgmField*> ReadHeader(std::string_view line, size_t n, Metric
   return fields;
 }
 
-struct Reader {
+struct DmonReader {
   MetricSeriesSet& set;
   std::map<int32_t, int64_t> rows_seen;  // device -> samples so far
 
@@ -104,7 +104,7 @@ StatusOr<MetricSeriesSet> ParseDcgmiDmon(std::string_view text, std::string_view
   set.path = std::string(name);
   set.times_synthesized = true;
   set.nominal_interval_ns = kNsPerSec;
-  Reader reader{set, {}};
+  DmonReader reader{set, {}};
   std::optional<std::vector<const DcgmField*>> fields;
   std::vector<std::string_view> lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {

@@ -54,7 +54,7 @@ std::optional<int64_t> WholeNumber(std::string_view text, int64_t lo, int64_t hi
 
 enum class Block { kRead, kSkipped, kUnreadable };
 
-struct Reader {
+struct RecordingCursor {
   std::string_view bytes;
   size_t pos = 0;
   MetricSeriesSet set;
@@ -67,7 +67,7 @@ struct Reader {
 
 // Sample times: the first delta is from 0, each later one from the previous time. A time
 // outside [0, kRecordingMaxTimeNs) (a corrupt delta, or deltas summing past int64) is nullopt.
-std::optional<std::vector<TimeNs>> ReadTimes(Reader& r, size_t n, bool& cut) {
+std::optional<std::vector<TimeNs>> ReadTimes(RecordingCursor& r, size_t n, bool& cut) {
   std::vector<TimeNs> times;
   times.reserve(n);  // bounded by the bytes that remain (ReadSeries)
   TimeNs t = 0;
@@ -90,7 +90,7 @@ std::optional<std::vector<TimeNs>> ReadTimes(Reader& r, size_t n, bool& cut) {
 
 // "series METRIC\tDEVICE\tENTITY\tUNIT\tLABEL\tCOUNT" then COUNT zigzag time deltas and
 // COUNT doubles, appended to the series (version 2 writes a block per series per flush).
-Block ReadSeries(Reader& r, size_t line_start, const std::vector<std::string>& f) {
+Block ReadSeries(RecordingCursor& r, size_t line_start, const std::vector<std::string>& f) {
   if (f.size() != 6) return Block::kUnreadable;
   std::optional<int64_t> device = WholeNumber(f[1], -1, kMaxDeviceIndex);
   // Every sample takes at least kMinSampleBytes: a count the rest of the file cannot hold is a
@@ -173,7 +173,7 @@ bool ReadRecord(std::string_view key, const std::vector<std::string>& f, MetricS
 }
 
 // "gpuwhy-recording N": the versions this reader knows.
-Status ReadVersion(Reader& r, std::string_view name) {
+Status ReadVersion(RecordingCursor& r, std::string_view name) {
   if (r.bytes.substr(0, kRecordingMagic.size()) != kRecordingMagic) {
     return InvalidArgument("{}: byte 0: not a gpuwhy recording", name);
   }
@@ -200,7 +200,7 @@ SniffResult SniffRecording(std::string_view head) {
 
 StatusOr<MetricSeriesSet> ParseRecording(std::string_view bytes, std::string_view name,
                                          std::string_view cut) {
-  Reader r{bytes};
+  RecordingCursor r{bytes};
   RETURN_IF_ERROR(ReadVersion(r, name));
   r.set.source = "gpuwhy recording";
   r.set.path = std::string(name);

@@ -18,6 +18,9 @@
 
 namespace gpuwhy {
 
+// The table every export with GPU work has (kernels); the importer requires it.
+inline constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+
 // StringIds(id, value), interned once; ids are looked up through a dense vector (a map for
 // the few far beyond the rows).
 class NsysStrings {

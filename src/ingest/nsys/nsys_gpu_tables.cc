@@ -9,7 +9,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
 constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr std::string_view kSyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";

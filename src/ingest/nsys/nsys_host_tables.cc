@@ -6,10 +6,6 @@
 namespace gpuwhy {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // nsys names API calls with the version that introduced them: "cudaLaunchKernel_v7000".
 // Kineto (and every rule) uses the plain name. Only a 4+ digit tag is dropped, so a real
 // symbol suffix such as cuMemcpyDtoH_v2 stays.
@@ -84,7 +80,7 @@ NvtxName ClassifyNvtx(NsysContext& ctx, StringId global) {
   NvtxName out;
   out.set = true;
   out.name = global;
-  if (StartsWith(text, "aten::") || StartsWith(text, "autograd::")) {
+  if (text.starts_with("aten::") || text.starts_with("autograd::")) {
     out.kind = CpuSliceKind::kOp;
     size_t comma = text.find(", ");
     if (comma != std::string_view::npos) out.name = ctx.strings.Add(text.substr(0, comma));

@@ -11,11 +11,6 @@
 namespace gpuwhy {
 namespace {
 
-constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
 std::string ListTables(const SqliteReader& reader) {
   constexpr size_t kMaxListed = 8;
@@ -34,8 +29,8 @@ Status CheckIsNsysExport(const SqliteReader& reader) {
   bool cupti = false;
   bool target_info = false;
   for (const std::string& table : reader.tables()) {
-    cupti |= StartsWith(table, "CUPTI_ACTIVITY_KIND_");
-    target_info |= StartsWith(table, "TARGET_INFO_");
+    cupti |= table.starts_with("CUPTI_ACTIVITY_KIND_");
+    target_info |= table.starts_with("TARGET_INFO_");
   }
   if (!reader.HasTable("StringIds") ||
       !(reader.HasTable("EXPORT_META_DATA") || target_info || cupti)) {

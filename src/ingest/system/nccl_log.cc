@@ -3,7 +3,8 @@
 // output. What is read: the version, NCCL_* settings NCCL reports, the network it initialised
 // ("NET/IB : Using …", "NET/Socket : Using …", "No device found"), "Using network X", every
 // "Channel NN/M : a[d] -> b[d] via TRANSPORT" connection, ring and tree lines, the "GDR" flag,
-// warnings, and nccl-tests result rows with their average bus bandwidth.
+// warnings, nccl-tests result rows with their average bus bandwidth, and the NICs' rate where a
+// line states it ("speed=", the topology dump's "NET[25.0]") with the instance aws-ofi-nccl names.
 #include <algorithm>
 #include <cctype>
 
@@ -190,6 +191,37 @@ bool ReadTestRow(std::string_view s, NcclTestRow& row) {
   return true;
 }
 
+// A NIC's rate: "… speed=400000 …" on a NET line (Mb/s: NCCL's ncclIbDev speed), or the
+// topology dump's "+ NET[25.0] - NET/0 (…)" (GB/s); Gb/s, nullopt when the line has neither.
+std::optional<double> NicRateGbps(std::string_view msg) {
+  if (size_t at = msg.find("speed="); at != std::string_view::npos && msg.starts_with("NET/")) {
+    std::optional<double> mbps = system::LeadingNumber(msg.substr(at + 6));
+    if (mbps && *mbps > 0 && *mbps < 1e8) return *mbps / 1000;
+  }
+  if (size_t at = msg.find("NET["); at != std::string_view::npos && system::Contains(msg, "NET/")) {
+    std::optional<double> gbs = system::LeadingNumber(msg.substr(at + 4));
+    if (gbs && *gbs > 0 && *gbs < 1e5) return *gbs * 8;
+  }
+  return std::nullopt;
+}
+
+// The instance aws-ofi-nccl runs on: "NET/OFI Running on p4d.24xlarge platform, …" or
+// "… is not available for platform : p4d.24xlarge, …"; "" when the line names none.
+std::string InstanceType(std::string_view msg) {
+  if (!msg.starts_with("NET/OFI")) return "";
+  std::string_view rest;
+  if (size_t at = msg.find("Running on "); at != std::string_view::npos) {
+    rest = msg.substr(at + 11);
+  } else if (size_t p = msg.find("platform : "); p != std::string_view::npos) {
+    rest = msg.substr(p + 11);
+  } else {
+    return "";
+  }
+  const size_t end = rest.find_first_of(" ,");
+  std::string_view type = rest.substr(0, end);
+  return type.find('.') == std::string_view::npos || type.size() > 40 ? "" : std::string(type);
+}
+
 // "nRanks 8": the count after |pos|; nullopt when absent or no int holds it.
 std::optional<int> CountAfter(std::string_view msg, size_t pos) {
   std::optional<double> v = system::LeadingNumber(msg.substr(pos));
@@ -210,6 +242,14 @@ void ReadInfo(std::string_view msg, std::string_view path, const TextLine& line,
   if (msg.starts_with("Trees ")) {
     ++log.tree_lines;
     return;
+  }
+  if (std::optional<double> gbps = NicRateGbps(msg); gbps && !log.nic_gbps) {
+    log.nic_gbps = gbps;
+    log.nic_rate_quote = system::Quote(path, line);
+  }
+  if (log.instance_type.empty()) {
+    log.instance_type = InstanceType(msg);
+    if (!log.instance_type.empty()) log.instance_quote = system::Quote(path, line);
   }
   if (size_t set = msg.find(" set by environment to"); set != std::string_view::npos) {
     std::string_view name = msg.substr(0, set);

@@ -7,6 +7,7 @@
 // separators, NUL bytes and very long lines; the seed makes every run reproducible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -64,13 +65,20 @@ const Target kTargets[] = {
 
 std::vector<std::string> Seeds(const Target& t) {
   std::vector<std::string> seeds = {t.inline_seed};
-  fs::path dir = fs::path(GPUWHY_SHARED_DATA) / "logs" / t.dir;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    StatusOr<std::string> text = ReadWholeFile(e.path().string());
-    if (!text.ok()) continue;
-    // The parsers are line based: 32 KiB of each file keeps a mutant cheap.
-    if (SniffSystemFormat(*text) == t.format) seeds.push_back(text->substr(0, 32 * 1024));
+  // The real files of the format, and the hand-written fixtures of tests/data/node_logs that
+  // sniff as it (nccl-tests over IB, RoCE and EFA with their rate lines among them).
+  for (const fs::path& dir :
+       {fs::path(GPUWHY_SHARED_DATA) / "logs" / t.dir, fs::path(GPUWHY_TEST_DATA) / "node_logs"}) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());  // deterministic mutants
+    for (const fs::path& file : files) {
+      StatusOr<std::string> text = ReadWholeFile(file.string());
+      if (!text.ok()) continue;
+      // The parsers are line based: 32 KiB of each file keeps a mutant cheap.
+      if (SniffSystemFormat(*text) == t.format) seeds.push_back(text->substr(0, 32 * 1024));
+    }
   }
   return seeds;
 }
