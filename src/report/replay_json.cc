@@ -83,8 +83,9 @@ void WriteReplayJson(JsonWriter& w, const ReplayResult& r) {
 }
 
 std::string ReplayText(const ReplayResult& r) {
-  std::string text = fmt::format("error median {}, max {} over {} steps; critical path ",
-                                 Pct(r.error_median_pct), Pct(r.error_max_pct), r.steps.size());
+  std::string text =
+      fmt::format("error median {}, max {} over {} step{}; critical path ", Pct(r.error_median_pct),
+                  Pct(r.error_max_pct), r.steps.size(), r.steps.size() == 1 ? "" : "s");
   std::vector<size_t> order(kPathClassCount);
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
