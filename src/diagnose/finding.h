@@ -65,6 +65,10 @@ struct Finding {
   // busy-time estimate: exposed copies or communication, kernel-time savings).
   DurationNs idle_recoverable_ns_per_step = 0;
   DurationNs step_ns = 0;
+  // The step saving the replay predicts for this finding's fix (src/replay: the fix family's
+  // what-if replayed on the rank's dependency graph); -1 where no what-if covers the fix.
+  // Shown beside recoverable_ns_per_step, the upper bound; the ranking stays on the bound.
+  DurationNs replayed_saving_ns_per_step = -1;
   Confidence confidence = Confidence::kMedium;
   std::vector<Fix> fixes;  // ordered: try the first first
   std::vector<FixLeftOut> fixes_left_out;

@@ -22,6 +22,7 @@
 #include "ingest/summaries/profile_summary_reader.h"
 #include "pipeline/node_report.h"
 #include "pipeline/pipeline_inputs.h"
+#include "pipeline/replay_findings.h"
 #include "ranks/summary_identity.h"
 #include "ranks/summary_json.h"
 
@@ -66,6 +67,8 @@ void AnalyzeTraces(Slot& slot, const PipelineOptions& options, bool keep_report)
     NoteDataLoss(slot, trace.problems);
     RankReport rank{SummarizeTraceHeader(trace), AnalyzeTrace(trace, options.analysis), {}};
     rank.diagnosis = Diagnose(trace, rank.analysis, options.diagnose);
+    rank.replay = ComputeReplay(trace, rank.analysis);
+    AttachReplayedSavings(rank.replay, rank.diagnosis);
     if (options.on_trace) options.on_trace(path, trace, rank.analysis, rank.diagnosis);
     RankSummary summary = SummarizeRank(trace, rank.analysis, options.summary_kernel_stats);
     summary.findings = SummarizeFindings(rank.diagnosis);

@@ -18,6 +18,7 @@
 #include "model/trace.h"
 #include "ranks/cross_rank.h"
 #include "ranks/rank_summary.h"
+#include "replay/replay.h"
 
 namespace gpuwhy {
 
@@ -54,6 +55,8 @@ struct RankReport {
   // Memory over time, bounded (the HTML memory timeline): from a trace's [memory] events, an
   // allocator snapshot's trace or a profiler memory timeline; no device otherwise.
   MemorySeriesResult memory_series;
+  // The dependency-graph replay: replay error, critical path, what-ifs (src/replay).
+  ReplayResult replay;
 };
 
 // False for a report without a trace (`gpuwhy doctor`, `gpuwhy run` without a profiler): its

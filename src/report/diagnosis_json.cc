@@ -98,6 +98,8 @@ void WriteFinding(JsonWriter& w, const Finding& f) {
   w.EndArray();
   w.Field("recoverable_ms_per_step", NsToMs(f.recoverable_ns_per_step));
   w.Field("idle_recoverable_ms_per_step", NsToMs(f.idle_recoverable_ns_per_step));
+  if (f.replayed_saving_ns_per_step >= 0)
+    w.Field("replayed_saving_ms", NsToMs(f.replayed_saving_ns_per_step));
   w.Field("step_ms", NsToMs(f.step_ns));
   w.Field("speedup_upper_bound", f.SpeedupUpperBound());
   w.Field("confidence", ConfidenceName(f.confidence));

@@ -6,6 +6,7 @@
 
 #include "base/json_writer.h"
 #include "diagnose/diagnose.h"
+#include "replay/replay.h"
 #include "report/report.h"
 #include "report/text_sections.h"
 
@@ -39,6 +40,10 @@ void RenderAnalysisTables(std::string& out, const Section& s);
 
 // "verdict", "findings", "checklist" and "notes" fields of a rank object.
 void WriteDiagnosisJson(JsonWriter& w, const Diagnosis& d);
+// The rank's "replay" object (replay_json.cc, docs/metrics/critical_path.md).
+void WriteReplayJson(JsonWriter& w, const ReplayResult& r);
+// One line: replay error and the critical path's largest classes (replay_json.cc).
+std::string ReplayText(const ReplayResult& r);
 // "key": value, or null for -1 (all / unknown), as every scope in the JSON report.
 void WriteOptionalInt(JsonWriter& w, std::string_view key, int64_t value);
 // A kernel's measured roofline: "roofline_class", "rule" and the SM, memory, DRAM and achieved

@@ -142,6 +142,12 @@ void FindingDetails(std::string& out, const Section& s, const Finding& f) {
     Labelled(out, "",
              fmt::format("(+{} more in --format md or json)", f.evidence.size() - kMaxEvidence));
   }
+  if (f.replayed_saving_ns_per_step >= 0) {
+    Labelled(out, "replay",
+             fmt::format("{}/step saved when the fix is replayed on the rank's dependency graph "
+                         "(the time above is the idle time it explains)",
+                         MsNs(f.replayed_saving_ns_per_step)));
+  }
   for (size_t i = 0; i < f.quotes.size() && i < kMaxQuotes; ++i) {
     Labelled(out, i == 0 ? "log" : "", QuotedLine(f.quotes[i]), 3);
   }

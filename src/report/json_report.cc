@@ -334,6 +334,7 @@ void WriteRank(JsonWriter& w, const RankReport& rank, size_t top_n) {
   WriteSmEfficiency(w, a.sm_efficiency, rows);
   WriteGpuMetrics(w, a.gpu_metrics, rows);
   WriteQuality(w, a.data_quality);
+  if (rank.replay.available) report::WriteReplayJson(w, rank.replay);
   WriteImportStats(w, rank.header);
   w.Key("not_applicable");
   w.BeginArray();

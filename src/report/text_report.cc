@@ -310,6 +310,8 @@ std::string RenderReportText(std::span<const RankReport> ranks, const TextReport
       continue;
     }
     report::RenderHeader(out, s);
+    if (ranks[i].replay.available)
+      report::WrappedField(out, "replay", report::ReplayText(ranks[i].replay));
     report::RenderDiagnosisText(out, s, ranks[i].diagnosis);
     report::RenderAnalysisTables(out, s);
     report::RenderImportStats(out, s);
