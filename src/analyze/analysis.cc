@@ -51,7 +51,7 @@ TraceAnalysis AnalyzeTrace(const Trace& trace, const AnalysisOptions& requested)
   a.sm_efficiency = ComputeSmEfficiency(input, a.utilization, a.metrics);
   a.flops = ComputeFlops(input, a.utilization, a.kernels, a.metrics, &a.steps.extents);
   a.gpu_metrics = ComputeGpuMetrics(input, a.utilization, a.metrics);
-  a.launch = ComputeLaunchStats(input, a.metrics);
+  a.launch = ComputeLaunchStats(input, a.metrics, LaunchRecords::kDrop);
   // One record per launch call (64 bytes), read by nothing after its own analysis: freed here
   // rather than after the diagnosis (79 MB through the rest of `analyze` on a 1.2M-kernel
   // Nsight export; issue 37).

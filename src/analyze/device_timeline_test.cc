@@ -35,6 +35,41 @@ TEST(DeviceTimelineTest, SplitsByDeviceAndType) {
   EXPECT_EQ(d0.communication.TotalLength(), 15);
   EXPECT_EQ(d0.memory.TotalLength(), 10);
   EXPECT_EQ(d0.op_rows.size(), 3u);
+  // Device 0's sets differ: none is shared.
+  EXPECT_FALSE(d0.all_ops.SharedWith(d0.kernels));
+  EXPECT_FALSE(d0.computation.SharedWith(d0.kernels));
+}
+
+// A set whose ops are exactly another set's ops is that set, held once (issue 37).
+TEST(DeviceTimelineTest, SetsOfTheSameOpsAreHeldOnce) {
+  Trace t;
+  // Device 0: computing kernels only. Device 1: a copy too. Device 2: a communication kernel.
+  AddOp(t, GpuOpKind::kKernel, "volta_sgemm_128x64_nn", 0, 10);
+  AddOp(t, GpuOpKind::kKernel, "elementwise_kernel", 5, 20);
+  AddOp(t, GpuOpKind::kKernel, "volta_sgemm_128x64_nn", 0, 10, 1);
+  AddOp(t, GpuOpKind::kMemcpy, "Memcpy HtoD (Pageable -> Device)", 30, 40, 1);
+  AddOp(t, GpuOpKind::kKernel, "volta_sgemm_128x64_nn", 0, 10, 2);
+  AddOp(t, GpuOpKind::kKernel, "ncclKernel_AllReduce_RING_LL_Sum_float", 20, 30, 2);
+  t.Finalize();
+  DeviceTimelines timelines = BuildDeviceTimelines(t);
+  const DeviceTimeline& d0 = timelines.by_device.at(0);
+  EXPECT_TRUE(d0.all_ops.SharedWith(d0.kernels));
+  EXPECT_TRUE(d0.computation.SharedWith(d0.kernels));
+  EXPECT_EQ(d0.computation.intervals(), (std::vector<Interval>{{0, 20}}));
+  const DeviceTimeline& d1 = timelines.by_device.at(1);
+  EXPECT_FALSE(d1.all_ops.SharedWith(d1.kernels));
+  EXPECT_TRUE(d1.computation.SharedWith(d1.kernels));
+  EXPECT_EQ(d1.all_ops.TotalLength(), 20);
+  EXPECT_EQ(d1.memory.TotalLength(), 10);
+  const DeviceTimeline& d2 = timelines.by_device.at(2);
+  EXPECT_TRUE(d2.all_ops.SharedWith(d2.kernels));
+  EXPECT_FALSE(d2.computation.SharedWith(d2.kernels));
+  EXPECT_EQ(d2.computation.TotalLength(), 10);
+  EXPECT_EQ(d2.communication.TotalLength(), 10);
+  // A default timeline reads as empty sets.
+  DeviceTimeline empty;
+  EXPECT_TRUE(empty.kernels.empty());
+  EXPECT_EQ(empty.all_ops.CoveredLength({0, 100}), 0);
 }
 
 TEST(KernelClassTest, Classes) {

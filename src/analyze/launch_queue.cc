@@ -73,19 +73,29 @@ std::optional<std::vector<StreamQueue>> QueuesByStream(std::vector<QueueEvent>& 
   std::vector<size_t> up_count(streams.size(), 0), down_count(streams.size(), 0);
   for_each_event(
       [&](const QueueEvent& e, size_t i) { ++(e.delta > 0 ? up_count : down_count)[i]; });
-  std::vector<std::vector<TimeNs>> launches(streams.size()), starts(streams.size());
-  for (size_t k = 0; k < streams.size(); ++k) {
-    launches[k].reserve(up_count[k]);
-    starts[k].reserve(down_count[k]);
+  std::vector<StreamLaunchTimes> times(streams.size());
+  for (const auto& [key, i] : streams) {
+    times[i].device = key.first;
+    times[i].stream = key.second;
+    times[i].launches.reserve(up_count[i]);
+    times[i].starts.reserve(down_count[i]);
   }
   for_each_event([&](const QueueEvent& e, size_t i) {
-    (e.delta > 0 ? launches[i] : starts[i]).push_back(e.ts);
+    (e.delta > 0 ? times[i].launches : times[i].starts).push_back(e.ts);
   });
   std::vector<QueueEvent>().swap(events);
+  return BuildStreamQueues(std::move(times), full_length, trace_duration);
+}
+
+}  // namespace
+
+std::vector<StreamQueue> BuildStreamQueues(std::vector<StreamLaunchTimes> streams,
+                                           int64_t full_length, DurationNs trace_duration) {
   std::vector<StreamQueue> queues;
-  for (const auto& [key, i] : streams) {
-    std::vector<TimeNs>& up = launches[i];
-    std::vector<TimeNs>& down = starts[i];
+  queues.reserve(streams.size());
+  for (StreamLaunchTimes& stream : streams) {
+    std::vector<TimeNs>& up = stream.launches;
+    std::vector<TimeNs>& down = stream.starts;
     if (!std::is_sorted(up.begin(), up.end())) std::sort(up.begin(), up.end());
     if (!std::is_sorted(down.begin(), down.end())) std::sort(down.begin(), down.end());
     auto merged = [&up, &down](auto&& visit) {
@@ -96,15 +106,13 @@ std::optional<std::vector<StreamQueue>> QueuesByStream(std::vector<QueueEvent>& 
         visit(take_up ? up[a++] : down[b++], take_up ? +1 : -1);
       }
     };
-    queues.push_back(SummarizeQueue(key.first, key.second, up.size() + down.size(), merged,
+    queues.push_back(SummarizeQueue(stream.device, stream.stream, up.size() + down.size(), merged,
                                     full_length, trace_duration));
     up = {};
     down = {};
   }
   return queues;
 }
-
-}  // namespace
 
 std::vector<StreamQueue> BuildStreamQueues(std::vector<QueueEvent> events, int64_t full_length,
                                            DurationNs trace_duration) {

@@ -39,7 +39,7 @@ struct LaunchCallName {
 };
 
 struct LaunchStatsResult {
-  std::vector<LaunchRecord> launches;  // by call start
+  std::vector<LaunchRecord> launches;  // by call start; empty with LaunchRecords::kDrop
   int64_t calls = 0;
   int64_t gpu_ops = 0;
   int64_t graph_launches = 0;
@@ -57,7 +57,12 @@ struct LaunchStatsResult {
   std::vector<std::string> not_applicable;
 };
 
-LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metrics);
+// Whether the result keeps its per-launch records (`launches`). No analysis, finding or
+// renderer reads them after this one: AnalyzeTrace drops them once the queues are counted.
+enum class LaunchRecords { kKeep, kDrop };
+
+LaunchStatsResult ComputeLaunchStats(const AnalysisInput& input, MetricSet& metrics,
+                                     LaunchRecords records = LaunchRecords::kKeep);
 
 // What ComputeLaunchStats emits (docs/metrics/launch.md).
 namespace metric {

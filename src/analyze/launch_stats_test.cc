@@ -86,6 +86,36 @@ TEST(LaunchStatsTest, QueueLengthPerStream) {
   EXPECT_DOUBLE_EQ(m.ValueOr("launch.queue_full_ms", -1, MetricScope::Stream(0, 7)), 0.01);
 }
 
+// Dropping the records (AnalyzeTrace's choice) frees them once the queues are counted: every
+// other number and every metric is the same as with them kept (issue 37).
+TEST(LaunchStatsTest, DroppedRecordsChangeNoNumber) {
+  TinyTrace t;
+  Build(t);
+  t.options.full_queue_length = 2;
+  MetricSet kept_metrics, dropped_metrics;
+  LaunchStatsResult kept = ComputeLaunchStats(t.Input(), kept_metrics);
+  LaunchStatsResult dropped = ComputeLaunchStats(t.Input(), dropped_metrics, LaunchRecords::kDrop);
+  EXPECT_EQ(kept.launches.size(), 4u);
+  EXPECT_TRUE(dropped.launches.empty());
+  EXPECT_EQ(dropped.calls, kept.calls);
+  EXPECT_EQ(dropped.gpu_ops, kept.gpu_ops);
+  EXPECT_EQ(dropped.top_delays.size(), kept.top_delays.size());
+  ASSERT_EQ(dropped.queues.size(), kept.queues.size());
+  for (size_t q = 0; q < kept.queues.size(); ++q) {
+    ASSERT_EQ(dropped.queues[q].series.size(), kept.queues[q].series.size());
+    for (size_t i = 0; i < kept.queues[q].series.size(); ++i) {
+      EXPECT_EQ(dropped.queues[q].series[i].ts, kept.queues[q].series[i].ts);
+      EXPECT_EQ(dropped.queues[q].series[i].length, kept.queues[q].series[i].length);
+    }
+    EXPECT_EQ(dropped.queues[q].full_time, kept.queues[q].full_time);
+  }
+  ASSERT_EQ(dropped_metrics.all().size(), kept_metrics.all().size());
+  for (size_t i = 0; i < kept_metrics.all().size(); ++i) {
+    EXPECT_EQ(dropped_metrics.all()[i].id, kept_metrics.all()[i].id);
+    EXPECT_EQ(dropped_metrics.all()[i].value, kept_metrics.all()[i].value) << i;
+  }
+}
+
 // BuildStreamQueues buckets events by stream and merges the launch and op runs instead of
 // sorting them all: the series must be the one a full sort by (device, stream, ts, launch
 // first) gives, for events in any order, with ties, and with deltas other than +-1.
