@@ -24,7 +24,8 @@ while (($#)); do
   esac
 done
 
-# The seed folders of TARGET under $data (absent folders are skipped).
+# The seed folders of TARGET under $data (absent folders are skipped); a folder named
+# repo:PATH is PATH in this repository (hand-written fixtures for formats the data lacks).
 seed_dirs() {
   case "$1" in
     # The whole path (src/e2e_fuzz): a seed of every kind it reads.
@@ -37,7 +38,7 @@ seed_dirs() {
     fuzz_metric_dcgm_prometheus|fuzz_metric_dcgm_csv) echo logs/dcgm ;;
     fuzz_metric_query_gpu_csv) echo logs/nvidia-smi-captures ;;
     fuzz_metric_sniffed) echo logs/dmon logs/dcgm logs/nvidia-smi-captures ;;
-    fuzz_memory_snapshot) echo memory/snapshots ;;
+    fuzz_memory_snapshot) echo memory/snapshots repo:tests/data/memory_snapshots ;;
     fuzz_memory_summary) echo logs/memory_summary ;;
     fuzz_memory_timeline) echo memory ;;
     fuzz_ncu) echo ncu ;;
@@ -45,7 +46,7 @@ seed_dirs() {
     fuzz_kernel_log) echo logs/dmesg ;;
     fuzz_lspci) echo logs/lspci ;;
     fuzz_topology) echo logs/topo ;;
-    fuzz_nccl) echo logs/nccl ;;
+    fuzz_nccl) echo logs/nccl repo:tests/data/node_logs ;;
     fuzz_nvidia_smi_query) echo logs/nvidia-smi-q ;;
     fuzz_nvidia_smi_xml) echo logs/nvidia-smi-q-xml ;;
     fuzz_nvidia_smi_table|fuzz_nvlink) echo logs/nvidia-smi ;;
@@ -63,7 +64,7 @@ configure() {
 
 if [[ -n "${list:-}" ]]; then
   configure
-  ninja -C build/fuzz -t targets all | sed -n 's/^\(fuzz_[a-z_]*\): .*/\1/p' | sort -u
+  ninja -C build/fuzz -t targets all | sed -n 's/^\(fuzz_[a-z0-9_]*\): .*/\1/p' | sort -u
   exit 0
 fi
 ((${#targets[@]})) || { echo "fuzz.sh: name a target (--list)" >&2; exit 2; }
@@ -98,8 +99,9 @@ for target in "${targets[@]}"; do
   corpus="build/fuzz/corpus/$target"
   mkdir -p "$corpus"
   for dir in $(seed_dirs "$target"); do
-    [[ -d "$data/$dir" ]] || continue
-    for file in "$data/$dir"/*; do
+    case "$dir" in repo:*) dir="${dir#repo:}" ;; *) dir="$data/$dir" ;; esac
+    [[ -d "$dir" ]] || continue
+    for file in "$dir"/*; do
       [[ -f "$file" ]] && head -c 65536 "$file" >"$corpus/seed-$(basename "$file")"
     done
   done
