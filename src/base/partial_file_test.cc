@@ -37,5 +37,27 @@ TEST(PartialFileTest, TwoWritersOfOnePathNeverShareAFile) {
   fs::remove_all(dir);
 }
 
+// The attack of issue 38: another user plants PATH.partial (the old fixed name) as a symlink to a
+// file of the victim's; the writer neither follows it nor touches what it points at.
+TEST(PartialFileTest, APlantedSymlinkIsNeverFollowed) {
+  std::string dir = (fs::temp_directory_path() / "gpuwhy_partial_XXXXXX").string();
+  dir = ::mkdtemp(dir.data());
+  const std::string path = dir + "/run.rec";
+  const std::string victim = dir + "/victim.txt";
+  std::ofstream(victim) << "precious";
+  fs::create_symlink(victim, path + ".partial");
+  std::string partial;
+  int fd = CreatePartialFile(path, 0644, partial);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "recording", 9), 9);
+  ::close(fd);
+  EXPECT_NE(partial, path + ".partial");
+  EXPECT_FALSE(fs::is_symlink(partial));
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpuwhy
