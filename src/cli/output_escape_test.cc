@@ -2,6 +2,7 @@
 // injection): control characters on the terminal, Markdown in Markdown, formulas and commas in
 // CSV, invalid UTF-8 in annotate's trace.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -231,6 +232,22 @@ TEST_F(OutputEscapeTest, AnnotateReplacesInvalidUtf8AsTheJsonReportDoes) {
   Result merged = RunGpuwhy({"annotate", trace, second, "-o", Path("merged.json")});
   ASSERT_EQ(merged.code, kExitOk) << merged.err;
   EXPECT_TRUE(text::IsValidUtf8(ReadWholeFile(Path("merged.json")).value()));
+}
+
+// Control bytes (ESC, BEL, a line break) that the trace's JSON escapes come out of annotate
+// escaped again: the annotated trace is valid JSON and holds no raw control byte.
+TEST_F(OutputEscapeTest, AnnotateEscapesControlBytesFromNames) {
+  std::string trace = CraftedTrace(std::string(kEvilJson) + R"(\u0001\n)");
+  Result r = RunGpuwhy({"annotate", trace, "-o", Path("annotated.json")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::string out = ReadWholeFile(Path("annotated.json")).value();
+  for (char c : out) {
+    ASSERT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+        << "raw control byte " << static_cast<int>(c);
+  }
+  EXPECT_NE(out.find("\\u001b"), std::string::npos);
+  simdjson::dom::parser parser;
+  EXPECT_EQ(parser.parse(out).error(), simdjson::SUCCESS);
 }
 
 TEST_F(OutputEscapeTest, CompactMarkdownOfEightRanksFitsAGithubComment) {
