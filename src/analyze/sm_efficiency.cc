@@ -51,7 +51,7 @@ struct NameAccumulator {
   int64_t threads_per_block = -1;
 };
 
-int64_t Product(const std::array<int32_t, 3>& v) {
+int64_t PositiveProduct(const std::array<int32_t, 3>& v) {
   if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0) return -1;
   return static_cast<int64_t>(v[0]) * v[1] * v[2];
 }
@@ -141,8 +141,8 @@ SmEfficiencyResult ComputeSmEfficiency(const AnalysisInput& input, const Utiliza
     }
     if (ns > acc.longest_ns) {
       acc.longest_ns = ns;
-      acc.blocks = Product(launch.grid);
-      acc.threads_per_block = Product(launch.block);
+      acc.blocks = PositiveProduct(launch.grid);
+      acc.threads_per_block = PositiveProduct(launch.block);
     }
   }
   double efficiency_sum = 0;
