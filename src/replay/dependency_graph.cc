@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "analyze/runtime_calls.h"
+#include "base/checked_math.h"
 
 namespace gpuwhy {
 
@@ -452,18 +453,21 @@ class GraphBuilder {
         const uint32_t j = list[k];
         TimeNs explained = event_ready_[j];
         if (op_launch_[j] != kNone)
-          explained = std::max(explained, cpu.start[op_launch_[j]] + g_.launch_latency_ns);
-        if (k > 0) explained = std::max(explained, ops.end[list[k - 1]] + g_.queue_gap_ns);
-        if (ops.start[j] - explained <= kUnexplainedStartNs) continue;
+          explained =
+              std::max(explained, SaturatingAdd(cpu.start[op_launch_[j]], g_.launch_latency_ns));
+        if (k > 0)
+          explained = std::max(explained, SaturatingAdd(ops.end[list[k - 1]], g_.queue_gap_ns));
+        // Saturating: times of a damaged trace may sit near the ends of the int64 range.
+        if (SaturatingSub(ops.start[j], explained) <= kUnexplainedStartNs) continue;
         // The latest op of another stream of this device that ended shortly before the start.
         auto it = std::upper_bound(by_end.begin(), by_end.end(), ops.start[j],
                                    [&ops](TimeNs t, uint32_t a) { return t < ops.end[a]; });
         for (int look = 0; look < kLookBack && it != by_end.begin(); ++look) {
           const uint32_t other = *--it;
-          if (ops.start[j] - ops.end[other] > kImplicitWaitWindowNs) break;
+          if (SaturatingSub(ops.start[j], ops.end[other]) > kImplicitWaitWindowNs) break;
           if (op_stream_[other] == op_stream_[j] || ops.device[other] != ops.device[j]) continue;
           AddEdge(g_.OpEnd(other), g_.OpStart(j), DepEdgeKind::kEventWait, kInReplay,
-                  std::min(g_.queue_gap_ns, ops.start[j] - ops.end[other]), false);
+                  std::min(g_.queue_gap_ns, SaturatingSub(ops.start[j], ops.end[other])), false);
           ++g_.inferred_waits;
           break;
         }
