@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "base/median.h"
+
 namespace gpuwhy {
 namespace {
 
@@ -13,13 +15,6 @@ double HeldValueOrNaN(const MetricSeries* s, TimeNs t) {
   if (s == nullptr) return std::nan("");
   std::optional<double> v = ValueAt(*s, t);
   return v.has_value() ? *v : std::nan("");
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
 std::optional<double> MeanOf(const MetricSeries* s) {
@@ -279,7 +274,7 @@ Sawtooth FindSawtooth(const MetricSeries& util, const SignalOptions& o) {
   double var = 0;
   for (double g : gaps) var += (g - mean) * (g - mean);
   st.period_cv = mean > 0 ? std::sqrt(var / static_cast<double>(gaps.size())) / mean : 0;
-  st.period_s = Median(gaps);
+  st.period_s = MedianOf(gaps);
   // Regular enough to be a loop's rhythm (data loading every step), not random dips.
   st.found = st.period_cv <= 0.35;
   return st;

@@ -6,6 +6,7 @@
 
 #include "analyze/host_activity.h"
 #include "analyze/sorted_runs.h"
+#include "base/median.h"
 
 namespace gpuwhy {
 namespace {
@@ -85,12 +86,6 @@ std::array<std::vector<Interval>, kStepCategoryCount> RoleIntervals(const Analys
   std::array<std::vector<Interval>, kStepCategoryCount> merged;
   for (size_t c = 0; c < kStepCategoryCount; ++c) merged[c] = std::move(roles[c]).Merged();
   return merged;
-}
-
-DurationNs Median(std::vector<DurationNs> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 void EmitMetrics(const StepBreakdownResult& r, MetricSet& metrics) {
@@ -177,7 +172,7 @@ StepBreakdownResult ComputeStepBreakdown(const AnalysisInput& input, MetricSet& 
   for (double& v : r.mean_ns) v /= n;
   r.min_ns = *std::min_element(totals.begin(), totals.end());
   r.max_ns = *std::max_element(totals.begin(), totals.end());
-  r.median_ns = Median(totals);
+  r.median_ns = MedianOf(totals);
 
   std::vector<const StepCosts*> by_time;
   for (const StepCosts& s : r.steps) by_time.push_back(&s);

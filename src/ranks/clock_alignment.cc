@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "base/median.h"
 #include "ranks/cross_rank.h"
 
 namespace gpuwhy {
@@ -43,12 +44,6 @@ std::vector<DurationNs> EndDifferences(
   return diffs;
 }
 
-DurationNs Median(std::vector<DurationNs> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The offset as the median of the densest `window` of sorted differences.
 RankClock OffsetFromDifferences(const std::vector<DurationNs>& diffs, DurationNs window) {
   RankClock clock;
@@ -65,11 +60,11 @@ RankClock OffsetFromDifferences(const std::vector<DurationNs>& diffs, DurationNs
   std::vector<DurationNs> cluster(diffs.begin() + static_cast<ptrdiff_t>(best_lo),
                                   diffs.begin() + static_cast<ptrdiff_t>(best_lo + best_count));
   clock.aligned = true;
-  clock.offset_ns = Median(cluster);
+  clock.offset_ns = MedianOf(cluster);
   std::vector<DurationNs> deviations;
   for (DurationNs d : cluster)
     deviations.push_back(d > clock.offset_ns ? d - clock.offset_ns : clock.offset_ns - d);
-  double sigma = 1.4826 * static_cast<double>(Median(deviations));
+  double sigma = 1.4826 * static_cast<double>(MedianOf(deviations));
   clock.uncertainty_ns =
       std::max<DurationNs>(kNsPerUs, static_cast<DurationNs>(std::llround(sigma)));
   clock.matched = static_cast<int64_t>(best_count);
